@@ -1,0 +1,86 @@
+// rdmasim_bench: runs named scenarios and prints wall time, events, events/s, packet-hops/s,
+// wall time per simulated millisecond and peak RSS. Not a test: nothing here asserts.
+//
+//   build/bin/rdmasim_bench                       the shipped benchmark scenarios
+//   build/bin/rdmasim_bench file.json ...         the given scenario files
+//   RDMASIM_SHARED=../shared build/bin/rdmasim_bench --peers
+//                                                 the peers' exact workloads, via the importers
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scenarios/import/hpcc_import.hpp"
+#include "scenarios/import/htsim_import.hpp"
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/run/run_scenario.hpp"
+
+namespace {
+
+std::string slurp(const std::string& f) {
+  std::ifstream in(f);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void report(const std::string& label, const scen::Scenario& s) {
+  const scen::RunOutcome o = scen::run_scenario(s);
+  const double sim_ms = o.end_time.seconds() * 1e3;
+  std::printf(
+      "%-34s wall %8.3f s  events %11llu  %6.2f M ev/s  hops %10llu  %6.2f M hops/s  "
+      "%8.3f s/sim-ms  rss %6.1f MB  flows %s/%s\n",
+      label.c_str(), o.wall_seconds, static_cast<unsigned long long>(o.events),
+      o.events / o.wall_seconds / 1e6, static_cast<unsigned long long>(o.packet_hops),
+      o.packet_hops / o.wall_seconds / 1e6, sim_ms > 0 ? o.wall_seconds / sim_ms : 0.0,
+      o.peak_rss_kb / 1024.0, o.results["flows_completed"].dump().c_str(),
+      o.results["flows"].dump().c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> files;
+  bool peers = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--peers") {
+      peers = true;
+    } else {
+      files.push_back(a);
+    }
+  }
+  try {
+    if (peers) {
+      const char* shared = std::getenv("RDMASIM_SHARED");
+      if (shared == nullptr) {
+        std::fprintf(stderr, "--peers needs RDMASIM_SHARED (the ../shared folder)\n");
+        return 2;
+      }
+      const std::string d = shared;
+      const std::string htsim = d + "/peers/htsim/perm_1024n_1024c_0u_2000000b.cm";
+      report("htsim perm_1024n 2MB (k=16)",
+             scen::load_scenario_json(scen::import_htsim(slurp(htsim), htsim, 16, "perm1024"), ".",
+                                      {}));
+      const std::string topo = d + "/peers/hpcc/fat.txt";
+      const std::string flows = d + "/peers/hpcc/websearch_320h_30pct_0.001s_seed42.txt";
+      report("hpcc websearch 1ms (320 hosts)",
+             scen::load_scenario_json(
+                 scen::import_hpcc(slurp(topo), topo, slurp(flows), flows, "websearch"), ".", {}));
+      return 0;
+    }
+    if (files.empty()) {
+      const std::string dir = RDMASIM_SCENARIO_DIR;
+      files = {dir + "/quickstart.json", dir + "/incast-8to1.json",
+               dir + "/permutation-fattree-1024.json", dir + "/websearch-fattree.json"};
+    }
+    for (const auto& f : files)
+      report(f.substr(f.find_last_of('/') + 1), scen::load_scenario_file(f));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,109 @@
+// An output port: one FIFO per traffic class, a class scheduler, and the serialiser that puts
+// one packet at a time on the link. Flow control and marking plug in at named points without
+// touching the switch: a FlowControlGate may hold a class (PFC pause, IB credits), an
+// EgressObserver hears every enqueue and dequeue (buffer release, ECN marking), and a
+// PacketSource lets a NIC hand over data only when the wire is free (no deep NIC queue).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "models/context.hpp"
+#include "models/link.hpp"
+#include "models/ring.hpp"
+
+namespace models {
+
+class EgressPort;
+
+// Holds or releases traffic classes at a port. When a held class may go again, the gate calls
+// port.wake().
+class FlowControlGate {
+ public:
+  virtual bool may_send(uint8_t priority, const Packet& p) = 0;
+  // Called when the port starts sending `p` (credit consumption).
+  virtual void on_send(const Packet& p) = 0;
+
+ protected:
+  ~FlowControlGate() = default;
+};
+
+class EgressObserver {
+ public:
+  virtual void on_enqueue(EgressPort& port, PacketHandle h) = 0;
+  virtual void on_dequeue(EgressPort& port, PacketHandle h) = 0;
+
+ protected:
+  ~EgressObserver() = default;
+};
+
+// Pull-side data for a NIC port. next_packet returns kNoPacket when nothing may go now; the
+// source then calls port.wake() when it has something again.
+class PacketSource {
+ public:
+  virtual PacketHandle next_packet(FlowControlGate* gate) = 0;
+
+ protected:
+  ~PacketSource() = default;
+};
+
+struct EgressStats {
+  uint64_t packets = 0;
+  uint64_t wire_bytes = 0;
+  uint64_t tail_drops = 0;   // refused at enqueue (buffer full)
+  sim::Time busy_time;       // time the serialiser was sending
+  sim::Time gate_held_time;  // time with packets queued but every class held by the gate
+  std::array<uint64_t, kPriorities> max_queue_bytes{};
+};
+
+class EgressPort final : public sim::EventHandler {
+ public:
+  EgressPort(Context& ctx, int64_t rate_bps, uint16_t index);
+
+  void connect(Link* link) { link_ = link; }
+  void set_gate(FlowControlGate* g) { gate_ = g; }
+  void set_observer(EgressObserver* o) { observer_ = o; }
+  void set_source(PacketSource* s) { source_ = s; }
+
+  // Queue a packet in its traffic class and start sending if idle.
+  void enqueue(PacketHandle h);
+  // Try to start a transmission (after a gate opened or a source got data).
+  void wake();
+  void count_tail_drop() { ++stats_.tail_drops; }
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  int64_t rate_bps() const { return rate_bps_; }
+  uint16_t index() const { return index_; }
+  Link* link() const { return link_; }
+  bool busy() const { return busy_; }
+  uint64_t queue_bytes(int priority) const { return queue_bytes_[priority]; }
+  uint64_t total_queue_bytes() const;
+  size_t queue_packets(int priority) const { return queues_[priority].size(); }
+  const EgressStats& stats() const { return stats_; }
+  // Closes the open "held by the gate" interval at the end of a run.
+  void finish_accounting();
+
+ private:
+  enum Kind : uint32_t { kTxDone = 0, kReady = 1 };
+  void try_send();
+  PacketHandle pick();
+  void start(PacketHandle h);
+
+  Context& ctx_;
+  int64_t rate_bps_;
+  uint16_t index_;
+  Link* link_ = nullptr;
+  FlowControlGate* gate_ = nullptr;
+  EgressObserver* observer_ = nullptr;
+  PacketSource* source_ = nullptr;
+  bool busy_ = false;
+  bool ready_event_pending_ = false;
+  bool held_ = false;
+  sim::Time held_since_;
+  std::array<Ring<PacketHandle>, kPriorities> queues_;
+  std::array<uint64_t, kPriorities> queue_bytes_{};
+  EgressStats stats_;
+};
+
+}  // namespace models

@@ -1,0 +1,30 @@
+// The unloaded completion time of a message along a path: the store-and-forward / cut-through
+// pipeline recursion, exact in picoseconds. flows.csv reports it as the ideal FCT that a
+// flow's slowdown is measured against.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/nic_params.hpp"
+#include "sim/time.hpp"
+
+namespace models {
+
+struct PathHop {
+  int64_t rate_bps = 0;          // rate of the sending port of this hop
+  sim::Time propagation;         // cable delay
+  sim::Time receiver_latency;    // switch latency (first bit in → out), or the NIC's rx latency
+  bool receiver_waits_last_bit;  // NIC receiver or store-and-forward switch
+};
+
+// Time from posting a message to the delivery of its last packet at the destination NIC.
+// Packets: `packets - 1` of `full_wire_bytes` then one of `last_wire_bytes`.
+sim::Time pipeline_delivery_time(const std::vector<PathHop>& hops, int64_t packets,
+                                 int64_t full_wire_bytes, int64_t last_wire_bytes);
+
+// Ideal FCT: tx latency + pipelined delivery of all packets + the final ACK's trip back.
+sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<PathHop>& ack_path,
+                    int64_t message_bytes, const NicParams& nic);
+
+}  // namespace models

@@ -1,0 +1,60 @@
+// One direction of a cable: propagation delay, random loss, and the hand-over to the
+// receiving node. The link owns the receiver's latency, set in the wiring, so a port never
+// knows its peer (DESIGN.md, SST's links). Packets in flight sit in a FIFO ring with at most
+// one pending event: delivery times along one link never decrease, because each packet
+// starts after the previous one finished.
+#pragma once
+
+#include <cstdint>
+
+#include "models/context.hpp"
+#include "models/ring.hpp"
+#include "sim/rng.hpp"
+
+namespace models {
+
+struct LinkStats {
+  uint64_t packets = 0;
+  uint64_t wire_bytes = 0;
+  uint64_t lost_packets = 0;  // random loss on the wire
+};
+
+class Link final : public sim::EventHandler {
+ public:
+  // `receiver_latency`: added to the first-bit arrival (a switch's first bit in → first
+  // bit out latency, header reception included). `wait_last_bit`: deliver only once the
+  // last bit is in (NICs, and switches in store-and-forward mode).
+  Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_stream,
+       PacketReceiver* receiver, uint16_t receiver_port, sim::Time receiver_latency,
+       bool wait_last_bit);
+
+  // Called by the sending port when the first bit of `h` goes on the wire.
+  void transmit(PacketHandle h, sim::Time serialization);
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  const LinkStats& stats() const { return stats_; }
+  sim::Time propagation() const { return propagation_; }
+  bool up() const { return up_; }
+  void set_up(bool up) { up_ = up; }
+
+ private:
+  struct InFlight {
+    PacketHandle packet;
+    sim::Time deliver_at;
+  };
+  Context& ctx_;
+  sim::Time propagation_;
+  double loss_rate_;
+  sim::Rng rng_;
+  PacketReceiver* receiver_;
+  uint16_t receiver_port_;
+  sim::Time receiver_latency_;
+  bool wait_last_bit_;
+  bool up_ = true;
+  bool event_pending_ = false;
+  Ring<InFlight> in_flight_;
+  LinkStats stats_;
+};
+
+}  // namespace models

@@ -1,0 +1,38 @@
+// Everything built for one run: the packet pool, switches, NICs, links and transport. Built
+// from topology data by scenarios/ (a model never builds topology).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "models/context.hpp"
+#include "models/link.hpp"
+#include "models/nic.hpp"
+#include "models/switch.hpp"
+#include "models/transport.hpp"
+#include "topologies/routing.hpp"
+
+namespace models {
+
+struct Network {
+  explicit Network(sim::Simulator& sim) : ctx{sim, pool} {}
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  PacketPool pool;
+  Context ctx;
+  std::vector<std::unique_ptr<Switch>> switches;
+  std::vector<std::unique_ptr<Nic>> nics;  // [host number]
+  // Two per topology link: links[2i] carries a→b, links[2i+1] carries b→a.
+  std::vector<std::unique_ptr<Link>> links;
+  std::vector<EgressPort*> link_sender;  // [2i + dir] the port that feeds links[2i + dir]
+  std::vector<int> node_switch;          // [node] index into switches, or -1
+  std::unique_ptr<Transport> transport;
+  topo::RoutingTables routes;
+  ExplicitRoutes explicit_routes;
+
+  // Packets in the network now (queued, on a wire, or being processed).
+  uint64_t packets_in_flight() const { return pool.live(); }
+};
+
+}  // namespace models

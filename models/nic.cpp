@@ -1,0 +1,219 @@
+#include "models/nic.hpp"
+
+#include <algorithm>
+
+namespace models {
+
+Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
+    : ctx_(ctx),
+      transport_(transport),
+      params_(transport.params()),
+      host_(host),
+      port_(ctx, rate_bps, 0) {
+  port_.set_source(this);
+}
+
+void Nic::post(QueuePair& qp) {
+  if (!qp.rto) qp.rto = std::make_unique<sim::Timer>(ctx_.sim, this, kRto, qp.id);
+  qp.rate_bps = port_.rate_bps();
+  qp.next_send_at = ctx_.sim.now() + params_.tx_latency;
+  if (params_.tx_latency.ps == 0) {
+    qp.posted = true;
+    activate(qp);
+  } else {
+    ctx_.sim.after(params_.tx_latency, this, kPosted, qp.id);
+  }
+}
+
+bool Nic::has_sendable(const QueuePair& qp) const {
+  if (!qp.posted || qp.done || qp.snd_nxt >= qp.total_packets) return false;
+  if (params_.max_inflight_bytes > 0 &&
+      static_cast<int64_t>(qp.snd_nxt - qp.snd_una) * params_.mtu >= params_.max_inflight_bytes) {
+    return false;
+  }
+  return true;
+}
+
+void Nic::activate(QueuePair& qp) {
+  if (!qp.in_active_list && has_sendable(qp)) {
+    qp.in_active_list = true;
+    active_.push_back(qp.id);
+  }
+  port_.wake();
+}
+
+// Round-robin over active QPs. A QP leaves the list when it has nothing more to send; one
+// held by its rate limiter or by the port's flow-control gate stays and is retried later.
+PacketHandle Nic::next_packet(FlowControlGate* gate) {
+  const sim::Time now = ctx_.sim.now();
+  sim::Time earliest = sim::Time::max();
+  for (size_t tries = active_.size(); tries > 0; --tries) {
+    const uint32_t id = active_.front();
+    active_.pop_front();
+    QueuePair& qp = transport_.qp(id);
+    if (!has_sendable(qp)) {
+      qp.in_active_list = false;
+      continue;
+    }
+    if (qp.next_send_at > now) {
+      earliest = std::min(earliest, qp.next_send_at);
+      active_.push_back(id);
+      continue;
+    }
+    const PacketHandle h = make_data_packet(qp);
+    const Packet& p = ctx_.pool[h];
+    if (gate != nullptr && !gate->may_send(qp.priority, p)) {
+      // Held by flow control: the gate wakes the port when the class may go again.
+      ctx_.pool.release(h);
+      active_.push_back(id);
+      continue;
+    }
+    ++qp.snd_nxt;
+    if (qp.rate_bps < port_.rate_bps()) {
+      qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
+    }
+    if (!qp.rto->armed()) qp.rto->arm(now + params_.rto);
+    active_.push_back(id);
+    ++stats_.data_packets_sent;
+    return h;
+  }
+  if (earliest != sim::Time::max() && (!pacing_wake_pending_ || earliest < pacing_wake_at_)) {
+    pacing_wake_pending_ = true;
+    pacing_wake_at_ = earliest;
+    ctx_.sim.at(earliest, this, kPacingWake);
+  }
+  return kNoPacket;
+}
+
+PacketHandle Nic::make_data_packet(QueuePair& qp) {
+  const PacketHandle h = ctx_.pool.alloc();
+  Packet& p = ctx_.pool[h];
+  p.qp = qp.id;
+  p.src_host = qp.src_host;
+  p.dst_host = qp.dst_host;
+  p.psn = qp.snd_nxt;
+  p.payload_bytes =
+      qp.snd_nxt + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
+  p.wire_bytes =
+      static_cast<uint32_t>(p.payload_bytes + params_.header_bytes + params_.framing_bytes);
+  p.route_id = qp.route_id;
+  p.udp_sport = qp.udp_sport;
+  p.type = PacketType::Data;
+  p.priority = qp.priority;
+  p.ecn = Ecn::Ect0;  // RoCEv2 traffic is ECN-capable
+  p.ttl = static_cast<uint8_t>(params_.ttl);
+  p.sent_at = ctx_.sim.now();
+  return h;
+}
+
+void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
+  const PacketHandle h = ctx_.pool.alloc();
+  Packet& a = ctx_.pool[h];
+  a.qp = data.qp;
+  a.src_host = data.dst_host;
+  a.dst_host = data.src_host;
+  a.psn = psn;
+  a.payload_bytes = 0;
+  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + params_.ack_payload_bytes +
+                                       params_.framing_bytes);
+  a.udp_sport = data.udp_sport;
+  a.type = type;
+  a.priority = static_cast<uint8_t>(params_.ack_priority);
+  a.ttl = static_cast<uint8_t>(params_.ttl);
+  a.sent_at = ctx_.sim.now();
+  if (type == PacketType::Ack) {
+    ++stats_.acks_sent;
+  } else {
+    ++stats_.nacks_sent;
+  }
+  port_.enqueue(h);
+}
+
+void Nic::receive(PacketHandle h, uint16_t) {
+  if (ctx_.pool[h].type == PacketType::Data) {
+    on_data(h);
+  } else {
+    ++stats_.acks_received;
+    on_ack(h);
+  }
+  ctx_.pool.release(h);
+}
+
+void Nic::on_data(PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  QueuePair& qp = transport_.qp(p.qp);
+  ++stats_.data_packets_received;
+  if (p.psn == qp.expected_psn) {
+    ++qp.expected_psn;
+    qp.delivered_bytes += p.payload_bytes;
+    qp.nacked_psn = UINT32_MAX;
+    if (++qp.unacked >= params_.ack_every || qp.expected_psn == qp.total_packets) {
+      qp.unacked = 0;
+      send_control(p, PacketType::Ack, qp.expected_psn);
+    }
+  } else if (p.psn > qp.expected_psn) {
+    // A gap: go-back-N receivers discard it and ask once for the missing PSN.
+    ++qp.out_of_order_packets;
+    if (qp.nacked_psn != qp.expected_psn) {
+      qp.nacked_psn = qp.expected_psn;
+      send_control(p, PacketType::Nack, qp.expected_psn);
+    }
+  } else {
+    // A duplicate (the sender went back): re-acknowledge so a lost ACK heals.
+    ++qp.duplicate_packets;
+    send_control(p, PacketType::Ack, qp.expected_psn);
+  }
+}
+
+void Nic::on_ack(PacketHandle h) {
+  const Packet& a = ctx_.pool[h];
+  QueuePair& qp = transport_.qp(a.qp);
+  if (qp.done) return;
+  if (a.psn > qp.snd_una) {
+    qp.snd_una = a.psn;
+    if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;
+    if (qp.snd_una == qp.total_packets) {
+      qp.done = true;
+      qp.finish = ctx_.sim.now();
+      qp.rto->cancel();
+      transport_.on_qp_complete(qp);
+      return;
+    }
+    qp.rto->arm(ctx_.sim.now() + params_.rto);
+  }
+  if (a.type == PacketType::Nack) {
+    ++qp.nacks_received;
+    if (qp.snd_nxt > a.psn) {
+      qp.retransmitted_packets += qp.snd_nxt - a.psn;
+      qp.snd_nxt = a.psn;
+    }
+  }
+  activate(qp);
+}
+
+void Nic::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kPosted: {
+      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
+      qp.posted = true;
+      activate(qp);
+      break;
+    }
+    case kRto: {
+      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
+      if (qp.done || qp.snd_nxt == qp.snd_una) break;  // nothing outstanding
+      ++qp.timeouts;
+      qp.retransmitted_packets += qp.snd_nxt - qp.snd_una;
+      qp.snd_nxt = qp.snd_una;
+      qp.rto->arm(ctx_.sim.now() + params_.rto);
+      activate(qp);
+      break;
+    }
+    case kPacingWake:
+      pacing_wake_pending_ = false;
+      port_.wake();
+      break;
+  }
+}
+
+}  // namespace models

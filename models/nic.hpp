@@ -1,0 +1,62 @@
+// A host's RDMA NIC endpoint: segments posted messages into MTU packets and paces them at
+// line rate through its port (pulling from active queue pairs round-robin only when the wire
+// is free); as a receiver it accepts in-order packets, acknowledges them (coalescing every
+// `ack_every`), NACKs the first gap, and re-ACKs duplicates. Go-back-N on NACK and on the
+// retransmission timeout.
+#pragma once
+
+#include <cstdint>
+
+#include "models/context.hpp"
+#include "models/egress_port.hpp"
+#include "models/ring.hpp"
+#include "models/transport.hpp"
+
+namespace models {
+
+struct NicStats {
+  uint64_t data_packets_sent = 0;
+  uint64_t acks_sent = 0;
+  uint64_t nacks_sent = 0;
+  uint64_t data_packets_received = 0;
+  uint64_t acks_received = 0;  // ACKs and NACKs
+};
+
+class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
+ public:
+  Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps);
+
+  EgressPort& port() { return port_; }
+  const EgressPort& port() const { return port_; }
+  uint32_t host() const { return host_; }
+  const NicStats& stats() const { return stats_; }
+
+  // The QP's message is posted: it starts sending after the NIC's tx latency.
+  void post(QueuePair& qp);
+
+  void receive(PacketHandle h, uint16_t in_port) override;
+  PacketHandle next_packet(FlowControlGate* gate) override;
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2 };
+
+ private:
+  void activate(QueuePair& qp);
+  bool has_sendable(const QueuePair& qp) const;
+  PacketHandle make_data_packet(QueuePair& qp);
+  void send_control(const Packet& data, PacketType type, uint32_t psn);
+  void on_data(PacketHandle h);
+  void on_ack(PacketHandle h);
+
+  Context& ctx_;
+  Transport& transport_;
+  const NicParams& params_;
+  uint32_t host_;
+  EgressPort port_;
+  Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
+  bool pacing_wake_pending_ = false;
+  sim::Time pacing_wake_at_;
+  NicStats stats_;
+};
+
+}  // namespace models

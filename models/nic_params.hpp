@@ -1,0 +1,37 @@
+// NIC and transport parameters, with their defaults and why.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.hpp"
+
+namespace models {
+
+struct NicParams {
+  // Payload bytes per packet (RoCEv2 and InfiniBand path MTU 4096).
+  int64_t mtu = 4096;
+  // Per-packet header bytes on the wire: Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + IB BTH 12 +
+  // ICRC 4 = 62 (RoCEv2, InfiniBand Architecture Spec. Annex A17).
+  int64_t header_bytes = 62;
+  // Ethernet preamble + start delimiter (8) + minimum inter-frame gap (12), IEEE 802.3.
+  int64_t framing_bytes = 20;
+  // An ACK carries the headers plus the 4-byte AETH.
+  int64_t ack_payload_bytes = 4;
+  // The receiver acknowledges every `ack_every` in-order packets (and always the last one).
+  int64_t ack_every = 1;
+  // Retransmission timeout (go-back-N from the oldest unacknowledged packet). Hardware
+  // defaults are far longer (4.096 us x 2^14 = 67 ms on ConnectX with timeout=14); simulators
+  // use shorter values so that lossy experiments finish.
+  sim::Time rto{1'000'000'000};  // 1 ms
+  // Bytes in flight per queue pair; 0 = unlimited (RDMA NICs are rate-, not window-based).
+  int64_t max_inflight_bytes = 0;
+  // Host-side latency from posting a message to its first packet being ready (doorbell,
+  // WQE fetch, DMA read), and from a packet's last bit to its delivery (DMA write).
+  sim::Time tx_latency{0};
+  sim::Time rx_latency{0};
+  int data_priority = 3;  // traffic class of data (common RoCE deployments use 3)
+  int ack_priority = 7;   // ACK/NACK class: ahead of data
+  int ttl = 64;           // initial IP hop limit
+};
+
+}  // namespace models

@@ -1,0 +1,76 @@
+// Packets live in a pool and move by 32-bit handle; nothing on the hot path allocates.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace models {
+
+using PacketHandle = uint32_t;
+constexpr PacketHandle kNoPacket = 0xffffffffu;
+
+enum class PacketType : uint8_t { Data, Ack, Nack };
+
+// ECN codepoints (RFC 3168).
+enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };
+
+struct Packet {
+  uint32_t qp = 0;  // queue pair (global index) this packet belongs to
+  uint32_t src_host = 0;
+  uint32_t dst_host = 0;
+  uint32_t psn = 0;            // packet sequence number within the QP's message
+                               // (for ACK/NACK: the next PSN expected by the receiver)
+  uint32_t payload_bytes = 0;  // bytes of the message carried (0 for ACK/NACK)
+  uint32_t wire_bytes = 0;     // bytes serialised on the link (headers + framing included)
+  uint32_t route_id = 0;       // explicit route index + 1; 0 = ECMP by hash
+  uint16_t udp_sport = 0;      // per-QP entropy for ECMP
+  uint16_t in_port = 0;        // ingress port at the current switch
+  PacketType type = PacketType::Data;
+  uint8_t priority = 0;  // traffic class 0..7
+  Ecn ecn = Ecn::NotEct;
+  uint8_t ttl = 64;
+  uint8_t route_hop = 0;  // next index into the explicit route
+  sim::Time ser_in;       // serialisation time on the link it arrived on
+  sim::Time ready_at;     // earliest time the egress may start sending it
+  sim::Time sent_at;      // when the NIC first put it on the wire (RTT samples)
+};
+
+// Chunked storage: handles stay valid and references stay stable while the pool grows.
+class PacketPool {
+ public:
+  PacketHandle alloc() {
+    ++allocated_total_;
+    ++live_;
+    if (!free_.empty()) {
+      const PacketHandle h = free_.back();
+      free_.pop_back();
+      (*this)[h] = Packet{};
+      return h;
+    }
+    if (next_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Packet[]>(kChunk));
+    return next_++;
+  }
+  void release(PacketHandle h) {
+    --live_;
+    free_.push_back(h);
+  }
+  Packet& operator[](PacketHandle h) { return chunks_[h / kChunk][h % kChunk]; }
+  const Packet& operator[](PacketHandle h) const { return chunks_[h / kChunk][h % kChunk]; }
+
+  uint64_t live() const { return live_; }
+  uint64_t allocated_total() const { return allocated_total_; }
+  uint64_t capacity() const { return chunks_.size() * kChunk; }
+
+ private:
+  static constexpr uint32_t kChunk = 4096;
+  std::vector<std::unique_ptr<Packet[]>> chunks_;
+  std::vector<PacketHandle> free_;
+  uint32_t next_ = 0;
+  uint64_t live_ = 0;
+  uint64_t allocated_total_ = 0;
+};
+
+}  // namespace models

@@ -1,0 +1,66 @@
+#include "models/switch.hpp"
+
+namespace models {
+
+Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& params,
+               const std::vector<int64_t>& port_rates, uint64_t ecmp_seed)
+    : ctx_(ctx),
+      node_(node),
+      name_(std::move(name)),
+      params_(params),
+      buffer_(params.buffer, static_cast<int>(port_rates.size())),
+      ecmp_seed_(ecmp_seed) {
+  ports_.reserve(port_rates.size());
+  for (size_t i = 0; i < port_rates.size(); ++i) {
+    ports_.push_back(std::make_unique<EgressPort>(ctx, port_rates[i], static_cast<uint16_t>(i)));
+    ports_.back()->set_observer(this);
+  }
+}
+
+int Switch::route(const Packet& p) const {
+  if (p.route_id != 0 && explicit_routes_ != nullptr) {
+    const auto& r = explicit_routes_->ports[p.route_id - 1];
+    return p.route_hop < r.size() ? r[p.route_hop] : -1;
+  }
+  const auto hops = routing_->next_hops(node_, static_cast<int>(p.dst_host));
+  if (hops.empty()) return -1;
+  if (hops.size() == 1) return hops[0];
+  const uint32_t h = topo::ecmp_hash(ecmp_seed_, static_cast<uint32_t>(node_), p.src_host,
+                                     p.dst_host, p.udp_sport);
+  return hops[h % hops.size()];
+}
+
+void Switch::drop(PacketHandle h, uint64_t& counter) {
+  ++counter;
+  ctx_.pool.release(h);
+}
+
+void Switch::receive(PacketHandle h, uint16_t in_port) {
+  ++stats_.received;
+  Packet& p = ctx_.pool[h];
+  // IP hop limit: decremented per switch so that a routing loop drains (RFC 791 TTL).
+  if (p.ttl <= 1) return drop(h, stats_.ttl_drops);
+  --p.ttl;
+  const int out = route(p);
+  if (out < 0) return drop(h, stats_.no_route_drops);
+  if (p.route_id != 0) ++p.route_hop;
+  EgressPort& egress = *ports_[out];
+  if (!buffer_.admit(in_port, static_cast<uint16_t>(out), p.priority, p.wire_bytes)) {
+    egress.count_tail_drop();
+    return drop(h, stats_.tail_drops);
+  }
+  p.in_port = in_port;
+  const sim::Time now = ctx_.sim.now();
+  // Cut-through into a faster egress would underrun: wait for the last bit (ser_in later).
+  const bool underrun = params_.forwarding == Forwarding::CutThrough &&
+                        egress.rate_bps() > ports_[in_port]->rate_bps();
+  p.ready_at = underrun ? now + p.ser_in : now;
+  egress.enqueue(h);
+}
+
+void Switch::on_dequeue(EgressPort& port, PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  buffer_.release(p.in_port, port.index(), p.priority, p.wire_bytes);
+}
+
+}  // namespace models

@@ -1,0 +1,84 @@
+// An output-queued switch. Forwarding: TTL, then the explicit route if the packet has one,
+// else ECMP over the routing table's next hops by a per-flow hash; then buffer admission
+// (tail drop when full) and the egress queue.
+//
+// Switching latency is first bit in → first bit out, header reception included. The link
+// into the switch delivers a packet at first bit + latency (cut-through) or at last bit +
+// latency (store-and-forward). Cut-through only works when the egress is not faster than the
+// ingress (else the egress would run out of bits), so such a packet waits for its last bit.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/context.hpp"
+#include "models/egress_port.hpp"
+#include "models/switch_buffer.hpp"
+#include "topologies/routing.hpp"
+
+namespace models {
+
+enum class Forwarding : uint8_t { CutThrough, StoreAndForward };
+
+struct SwitchParams {
+  sim::Time latency{500'000};  // 500 ns: mid-range of Ethernet switches (REFERENCES.md: 350–600 ns)
+  Forwarding forwarding = Forwarding::CutThrough;
+  SwitchBufferParams buffer;
+};
+
+// Explicit per-flow routes, resolved to egress ports: ports[route][k] is the port of the
+// k-th switch on the route.
+struct ExplicitRoutes {
+  std::vector<std::vector<uint16_t>> ports;
+};
+
+struct SwitchStats {
+  uint64_t received = 0;
+  uint64_t tail_drops = 0;
+  uint64_t ttl_drops = 0;
+  uint64_t no_route_drops = 0;
+};
+
+class Switch final : public PacketReceiver, public EgressObserver {
+ public:
+  Switch(Context& ctx, int node, std::string name, const SwitchParams& params,
+         const std::vector<int64_t>& port_rates, uint64_t ecmp_seed);
+
+  EgressPort& port(size_t i) { return *ports_[i]; }
+  const EgressPort& port(size_t i) const { return *ports_[i]; }
+  size_t port_count() const { return ports_.size(); }
+  SwitchBuffer& buffer() { return buffer_; }
+  const SwitchBuffer& buffer() const { return buffer_; }
+  const SwitchParams& params() const { return params_; }
+  const std::string& name() const { return name_; }
+  int node() const { return node_; }
+  const SwitchStats& stats() const { return stats_; }
+
+  void set_routing(const topo::RoutingTables* tables) { routing_ = tables; }
+  void set_explicit_routes(const ExplicitRoutes* routes) { explicit_routes_ = routes; }
+
+  void receive(PacketHandle h, uint16_t in_port) override;
+  void on_enqueue(EgressPort&, PacketHandle) override {}
+  void on_dequeue(EgressPort& port, PacketHandle h) override;
+
+  // The egress port chosen for this packet (exposed for route inspection and tests).
+  int route(const Packet& p) const;
+
+ private:
+  void drop(PacketHandle h, uint64_t& counter);
+
+  Context& ctx_;
+  int node_;
+  std::string name_;
+  SwitchParams params_;
+  std::vector<std::unique_ptr<EgressPort>> ports_;
+  SwitchBuffer buffer_;
+  const topo::RoutingTables* routing_ = nullptr;
+  const ExplicitRoutes* explicit_routes_ = nullptr;
+  uint64_t ecmp_seed_;
+  SwitchStats stats_;
+};
+
+}  // namespace models

@@ -1,0 +1,64 @@
+#include "models/transport.hpp"
+
+#include <algorithm>
+
+#include "models/nic.hpp"
+
+namespace models {
+
+uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport) {
+  const uint32_t flow_id = static_cast<uint32_t>(flows_.size());
+  FlowState f;
+  f.spec = spec;
+  f.first_qp = static_cast<uint32_t>(qps_.size());
+  // Stripe the message over its QPs in contiguous runs of MTU packets; the last non-empty QP
+  // carries the message's short tail packet. QPs beyond the packet count are not created.
+  const int64_t mtu = params_.mtu;
+  const int64_t packets = (spec.bytes + mtu - 1) / mtu;
+  const int64_t used_qps = std::min<int64_t>(spec.qps, packets);
+  f.qp_count = static_cast<uint32_t>(used_qps);
+  f.qps_remaining = f.qp_count;
+  for (int64_t k = 0; k < used_qps; ++k) {
+    auto qp = std::make_unique<QueuePair>();
+    qp->id = static_cast<uint32_t>(qps_.size());
+    qp->flow = flow_id;
+    qp->src_host = static_cast<uint32_t>(spec.src_host);
+    qp->dst_host = static_cast<uint32_t>(spec.dst_host);
+    qp->udp_sport = static_cast<uint16_t>(first_udp_sport + k);
+    qp->priority = static_cast<uint8_t>(spec.priority);
+    qp->route_id = route_id;
+    const int64_t my_packets = packets / used_qps + (k < packets % used_qps ? 1 : 0);
+    int64_t bytes = my_packets * mtu;
+    if (k == used_qps - 1) bytes -= packets * mtu - spec.bytes;
+    qp->bytes = bytes;
+    qp->total_packets = static_cast<uint32_t>(my_packets);
+    qp->last_payload = static_cast<uint32_t>(bytes - (my_packets - 1) * mtu);
+    qps_.push_back(std::move(qp));
+  }
+  flows_.push_back(std::move(f));
+  return flow_id;
+}
+
+void Transport::schedule_starts() {
+  for (uint32_t i = 0; i < flows_.size(); ++i) ctx_.sim.at(flows_[i].spec.start, this, 0, i);
+}
+
+void Transport::on_event(uint32_t, uint64_t flow_id) {
+  const FlowState& f = flows_[flow_id];
+  for (uint32_t k = 0; k < f.qp_count; ++k) {
+    QueuePair& q = *qps_[f.first_qp + k];
+    nics_[q.src_host]->post(q);
+  }
+}
+
+void Transport::on_qp_complete(QueuePair& qp) {
+  FlowState& f = flows_[qp.flow];
+  if (--f.qps_remaining == 0) {
+    f.done = true;
+    f.finish = ctx_.sim.now();
+    ++flows_done_;
+    for (auto* l : listeners_) l->on_flow_complete(qp.flow);
+  }
+}
+
+}  // namespace models

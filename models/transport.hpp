@@ -1,0 +1,103 @@
+// Reliable-connected transport state: messages (flows) striped over queue pairs, go-back-N
+// sender and in-order receiver per queue pair, completion bookkeeping. NICs move the packets;
+// this holds what a QP context holds in NIC memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/context.hpp"
+#include "models/nic_params.hpp"
+#include "models/workloads/flow_spec.hpp"
+
+namespace models {
+
+class Nic;
+
+struct QueuePair {
+  uint32_t id = 0;
+  uint32_t flow = 0;
+  uint32_t src_host = 0;
+  uint32_t dst_host = 0;
+  uint16_t udp_sport = 0;
+  uint8_t priority = 3;
+  uint32_t route_id = 0;
+  int64_t bytes = 0;
+  uint32_t total_packets = 0;
+  uint32_t last_payload = 0;
+  // Sender (requester) side.
+  uint32_t snd_nxt = 0;  // next PSN to send
+  uint32_t snd_una = 0;  // oldest unacknowledged PSN
+  bool in_active_list = false;
+  bool posted = false;
+  bool done = false;
+  sim::Time finish;
+  uint64_t retransmitted_packets = 0;
+  uint64_t timeouts = 0;
+  uint64_t nacks_received = 0;
+  int64_t rate_bps = 0;  // rate limiter (line rate unless congestion control lowers it)
+  sim::Time next_send_at;
+  std::unique_ptr<sim::Timer> rto;
+  // Receiver (responder) side.
+  uint32_t expected_psn = 0;
+  uint32_t unacked = 0;
+  uint32_t nacked_psn = UINT32_MAX;  // a NACK for this PSN is outstanding (send it once)
+  uint64_t delivered_bytes = 0;
+  uint64_t duplicate_packets = 0;
+  uint64_t out_of_order_packets = 0;
+};
+
+struct FlowState {
+  FlowSpec spec;
+  uint32_t first_qp = 0;
+  uint32_t qp_count = 0;
+  uint32_t qps_remaining = 0;
+  bool done = false;
+  sim::Time finish;
+};
+
+// Hears about completed messages (workload generators that chain work, stop conditions).
+class CompletionListener {
+ public:
+  virtual void on_flow_complete(uint32_t flow) = 0;
+
+ protected:
+  ~CompletionListener() = default;
+};
+
+class Transport final : public sim::EventHandler {
+ public:
+  Transport(Context& ctx, const NicParams& params) : ctx_(ctx), params_(params) {}
+
+  void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
+  void add_listener(CompletionListener* l) { listeners_.push_back(l); }
+  // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP).
+  uint32_t add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport);
+  // Schedules every flow's start.
+  void schedule_starts();
+
+  QueuePair& qp(uint32_t id) { return *qps_[id]; }
+  const QueuePair& qp(uint32_t id) const { return *qps_[id]; }
+  size_t qp_count() const { return qps_.size(); }
+  const FlowState& flow(uint32_t id) const { return flows_[id]; }
+  size_t flow_count() const { return flows_.size(); }
+  size_t flows_done() const { return flows_done_; }
+  const NicParams& params() const { return params_; }
+
+  // Called by the sender NIC when the last PSN of a QP is acknowledged.
+  void on_qp_complete(QueuePair& qp);
+
+  void on_event(uint32_t kind, uint64_t arg) override;  // flow starts
+
+ private:
+  Context& ctx_;
+  NicParams params_;
+  std::vector<Nic*> nics_;
+  std::vector<std::unique_ptr<QueuePair>> qps_;
+  std::vector<FlowState> flows_;
+  std::vector<CompletionListener*> listeners_;
+  size_t flows_done_ = 0;
+};
+
+}  // namespace models

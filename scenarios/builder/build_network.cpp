@@ -1,0 +1,176 @@
+#include "scenarios/builder/build_network.hpp"
+
+#include "scenarios/loader/params.hpp"
+#include "sim/rng.hpp"
+
+namespace scen {
+namespace {
+
+enum : uint64_t {
+  kStreamEcmp = 0x45434d50ULL,
+  kStreamLinks = 0x4c494e4b00000000ULL,
+  kStreamSport = 0x53504f52ULL,
+};
+
+// Per-port / per-priority overrides (queue_limit) after switch-wide ones.
+void apply_port_overrides(const Scenario& s, models::Switch& sw) {
+  for (const auto& o : s.overrides) {
+    if (o.port < 0 && o.priority < 0) continue;
+    if (o.node >= 0 && o.node != sw.node()) continue;
+    models::SwitchParams p = sw.params();
+    JsonReader r(o.set, o.path + ".set");
+    read_fields(r, port_fields(), p);
+    for (size_t port = 0; port < sw.port_count(); ++port) {
+      if (o.port >= 0 && static_cast<size_t>(o.port) != port) continue;
+      for (int prio = 0; prio < models::kPriorities; ++prio) {
+        if (o.priority >= 0 && o.priority != prio) continue;
+        sw.buffer().set_queue_limit(static_cast<uint16_t>(port), static_cast<uint8_t>(prio),
+                                    p.buffer.queue_limit_bytes);
+      }
+    }
+  }
+}
+
+int port_towards(const topo::Fabric& f, int node, int peer) {
+  for (size_t p = 0; p < f.ports[node].size(); ++p) {
+    if (f.ports[node][p].peer_node == peer) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
+  const topo::Fabric& f = s.fabric;
+  auto net = std::make_unique<models::Network>(sim);
+  net->routes = topo::compute_routes(f, s.link_up);
+  const size_t nodes = f.topo.nodes.size();
+  const size_t hosts = f.host_node.size();
+  net->node_switch.assign(nodes, -1);
+  const uint64_t ecmp_seed = sim::derive_seed(s.seed, kStreamEcmp);
+
+  net->transport = std::make_unique<models::Transport>(net->ctx, s.nic);
+  net->nics.resize(hosts);
+  for (size_t n = 0; n < nodes; ++n) {
+    std::vector<int64_t> rates;
+    for (const auto& pr : f.ports[n]) rates.push_back(f.topo.links[pr.link].rate_bps);
+    if (f.host_index[n] >= 0) {
+      if (rates.size() != 1) {
+        throw InputError("topology.nodes[" + std::to_string(n) + "]", f.topo.nodes[n].name,
+                         "a host with exactly one link (one NIC port per host endpoint)");
+      }
+      net->nics[f.host_index[n]] = std::make_unique<models::Nic>(
+          net->ctx, *net->transport, static_cast<uint32_t>(f.host_index[n]), rates[0]);
+    } else {
+      net->node_switch[n] = static_cast<int>(net->switches.size());
+      auto sw =
+          std::make_unique<models::Switch>(net->ctx, static_cast<int>(n), f.topo.nodes[n].name,
+                                           switch_params_for(s, n), rates, ecmp_seed);
+      sw->set_routing(&net->routes);
+      sw->set_explicit_routes(&net->explicit_routes);
+      apply_port_overrides(s, *sw);
+      net->switches.push_back(std::move(sw));
+    }
+  }
+  std::vector<models::Nic*> nic_ptrs;
+  for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
+  net->transport->set_nics(nic_ptrs);
+
+  auto port_of = [&](int node, int port) -> models::EgressPort& {
+    if (f.host_index[node] >= 0) return net->nics[f.host_index[node]]->port();
+    return net->switches[net->node_switch[node]]->port(port);
+  };
+  auto receiver_of = [&](int node) -> models::PacketReceiver* {
+    if (f.host_index[node] >= 0) return net->nics[f.host_index[node]].get();
+    return net->switches[net->node_switch[node]].get();
+  };
+  for (size_t i = 0; i < f.topo.links.size(); ++i) {
+    const topo::Link& l = f.topo.links[i];
+    for (int dir = 0; dir < 2; ++dir) {
+      const int from = dir == 0 ? l.a : l.b, from_port = dir == 0 ? l.a_port : l.b_port;
+      const int to = dir == 0 ? l.b : l.a, to_port = dir == 0 ? l.b_port : l.a_port;
+      sim::Time rx_latency = s.nic.rx_latency;
+      bool wait_last_bit = true;
+      if (f.host_index[to] < 0) {
+        const auto& sp = net->switches[net->node_switch[to]]->params();
+        rx_latency = sp.latency;
+        wait_last_bit = sp.forwarding == models::Forwarding::StoreAndForward;
+      }
+      auto link = std::make_unique<models::Link>(
+          net->ctx, sim::Time(l.latency_ps), l.loss_rate, kStreamLinks + 2 * i + dir,
+          receiver_of(to), static_cast<uint16_t>(to_port), rx_latency, wait_last_bit);
+      link->set_up(s.link_up[i]);
+      models::EgressPort& sender = port_of(from, from_port);
+      sender.connect(link.get());
+      net->link_sender.push_back(&sender);
+      net->links.push_back(std::move(link));
+    }
+  }
+
+  // Flows: explicit routes resolved to ports; each QP gets its own UDP source port.
+  sim::Rng sport_rng = sim.rng(kStreamSport);
+  for (size_t i = 0; i < s.flows.size(); ++i) {
+    const models::FlowSpec& fs = s.flows[i];
+    const int src = f.host_node[fs.src_host], dst = f.host_node[fs.dst_host];
+    if (net->routes.distance[static_cast<size_t>(src) * hosts + fs.dst_host] < 0) {
+      throw InputError("workload",
+                       "flow " + std::to_string(i) + " " + f.topo.nodes[src].name + " -> " +
+                           f.topo.nodes[dst].name,
+                       "hosts connected to each other (after link failures)");
+    }
+    uint32_t route_id = 0;
+    if (!fs.route.empty()) {
+      std::vector<uint16_t> ports;
+      for (size_t k = 0; k < fs.route.size(); ++k) {
+        const int next = k + 1 < fs.route.size() ? fs.route[k + 1] : dst;
+        ports.push_back(static_cast<uint16_t>(port_towards(f, fs.route[k], next)));
+      }
+      net->explicit_routes.ports.push_back(std::move(ports));
+      route_id = static_cast<uint32_t>(net->explicit_routes.ports.size());
+    }
+    // RoCEv2 uses UDP destination port 4791; the source port carries the entropy (49152+).
+    const uint16_t sport = static_cast<uint16_t>(49152 + sport_rng.below(16384 - fs.qps));
+    net->transport->add_flow(fs, route_id, sport);
+  }
+  return net;
+}
+
+std::vector<models::PathHop> trace_path(const Scenario& s, const models::Network& net,
+                                        uint32_t src_host, uint32_t dst_host, uint16_t udp_sport,
+                                        uint32_t route_id) {
+  const topo::Fabric& f = s.fabric;
+  std::vector<models::PathHop> hops;
+  models::Packet probe;
+  probe.src_host = src_host;
+  probe.dst_host = dst_host;
+  probe.udp_sport = udp_sport;
+  probe.route_id = route_id;
+  int node = f.host_node[src_host];
+  int port = 0;
+  for (int guard = 0; guard < 256; ++guard) {
+    const topo::PortRef& pr = f.ports[node][port];
+    const topo::Link& l = f.topo.links[pr.link];
+    models::PathHop hop;
+    hop.rate_bps = l.rate_bps;
+    hop.propagation = sim::Time(l.latency_ps);
+    const int next = pr.peer_node;
+    if (f.host_index[next] >= 0) {
+      hop.receiver_latency = s.nic.rx_latency;
+      hop.receiver_waits_last_bit = true;
+      hops.push_back(hop);
+      return next == f.host_node[dst_host] ? hops : std::vector<models::PathHop>{};
+    }
+    const models::Switch& sw = *net.switches[net.node_switch[next]];
+    hop.receiver_latency = sw.params().latency;
+    hop.receiver_waits_last_bit = sw.params().forwarding == models::Forwarding::StoreAndForward;
+    hops.push_back(hop);
+    const int out = sw.route(probe);
+    if (out < 0) return {};
+    if (route_id != 0) ++probe.route_hop;
+    node = next;
+    port = out;
+  }
+  return {};
+}
+
+}  // namespace scen

@@ -1,0 +1,21 @@
+// Wires a validated scenario's topology into models: switches, NICs, links, routes, flows.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "models/ideal_fct.hpp"
+#include "models/network.hpp"
+#include "scenarios/loader/scenario.hpp"
+
+namespace scen {
+
+std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim);
+
+// The hops a packet from src to dst takes (ECMP resolved with the given entropy), as the
+// ideal-FCT recursion needs them. Empty if the destination is unreachable.
+std::vector<models::PathHop> trace_path(const Scenario& s, const models::Network& net,
+                                        uint32_t src_host, uint32_t dst_host, uint16_t udp_sport,
+                                        uint32_t route_id);
+
+}  // namespace scen

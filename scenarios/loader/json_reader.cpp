@@ -1,0 +1,217 @@
+#include "scenarios/loader/json_reader.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/units.hpp"
+
+namespace scen {
+namespace {
+
+std::string compact(const Json& v) {
+  std::string s = v.dump();
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+}  // namespace
+
+JsonReader::JsonReader(const Json& j, std::string path) : j_(&j), path_(std::move(path)) {}
+
+std::string JsonReader::child_path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+std::string JsonReader::index_path(size_t i) const {
+  return path_ + "[" + std::to_string(i) + "]";
+}
+
+void JsonReader::expect_object() const {
+  if (!j_->is_object()) {
+    throw InputError(path_.empty() ? "(root)" : path_, compact(*j_), "an object {...}");
+  }
+}
+void JsonReader::expect_array() const {
+  if (!j_->is_array()) throw InputError(path_, compact(*j_), "an array [...]");
+}
+
+bool JsonReader::has(std::string_view key) const {
+  return j_->is_object() && j_->find(key) != j_->end();
+}
+
+const Json& JsonReader::value_at(std::string_view key) {
+  expect_object();
+  auto it = j_->find(key);
+  if (it == j_->end()) throw InputError(child_path(key), "", "this required key");
+  used_.insert(std::string(key));
+  return *it;
+}
+
+JsonReader JsonReader::at(std::string_view key) {
+  return JsonReader(value_at(key), child_path(key));
+}
+
+std::optional<JsonReader> JsonReader::get(std::string_view key) {
+  if (!has(key)) return std::nullopt;
+  return at(key);
+}
+
+size_t JsonReader::size() const {
+  expect_array();
+  return j_->size();
+}
+JsonReader JsonReader::element(size_t i) const {
+  return JsonReader((*j_)[i], index_path(i));
+}
+
+std::string JsonReader::value_text(std::string_view key) const {
+  auto it = j_->find(key);
+  return it == j_->end() ? std::string() : compact(*it);
+}
+
+std::string JsonReader::string(std::string_view key) {
+  const Json& v = value_at(key);
+  if (!v.is_string()) throw InputError(child_path(key), compact(v), "a string");
+  return v.get<std::string>();
+}
+std::string JsonReader::string(std::string_view key, const std::string& def) {
+  return has(key) ? string(key) : def;
+}
+
+std::string JsonReader::choice(std::string_view key,
+                               std::initializer_list<std::string_view> allowed,
+                               const std::string& def) {
+  if (!has(key)) return def;
+  const std::string v = string(key);
+  std::string list;
+  for (auto a : allowed) {
+    if (a == v) return v;
+    list += (list.empty() ? "" : ", ") + std::string("\"") + std::string(a) + "\"";
+  }
+  throw InputError(child_path(key), "\"" + v + "\"", "one of " + list);
+}
+
+bool JsonReader::boolean(std::string_view key, bool def) {
+  if (!has(key)) return def;
+  const Json& v = value_at(key);
+  if (!v.is_boolean()) throw InputError(child_path(key), compact(v), "true or false");
+  return v.get<bool>();
+}
+
+int64_t JsonReader::integer(std::string_view key, int64_t min, int64_t max) {
+  const Json& v = value_at(key);
+  const std::string range =
+      "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  if (!v.is_number_integer()) throw InputError(child_path(key), compact(v), range);
+  const int64_t x =
+      v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX ? INT64_MAX : v.get<int64_t>();
+  if (x < min || x > max) throw InputError(child_path(key), compact(v), range);
+  return x;
+}
+int64_t JsonReader::integer(std::string_view key, int64_t def, int64_t min, int64_t max) {
+  return has(key) ? integer(key, min, max) : def;
+}
+
+double JsonReader::number(std::string_view key, double def, double min, double max) {
+  if (!has(key)) return def;
+  const Json& v = value_at(key);
+  std::ostringstream range;
+  range << "a number in [" << min << ", " << max << "]";
+  if (!v.is_number()) throw InputError(child_path(key), compact(v), range.str());
+  const double x = v.get<double>();
+  if (!(x >= min && x <= max)) throw InputError(child_path(key), compact(v), range.str());
+  return x;
+}
+
+sim::Time JsonReader::time(std::string_view key, sim::Time min) {
+  const Json& v = value_at(key);
+  const std::string expect = "a duration with a unit such as \"600ns\", \"1us\", \"2ms\"" +
+                             (min.ps > 0 ? ", at least " + sim::format_time(min) : std::string());
+  if (!v.is_string()) throw InputError(child_path(key), compact(v), expect);
+  sim::Time t;
+  try {
+    t = sim::parse_time(v.get<std::string>());
+  } catch (const sim::UnitError& e) {
+    throw InputError(child_path(key), compact(v), e.what());
+  }
+  if (t < min) throw InputError(child_path(key), compact(v), expect);
+  return t;
+}
+sim::Time JsonReader::time(std::string_view key, sim::Time def, sim::Time min) {
+  return has(key) ? time(key, min) : def;
+}
+
+int64_t JsonReader::rate_bps(std::string_view key) {
+  const Json& v = value_at(key);
+  const std::string expect = "a positive rate with a unit such as \"400Gbps\", \"100Mbps\"";
+  if (!v.is_string()) throw InputError(child_path(key), compact(v), expect);
+  int64_t r = 0;
+  try {
+    r = sim::parse_rate_bps(v.get<std::string>());
+  } catch (const sim::UnitError& e) {
+    throw InputError(child_path(key), compact(v), e.what());
+  }
+  if (r <= 0) throw InputError(child_path(key), compact(v), expect);
+  return r;
+}
+int64_t JsonReader::rate_bps(std::string_view key, int64_t def) {
+  return has(key) ? rate_bps(key) : def;
+}
+
+int64_t JsonReader::bytes(std::string_view key, int64_t min) {
+  const Json& v = value_at(key);
+  const std::string expect =
+      "a size such as \"4KiB\", \"12MB\", \"1500B\" (at least " + std::to_string(min) + " bytes)";
+  int64_t b = 0;
+  if (v.is_number_integer()) {
+    b = v.get<int64_t>();
+  } else if (v.is_string()) {
+    try {
+      b = sim::parse_bytes(v.get<std::string>());
+    } catch (const sim::UnitError& e) {
+      throw InputError(child_path(key), compact(v), e.what());
+    }
+  } else {
+    throw InputError(child_path(key), compact(v), expect);
+  }
+  if (b < min) throw InputError(child_path(key), compact(v), expect);
+  return b;
+}
+int64_t JsonReader::bytes(std::string_view key, int64_t def, int64_t min) {
+  return has(key) ? bytes(key, min) : def;
+}
+
+void JsonReader::finish() const {
+  if (!j_->is_object()) return;
+  for (auto it = j_->begin(); it != j_->end(); ++it) {
+    if (used_.find(it.key()) == used_.end()) {
+      throw InputError(child_path(it.key()), compact(it.value()),
+                       "no such key here (unknown keys are refused; check the spelling)");
+    }
+  }
+}
+
+Json read_json_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file, "", "a readable file (it does not exist or cannot be read)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return Json::parse(ss.str());
+  } catch (const Json::parse_error& e) {
+    // e.byte is the offset of the error; turn it into line and column for people.
+    const std::string text = ss.str();
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(col), "",
+                     std::string("valid JSON (") + e.what() + ")");
+  }
+}
+
+}  // namespace scen

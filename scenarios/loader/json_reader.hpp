@@ -1,0 +1,75 @@
+// Typed, path-tracking access to a JSON object. Every key read is remembered so finish()
+// can refuse unknown keys (a misspelt parameter must never be silently ignored).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "scenarios/loader/input_error.hpp"
+#include "sim/time.hpp"
+
+namespace scen {
+
+using Json = nlohmann::json;
+
+class JsonReader {
+ public:
+  // `j` must outlive the reader. `path` is this value's JSON path ("" for the root).
+  JsonReader(const Json& j, std::string path);
+
+  const Json& json() const { return *j_; }
+  const std::string& path() const { return path_; }
+  std::string child_path(std::string_view key) const;
+  std::string index_path(size_t i) const;
+
+  // Require this value to be an object / array, else throw InputError.
+  void expect_object() const;
+  void expect_array() const;
+
+  bool has(std::string_view key) const;
+  // Sub-object or sub-array reader (marks the key as used). at() throws when missing.
+  JsonReader at(std::string_view key);
+  std::optional<JsonReader> get(std::string_view key);
+  // Elements of an array value.
+  size_t size() const;
+  JsonReader element(size_t i) const;
+
+  // Scalars. The `def` overloads return the default when the key is absent.
+  std::string string(std::string_view key);
+  std::string string(std::string_view key, const std::string& def);
+  std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed,
+                     const std::string& def);
+  bool boolean(std::string_view key, bool def);
+  int64_t integer(std::string_view key, int64_t min, int64_t max);
+  int64_t integer(std::string_view key, int64_t def, int64_t min, int64_t max);
+  double number(std::string_view key, double def, double min, double max);
+  // Quantities with units (strings such as "400Gbps"); plain numbers are refused for time
+  // and rate (ambiguous), accepted for bytes.
+  sim::Time time(std::string_view key, sim::Time min = sim::Time(0));
+  sim::Time time(std::string_view key, sim::Time def, sim::Time min);
+  int64_t rate_bps(std::string_view key);
+  int64_t rate_bps(std::string_view key, int64_t def);
+  int64_t bytes(std::string_view key, int64_t min = 0);
+  int64_t bytes(std::string_view key, int64_t def, int64_t min);
+
+  // Throws InputError for the first key present in the object but never read.
+  void finish() const;
+
+  // Error helper: the value at `key` rendered compactly (for messages).
+  std::string value_text(std::string_view key) const;
+
+ private:
+  const Json& value_at(std::string_view key);
+  const Json* j_;
+  std::string path_;
+  std::set<std::string, std::less<>> used_;
+};
+
+// Parse a JSON file; syntax errors become InputError naming the file, line and column.
+Json read_json_file(const std::string& file);
+
+}  // namespace scen

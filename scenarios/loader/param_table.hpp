@@ -1,0 +1,94 @@
+// Parameters as data: each model parameter struct is described once by a table of fields
+// (key, unit, default, meaning). The same table reads the scenario, echoes the effective
+// configuration into summary.json, and prints `rdmasim run --list-params`.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scenarios/loader/json_reader.hpp"
+#include "sim/units.hpp"
+
+namespace scen {
+
+template <typename S>
+struct Field {
+  std::string key;
+  std::string unit;     // "time", "rate", "bytes", "integer", "number", "choice: a|b"
+  std::string meaning;  // one line, with the source of the default where it has one
+  std::function<void(JsonReader&, S&)> read;  // reads the key if present, else keeps value
+  std::function<Json(const S&)> write;
+};
+
+template <typename S>
+using FieldTable = std::vector<Field<S>>;
+
+template <typename S>
+Field<S> time_field(std::string key, sim::Time S::*m, std::string meaning,
+                    sim::Time min = sim::Time(0)) {
+  return {key, "time", std::move(meaning),
+          [key, m, min](JsonReader& r, S& s) { s.*m = r.time(key, s.*m, min); },
+          [m](const S& s) { return Json(sim::format_time(s.*m)); }};
+}
+
+template <typename S>
+Field<S> bytes_field(std::string key, int64_t S::*m, std::string meaning, int64_t min = 0) {
+  return {key, "bytes", std::move(meaning),
+          [key, m, min](JsonReader& r, S& s) { s.*m = r.bytes(key, s.*m, min); },
+          [m](const S& s) { return Json(sim::format_bytes(s.*m)); }};
+}
+
+template <typename S>
+Field<S> int_field(std::string key, int64_t S::*m, std::string meaning, int64_t min, int64_t max) {
+  return {key, "integer", std::move(meaning),
+          [key, m, min, max](JsonReader& r, S& s) { s.*m = r.integer(key, s.*m, min, max); },
+          [m](const S& s) { return Json(s.*m); }};
+}
+
+template <typename S>
+Field<S> int_field(std::string key, int S::*m, std::string meaning, int min, int max) {
+  return {key, "integer", std::move(meaning),
+          [key, m, min, max](JsonReader& r, S& s) {
+            s.*m = static_cast<int>(r.integer(key, s.*m, min, max));
+          },
+          [m](const S& s) { return Json(s.*m); }};
+}
+
+template <typename S>
+Field<S> number_field(std::string key, double S::*m, std::string meaning, double min, double max) {
+  return {key, "number", std::move(meaning),
+          [key, m, min, max](JsonReader& r, S& s) { s.*m = r.number(key, s.*m, min, max); },
+          [m](const S& s) { return Json(s.*m); }};
+}
+
+// Reads every field of `table` present in `r` into `s` (absent ones keep their value).
+template <typename S>
+void read_fields(JsonReader& r, const FieldTable<S>& table, S& s) {
+  for (const auto& f : table) f.read(r, s);
+}
+
+template <typename S>
+Json write_fields(const FieldTable<S>& table, const S& s) {
+  Json j = Json::object();
+  for (const auto& f : table) j[f.key] = f.write(s);
+  return j;
+}
+
+// One line per parameter for --list-params: "<prefix>.<key>  <unit>  default <v>  <meaning>".
+template <typename S>
+void list_fields(std::string& out, const std::string& prefix, const FieldTable<S>& table,
+                 const S& defaults) {
+  for (const auto& f : table) {
+    const Json v = f.write(defaults);
+    std::string key = prefix + "." + f.key;
+    key.resize(std::max<size_t>(key.size(), 34), ' ');
+    std::string unit = f.unit;
+    unit.resize(std::max<size_t>(unit.size(), 9), ' ');
+    std::string def = v.is_string() ? v.get<std::string>() : v.dump();
+    def.resize(std::max<size_t>(def.size(), 12), ' ');
+    out += key + " " + unit + " " + def + " " + f.meaning + "\n";
+  }
+}
+
+}  // namespace scen

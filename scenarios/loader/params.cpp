@@ -1,0 +1,120 @@
+#include "scenarios/loader/params.hpp"
+
+#include "scenarios/loader/scenario.hpp"
+
+namespace scen {
+
+using models::NicParams;
+using models::SwitchParams;
+
+const FieldTable<SwitchParams>& switch_fields() {
+  static const FieldTable<SwitchParams> t = [] {
+    FieldTable<SwitchParams> f;
+    f.push_back(time_field<SwitchParams>(
+        "latency", &SwitchParams::latency,
+        "switching latency, first bit in to first bit out, header reception included "
+        "(Ethernet 350-600 ns, InfiniBand 100-130 ns per switch)"));
+    f.push_back(Field<SwitchParams>{
+        "forwarding", "choice: cut-through|store-and-forward",
+        "cut-through falls back to store-and-forward when the egress is faster than the ingress",
+        [](JsonReader& r, SwitchParams& s) {
+          const std::string v = r.choice(
+              "forwarding", {"cut-through", "store-and-forward"},
+              s.forwarding == models::Forwarding::CutThrough ? "cut-through" : "store-and-forward");
+          s.forwarding = v == "cut-through" ? models::Forwarding::CutThrough
+                                            : models::Forwarding::StoreAndForward;
+        },
+        [](const SwitchParams& s) {
+          return Json(s.forwarding == models::Forwarding::CutThrough ? "cut-through"
+                                                                     : "store-and-forward");
+        }});
+    f.push_back(Field<SwitchParams>{
+        "buffer", "bytes",
+        "shared packet buffer of the switch; a packet that does not fit is tail-dropped",
+        [](JsonReader& r, SwitchParams& s) {
+          s.buffer.buffer_bytes = r.bytes("buffer", s.buffer.buffer_bytes, 1);
+        },
+        [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.buffer_bytes)); }});
+    return f;
+  }();
+  return t;
+}
+
+const FieldTable<SwitchParams>& port_fields() {
+  static const FieldTable<SwitchParams> t = [] {
+    FieldTable<SwitchParams> f;
+    f.push_back(Field<SwitchParams>{
+        "queue_limit", "bytes",
+        "cap on one egress (port, priority) queue, 0 = only the shared buffer limits it",
+        [](JsonReader& r, SwitchParams& s) {
+          s.buffer.queue_limit_bytes = r.bytes("queue_limit", s.buffer.queue_limit_bytes, 0);
+        },
+        [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.queue_limit_bytes)); }});
+    return f;
+  }();
+  return t;
+}
+
+const FieldTable<NicParams>& nic_fields() {
+  static const FieldTable<NicParams> t = [] {
+    FieldTable<NicParams> f;
+    f.push_back(bytes_field<NicParams>(
+        "mtu", &NicParams::mtu, "payload bytes per packet (path MTU; IB/RoCE 256..4096)", 64));
+    f.push_back(bytes_field<NicParams>(
+        "header_bytes", &NicParams::header_bytes,
+        "headers per packet: Eth 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 (RoCEv2)", 0));
+    f.push_back(bytes_field<NicParams>(
+        "framing_bytes", &NicParams::framing_bytes,
+        "preamble+SFD 8 + inter-frame gap 12 per packet (IEEE 802.3); 0 on InfiniBand", 0));
+    f.push_back(bytes_field<NicParams>("ack_payload_bytes", &NicParams::ack_payload_bytes,
+                                       "bytes an ACK/NACK adds to the headers (AETH 4)", 0));
+    f.push_back(int_field<NicParams>("ack_every", &NicParams::ack_every,
+                                     "acknowledge every N in-order packets (and the last)", 1,
+                                     1 << 20));
+    f.push_back(time_field<NicParams>(
+        "rto", &NicParams::rto,
+        "retransmission timeout: go-back-N from the oldest unacknowledged packet", sim::Time(1)));
+    f.push_back(bytes_field<NicParams>("max_inflight", &NicParams::max_inflight_bytes,
+                                       "bytes in flight per queue pair, 0 = unlimited", 0));
+    f.push_back(time_field<NicParams>("tx_latency", &NicParams::tx_latency,
+                                      "post to first packet ready (doorbell, WQE fetch, DMA)"));
+    f.push_back(time_field<NicParams>("rx_latency", &NicParams::rx_latency,
+                                      "last bit in to delivery and ACK generation (DMA write)"));
+    f.push_back(int_field<NicParams>("data_priority", &NicParams::data_priority,
+                                     "traffic class of data packets", 0, 7));
+    f.push_back(int_field<NicParams>("ack_priority", &NicParams::ack_priority,
+                                     "traffic class of ACK/NACK packets", 0, 7));
+    f.push_back(int_field<NicParams>("ttl", &NicParams::ttl,
+                                     "initial IP hop limit; a switch drops a packet at 0", 1, 255));
+    return f;
+  }();
+  return t;
+}
+
+const FieldTable<LinkDefaults>& link_fields() {
+  static const FieldTable<LinkDefaults> t = [] {
+    FieldTable<LinkDefaults> f;
+    f.push_back(number_field<LinkDefaults>(
+        "loss_rate", &LinkDefaults::loss_rate,
+        "probability a packet is lost on a link, per direction (links may set their own)", 0.0,
+        0.999999));
+    return f;
+  }();
+  return t;
+}
+
+std::string list_parameters() {
+  std::string out;
+  out += "parameter                          unit      default      meaning\n";
+  list_fields(out, "fabric.switch", switch_fields(), SwitchParams{});
+  list_fields(out, "fabric.switch", port_fields(), SwitchParams{});
+  list_fields(out, "fabric.nic", nic_fields(), NicParams{});
+  list_fields(out, "fabric.link", link_fields(), LinkDefaults{});
+  out +=
+      "\nPer-switch, per-port and per-priority values go in \"overrides\": "
+      "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
+      "switch-wide keys (latency, forwarding, buffer) may not be set per port.\n";
+  return out;
+}
+
+}  // namespace scen

@@ -1,0 +1,19 @@
+// Field tables of the model parameter structs (see param_table.hpp).
+#pragma once
+
+#include "models/nic_params.hpp"
+#include "models/switch.hpp"
+#include "scenarios/loader/param_table.hpp"
+
+namespace scen {
+
+const FieldTable<models::SwitchParams>& switch_fields();  // per switch
+const FieldTable<models::SwitchParams>& port_fields();    // per port / priority
+const FieldTable<models::NicParams>& nic_fields();
+
+struct LinkDefaults {
+  double loss_rate = 0.0;
+};
+const FieldTable<LinkDefaults>& link_fields();
+
+}  // namespace scen

@@ -1,0 +1,335 @@
+#include <filesystem>
+#include <set>
+
+#include "scenarios/loader/params.hpp"
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/loader/topology_section.hpp"
+#include "scenarios/loader/workload_section.hpp"
+
+namespace scen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Objects merge key by key (recursively); anything else is replaced by the overlay.
+void deep_merge(Json& base, const Json& overlay) {
+  if (!base.is_object() || !overlay.is_object()) {
+    base = overlay;
+    return;
+  }
+  for (auto it = overlay.begin(); it != overlay.end(); ++it) {
+    if (base.contains(it.key())) {
+      deep_merge(base[it.key()], it.value());
+    } else {
+      base[it.key()] = it.value();
+    }
+  }
+}
+
+// "include": ["a.json", "b.json"] — the included files merge in order (a later one wins over
+// an earlier one), then the including file's own keys win over all of them.
+Json resolve_includes(const Json& root, const std::string& base_dir, std::set<std::string>& seen,
+                      const std::string& where) {
+  if (!root.is_object() || !root.contains("include")) return root;
+  const Json& inc = root["include"];
+  if (!inc.is_array()) throw InputError(where + "include", inc.dump(), "an array of file names");
+  Json merged = Json::object();
+  for (size_t i = 0; i < inc.size(); ++i) {
+    const std::string path = where + "include[" + std::to_string(i) + "]";
+    if (!inc[i].is_string()) throw InputError(path, inc[i].dump(), "a file name");
+    fs::path file = inc[i].get<std::string>();
+    if (!file.is_absolute()) file = fs::path(base_dir) / file;
+    const std::string key = fs::weakly_canonical(file).string();
+    if (seen.count(key)) throw InputError(path, inc[i].dump(), "no include cycle");
+    seen.insert(key);
+    const Json sub = read_json_file(file.string());
+    if (!sub.is_object()) throw InputError(file.string(), sub.dump(), "a JSON object");
+    deep_merge(merged, resolve_includes(sub, file.parent_path().string(), seen,
+                                        file.filename().string() + ": "));
+    seen.erase(key);
+  }
+  Json own = root;
+  own.erase("include");
+  deep_merge(merged, own);
+  return merged;
+}
+
+SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
+  r.expect_object();
+  SwitchOverride o;
+  o.path = r.path();
+  const std::string sw = r.string("switch", "*");
+  if (sw != "*") {
+    o.node = f.node_by_name(sw);
+    if (o.node < 0 || f.host_index[o.node] >= 0) {
+      throw InputError(r.child_path("switch"), "\"" + sw + "\"", "the name of a switch, or \"*\"");
+    }
+  }
+  if (r.has("port")) {
+    const int64_t max_port = o.node >= 0 ? static_cast<int64_t>(f.ports[o.node].size()) - 1 : 65535;
+    o.port = static_cast<int>(r.integer("port", 0, max_port));
+  }
+  if (r.has("priority")) o.priority = static_cast<int>(r.integer("priority", 0, 7));
+  JsonReader set = r.at("set");
+  set.expect_object();
+  // Check the keys now: switch-wide keys only without port/priority.
+  models::SwitchParams scratch;
+  read_fields(set, port_fields(), scratch);
+  if (o.port < 0 && o.priority < 0) read_fields(set, switch_fields(), scratch);
+  try {
+    set.finish();
+  } catch (const InputError& e) {
+    throw InputError(e.path, e.value,
+                     o.port < 0 && o.priority < 0
+                         ? "a switch parameter (see rdmasim run --list-params)"
+                         : "a per-port parameter (queue_limit); switch-wide ones need no "
+                           "\"port\"/\"priority\"");
+  }
+  o.set = set.json();
+  r.finish();
+  return o;
+}
+
+void read_link_failures(JsonReader& r, Scenario& s) {
+  r.expect_array();
+  const auto& t = s.fabric.topo;
+  for (size_t i = 0; i < r.size(); ++i) {
+    JsonReader e = r.element(i);
+    e.expect_object();
+    if (e.has("link")) {
+      const int64_t l = e.integer("link", 0, static_cast<int64_t>(t.links.size()) - 1);
+      s.link_up[l] = false;
+    } else {
+      const std::string a = e.string("a"), b = e.string("b");
+      const int na = s.fabric.node_by_name(a), nb = s.fabric.node_by_name(b);
+      if (na < 0) throw InputError(e.child_path("a"), "\"" + a + "\"", "a node name");
+      if (nb < 0) throw InputError(e.child_path("b"), "\"" + b + "\"", "a node name");
+      bool any = false;
+      for (size_t l = 0; l < t.links.size(); ++l) {
+        if ((t.links[l].a == na && t.links[l].b == nb) ||
+            (t.links[l].a == nb && t.links[l].b == na)) {
+          s.link_up[l] = false;
+          any = true;
+        }
+      }
+      if (!any) throw InputError(e.path(), e.json().dump(), "two nodes joined by a link");
+    }
+    e.finish();
+  }
+}
+
+void read_outputs(JsonReader& r, Scenario& s) {
+  r.expect_object();
+  if (auto ts = r.get("timeseries")) {
+    ts->expect_object();
+    s.has_timeseries = true;
+    s.timeseries.interval = ts->time("interval", s.timeseries.interval, sim::Time(1));
+    JsonReader ports = ts->at("ports");
+    ports.expect_array();
+    for (size_t i = 0; i < ports.size(); ++i) {
+      const Json& v = ports.json()[i];
+      if (!v.is_string())
+        throw InputError(ports.index_path(i), v.dump(), "\"switch:port\" or a host name");
+      const std::string text = v.get<std::string>();
+      TimeseriesSpec::PortRef ref;
+      ref.label = text;
+      const auto colon = text.find(':');
+      ref.node = s.fabric.node_by_name(text.substr(0, colon));
+      if (ref.node < 0)
+        throw InputError(ports.index_path(i), v.dump(), "\"switch:port\" or a host name");
+      if (colon != std::string::npos) {
+        try {
+          ref.port = std::stoi(text.substr(colon + 1));
+        } catch (const std::exception&) {
+          ref.port = -1;
+        }
+      }
+      if (ref.port < 0 || ref.port >= static_cast<int>(s.fabric.ports[ref.node].size())) {
+        throw InputError(ports.index_path(i), v.dump(),
+                         "a port of " + text.substr(0, colon) + " in [0, " +
+                             std::to_string(s.fabric.ports[ref.node].size() - 1) + "]");
+      }
+      s.timeseries.ports.push_back(ref);
+    }
+    ts->finish();
+  }
+  r.finish();
+}
+
+}  // namespace
+
+void apply_set(Json& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--set", assignment, "path.to.key=value");
+  }
+  const std::string path = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  Json value;
+  try {
+    value = Json::parse(text);
+  } catch (const Json::parse_error&) {
+    value = text;  // a bare word such as 400Gbps is a string
+  }
+  Json* cur = &root;
+  size_t i = 0;
+  std::string walked;
+  while (i < path.size()) {
+    size_t j = path.find_first_of(".[", i);
+    std::string key = path.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    if (!key.empty()) {
+      if (!cur->is_object()) {
+        throw InputError("--set " + path, walked,
+                         "an object at " + (walked.empty() ? "(root)" : walked));
+      }
+      cur = &(*cur)[key];
+      walked += (walked.empty() ? "" : ".") + key;
+    }
+    if (j == std::string::npos) break;
+    if (path[j] == '[') {
+      const size_t close = path.find(']', j);
+      if (close == std::string::npos) throw InputError("--set " + path, path, "a closing ]");
+      size_t idx = 0;
+      try {
+        idx = std::stoul(path.substr(j + 1, close - j - 1));
+      } catch (const std::exception&) {
+        throw InputError("--set " + path, path.substr(j, close - j + 1), "an array index [N]");
+      }
+      // Topology links and nodes live under "topology": allow "links[3]" as a shorthand.
+      if (cur->is_null() && walked.find('.') == std::string::npos &&
+          (walked == "links" || walked == "nodes") && root.contains("topology")) {
+        root.erase(walked);
+        cur = &root["topology"][walked];
+        walked = "topology." + walked;
+      }
+      if (!cur->is_array() || idx >= cur->size()) {
+        throw InputError("--set " + path,
+                         cur->is_array() ? std::to_string(cur->size()) + " elements" : "",
+                         "an existing array element at " + walked);
+      }
+      cur = &(*cur)[idx];
+      walked += "[" + std::to_string(idx) + "]";
+      i = close + 1;
+      if (i < path.size() && path[i] == '.') ++i;
+    } else {
+      i = j + 1;
+    }
+  }
+  *cur = value;
+}
+
+Scenario load_scenario_file(const std::string& file, const LoadOptions& options) {
+  const Json root = read_json_file(file);
+  const fs::path p(file);
+  Scenario s = load_scenario_json(root, p.parent_path().string(), options, file);
+  return s;
+}
+
+Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOptions& options,
+                            const std::string& source_file) {
+  if (!root.is_object()) throw InputError("(root)", root.dump().substr(0, 60), "a JSON object");
+  std::set<std::string> seen;
+  if (!source_file.empty()) seen.insert(fs::weakly_canonical(source_file).string());
+  root = resolve_includes(root, base_dir.empty() ? "." : base_dir, seen, "");
+  for (const auto& a : options.sets) apply_set(root, a);
+  if (options.has_seed) root["seed"] = options.seed;
+
+  Scenario s;
+  s.source_file = source_file;
+  JsonReader r(root, "");
+  s.name =
+      r.string("name", source_file.empty() ? "scenario" : fs::path(source_file).stem().string());
+  if (s.name.empty() || s.name.find('/') != std::string::npos) {
+    throw InputError("name", "\"" + s.name + "\"", "a non-empty name without '/'");
+  }
+  r.string("description", "");
+  s.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  const std::string dir = base_dir.empty() ? "." : base_dir;
+
+  JsonReader topo_r = r.at("topology");
+  s.fabric = build_fabric_checked(read_topology_section(topo_r, dir), "topology");
+  s.link_up.assign(s.fabric.topo.links.size(), true);
+
+  LinkDefaults link_defaults;
+  if (auto fab = r.get("fabric")) {
+    fab->expect_object();
+    if (auto sw = fab->get("switch")) {
+      sw->expect_object();
+      read_fields(*sw, switch_fields(), s.switch_defaults);
+      read_fields(*sw, port_fields(), s.switch_defaults);
+      sw->finish();
+    }
+    if (auto nic = fab->get("nic")) {
+      nic->expect_object();
+      read_fields(*nic, nic_fields(), s.nic);
+      nic->finish();
+    }
+    if (auto link = fab->get("link")) {
+      link->expect_object();
+      read_fields(*link, link_fields(), link_defaults);
+      link->finish();
+    }
+    fab->finish();
+  }
+  if (link_defaults.loss_rate > 0) {
+    for (auto& l : s.fabric.topo.links) {
+      if (l.loss_rate == 0.0) l.loss_rate = link_defaults.loss_rate;
+    }
+  }
+  if (auto ov = r.get("overrides")) {
+    ov->expect_array();
+    for (size_t i = 0; i < ov->size(); ++i) {
+      JsonReader e = ov->element(i);
+      s.overrides.push_back(read_override(e, s.fabric));
+    }
+  }
+  if (auto lf = r.get("link_failures")) read_link_failures(*lf, s);
+
+  JsonReader w = r.at("workload");
+  s.flows = read_workload_section(w, s.fabric, s.nic, s.seed, dir);
+
+  if (auto st = r.get("stop")) {
+    st->expect_object();
+    const std::string until = st->choice("until", {"workload-done", "time"}, "workload-done");
+    s.stop_when_done = until == "workload-done";
+    if (st->has("time")) s.stop_time = st->time("time", sim::Time(1));
+    if (!s.stop_when_done && !st->has("time")) {
+      throw InputError(st->child_path("time"), "", "a time limit when \"until\" is \"time\"");
+    }
+    st->finish();
+  }
+  if (auto out = r.get("outputs")) read_outputs(*out, s);
+  r.finish();
+
+  // The effective configuration: every parameter with its value after defaults.
+  Json eff;
+  eff["name"] = s.name;
+  eff["seed"] = s.seed;
+  eff["topology"] = root["topology"];
+  eff["fabric"]["switch"] = write_fields(switch_fields(), s.switch_defaults);
+  eff["fabric"]["switch"].update(write_fields(port_fields(), s.switch_defaults));
+  eff["fabric"]["nic"] = write_fields(nic_fields(), s.nic);
+  eff["fabric"]["link"] = write_fields(link_fields(), link_defaults);
+  eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
+  eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
+  eff["workload"] = root["workload"];
+  eff["stop"]["until"] = s.stop_when_done ? "workload-done" : "time";
+  if (s.stop_time != sim::Time::max()) eff["stop"]["time"] = sim::format_time(s.stop_time);
+  if (root.contains("outputs")) eff["outputs"] = root["outputs"];
+  s.effective = std::move(eff);
+  return s;
+}
+
+models::SwitchParams switch_params_for(const Scenario& s, int node) {
+  models::SwitchParams p = s.switch_defaults;
+  for (const auto& o : s.overrides) {
+    if (o.port >= 0 || o.priority >= 0) continue;
+    if (o.node >= 0 && o.node != node) continue;
+    JsonReader r(o.set, o.path + ".set");
+    read_fields(r, switch_fields(), p);
+    read_fields(r, port_fields(), p);
+  }
+  return p;
+}
+
+}  // namespace scen

@@ -1,0 +1,213 @@
+#include "scenarios/loader/topology_section.hpp"
+
+#include <filesystem>
+#include <unordered_map>
+
+#include "sim/units.hpp"
+#include "topologies/generators.hpp"
+
+namespace scen {
+namespace {
+
+int count(JsonReader& r, std::string_view key, int def, int min, int max) {
+  return static_cast<int>(r.integer(key, def, min, max));
+}
+
+topo::Topology read_generator(JsonReader& r) {
+  const std::string g = r.choice("generator", {"leaf-spine", "fat-tree", "clos3", "rail"}, "");
+  topo::Topology t;
+  try {
+    if (g == "leaf-spine") {
+      topo::LeafSpineParams p;
+      p.leaves = count(r, "leaves", p.leaves, 1, 100000);
+      p.spines = count(r, "spines", p.spines, 1, 100000);
+      p.hosts_per_leaf = count(r, "hosts_per_leaf", p.hosts_per_leaf, 1, 100000);
+      p.uplinks_per_pair = count(r, "uplinks_per_pair", p.uplinks_per_pair, 1, 1024);
+      p.host_rate_bps = r.rate_bps("host_rate", p.host_rate_bps);
+      p.fabric_rate_bps = r.rate_bps("fabric_rate", p.fabric_rate_bps);
+      p.host_latency_ps = r.time("host_latency", sim::Time(p.host_latency_ps), sim::Time(1)).ps;
+      p.fabric_latency_ps =
+          r.time("fabric_latency", sim::Time(p.fabric_latency_ps), sim::Time(1)).ps;
+      t = topo::make_leaf_spine(p);
+    } else if (g == "fat-tree") {
+      topo::FatTreeParams p;
+      p.k = count(r, "k", p.k, 2, 128);
+      p.rate_bps = r.rate_bps("rate", p.rate_bps);
+      p.latency_ps = r.time("latency", sim::Time(p.latency_ps), sim::Time(1)).ps;
+      t = topo::make_fat_tree(p);
+    } else if (g == "clos3") {
+      topo::ClosParams p;
+      p.pods = count(r, "pods", p.pods, 1, 10000);
+      p.tors_per_pod = count(r, "tors_per_pod", p.tors_per_pod, 1, 10000);
+      p.aggs_per_pod = count(r, "aggs_per_pod", p.aggs_per_pod, 1, 10000);
+      p.cores = count(r, "cores", p.cores, 1, 100000);
+      p.hosts_per_tor = count(r, "hosts_per_tor", p.hosts_per_tor, 1, 10000);
+      p.host_rate_bps = r.rate_bps("host_rate", p.host_rate_bps);
+      p.tor_agg_rate_bps = r.rate_bps("tor_agg_rate", p.tor_agg_rate_bps);
+      p.agg_core_rate_bps = r.rate_bps("agg_core_rate", p.agg_core_rate_bps);
+      p.latency_ps = r.time("latency", sim::Time(p.latency_ps), sim::Time(1)).ps;
+      t = topo::make_clos3(p);
+    } else if (g == "rail") {
+      topo::RailParams p;
+      p.nodes = count(r, "nodes", p.nodes, 1, 100000);
+      p.rails = count(r, "rails", p.rails, 1, 64);
+      p.nodes_per_leaf = count(r, "nodes_per_leaf", p.nodes_per_leaf, 1, 100000);
+      p.spines = count(r, "spines", p.spines, 1, 100000);
+      p.uplinks_per_pair = count(r, "uplinks_per_pair", p.uplinks_per_pair, 1, 1024);
+      p.host_rate_bps = r.rate_bps("host_rate", p.host_rate_bps);
+      p.fabric_rate_bps = r.rate_bps("fabric_rate", p.fabric_rate_bps);
+      p.host_latency_ps = r.time("host_latency", sim::Time(p.host_latency_ps), sim::Time(1)).ps;
+      p.fabric_latency_ps =
+          r.time("fabric_latency", sim::Time(p.fabric_latency_ps), sim::Time(1)).ps;
+      t = topo::make_rail(p);
+    }
+  } catch (const topo::TopologyError& e) {
+    throw InputError(r.child_path(e.path), r.value_text(e.path), e.what());
+  }
+  t.name = r.string("name", g);
+  r.finish();
+  return t;
+}
+
+topo::Topology read_inline(JsonReader& r) {
+  topo::Topology t;
+  t.name = r.string("name", "topology");
+  int64_t default_rate = 0;
+  sim::Time default_latency;
+  double default_loss = 0.0;
+  if (auto d = r.get("defaults")) {
+    d->expect_object();
+    default_rate = d->rate_bps("rate", 0);
+    default_latency = d->time("latency", sim::Time(0), sim::Time(1));
+    default_loss = d->number("loss_rate", 0.0, 0.0, 0.999999);
+    d->finish();
+  }
+  JsonReader nodes = r.at("nodes");
+  nodes.expect_array();
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    JsonReader n = nodes.element(i);
+    n.expect_object();
+    topo::Node node;
+    node.name = n.string("name");
+    const std::string kind = n.choice("kind", {"host", "switch"}, "");
+    if (kind.empty()) throw InputError(n.child_path("kind"), "", "\"host\" or \"switch\"");
+    node.kind = kind == "host" ? topo::NodeKind::Host : topo::NodeKind::Switch;
+    node.radix = static_cast<int>(n.integer("radix", 0, 0, 65535));
+    node.tier =
+        static_cast<int>(n.integer("tier", node.kind == topo::NodeKind::Host ? 0 : 1, 0, 16));
+    node.group = static_cast<int>(n.integer("group", -1, -1, 1 << 30));
+    n.finish();
+    if (!index.emplace(node.name, static_cast<int>(i)).second) {
+      throw InputError(n.child_path("name"), "\"" + node.name + "\"",
+                       "a name not used by another node (duplicate id)");
+    }
+    t.nodes.push_back(std::move(node));
+  }
+  JsonReader links = r.at("links");
+  links.expect_array();
+  auto node_ref = [&](JsonReader& l, std::string_view key) {
+    const std::string name = l.string(key);
+    auto it = index.find(name);
+    if (it == index.end()) {
+      throw InputError(l.child_path(key), "\"" + name + "\"", "the name of a node in \"nodes\"");
+    }
+    return it->second;
+  };
+  for (size_t i = 0; i < links.size(); ++i) {
+    JsonReader l = links.element(i);
+    l.expect_object();
+    topo::Link link;
+    link.a = node_ref(l, "a");
+    link.b = node_ref(l, "b");
+    link.rate_bps = l.has("rate") || default_rate == 0 ? l.rate_bps("rate") : default_rate;
+    if (l.has("latency") && l.has("cable")) {
+      throw InputError(l.child_path("cable"), l.value_text("cable"),
+                       "either \"latency\" or \"cable\", not both");
+    }
+    if (l.has("cable")) {
+      const std::string text = l.string("cable");
+      int64_t mm = 0;
+      try {
+        mm = sim::parse_length_mm(text);
+      } catch (const sim::UnitError& e) {
+        throw InputError(l.child_path("cable"), "\"" + text + "\"", e.what());
+      }
+      if (mm <= 0) throw InputError(l.child_path("cable"), "\"" + text + "\"", "a positive length");
+      link.latency_ps = mm * kFibrePsPerMm;
+    } else if (l.has("latency") || default_latency.ps == 0) {
+      link.latency_ps = l.time("latency", sim::Time(1)).ps;
+    } else {
+      link.latency_ps = default_latency.ps;
+    }
+    link.loss_rate = l.number("loss_rate", default_loss, 0.0, 0.999999);
+    link.a_port = static_cast<int>(l.integer("a_port", -1, 0, 65535));
+    link.b_port = static_cast<int>(l.integer("b_port", -1, 0, 65535));
+    l.finish();
+    t.links.push_back(link);
+  }
+  r.finish();
+  return t;
+}
+
+}  // namespace
+
+topo::Topology read_topology_section(JsonReader& r, const std::string& base_dir) {
+  r.expect_object();
+  if (r.has("file")) {
+    const std::string file = r.string("file");
+    r.finish();
+    const std::filesystem::path p = std::filesystem::path(file).is_absolute()
+                                        ? std::filesystem::path(file)
+                                        : std::filesystem::path(base_dir) / file;
+    const Json j = read_json_file(p.string());
+    JsonReader fr(j, "");
+    fr.expect_object();
+    try {
+      return read_inline(fr);
+    } catch (const InputError& e) {
+      throw InputError(p.string() + ": " + e.path, e.value, e.expected);
+    }
+  }
+  if (r.has("generator")) return read_generator(r);
+  if (r.has("nodes") || r.has("links")) return read_inline(r);
+  throw InputError(r.path(), r.json().dump(),
+                   "{\"file\": ...}, {\"generator\": ...} or {\"nodes\": [...], \"links\": [...]}");
+}
+
+topo::Fabric build_fabric_checked(topo::Topology t, const std::string& path_prefix) {
+  try {
+    return topo::build_fabric(std::move(t));
+  } catch (const topo::TopologyError& e) {
+    throw InputError(path_prefix.empty() ? e.path : path_prefix + "." + e.path, "", e.what());
+  }
+}
+
+Json topology_to_json(const topo::Topology& t) {
+  Json j;
+  j["name"] = t.name;
+  Json nodes = Json::array();
+  for (const auto& n : t.nodes) {
+    Json o{{"name", n.name}, {"kind", n.kind == topo::NodeKind::Host ? "host" : "switch"}};
+    if (n.radix > 0) o["radix"] = n.radix;
+    o["tier"] = n.tier;
+    if (n.group >= 0) o["group"] = n.group;
+    nodes.push_back(std::move(o));
+  }
+  Json links = Json::array();
+  for (const auto& l : t.links) {
+    Json o{{"a", t.nodes[l.a].name},
+           {"b", t.nodes[l.b].name},
+           {"rate", sim::format_rate(l.rate_bps)},
+           {"latency", sim::format_time(sim::Time(l.latency_ps))}};
+    if (l.loss_rate > 0) o["loss_rate"] = l.loss_rate;
+    if (l.a_port >= 0) o["a_port"] = l.a_port;
+    if (l.b_port >= 0) o["b_port"] = l.b_port;
+    links.push_back(std::move(o));
+  }
+  j["nodes"] = std::move(nodes);
+  j["links"] = std::move(links);
+  return j;
+}
+
+}  // namespace scen

@@ -1,0 +1,22 @@
+// The "workload" section: explicit flows and generated ones (incast, permutation, all-to-all,
+// Poisson arrivals from a flow-size CDF), with start-time jitter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/nic_params.hpp"
+#include "models/workloads/flow_spec.hpp"
+#include "scenarios/loader/json_reader.hpp"
+#include "topologies/topology.hpp"
+
+namespace scen {
+
+std::vector<models::FlowSpec> read_workload_section(JsonReader& r, const topo::Fabric& f,
+                                                    const models::NicParams& nic, uint64_t seed,
+                                                    const std::string& base_dir);
+
+// Where the shipped data files (flow-size CDFs) live.
+std::string data_dir();
+
+}  // namespace scen

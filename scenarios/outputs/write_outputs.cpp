@@ -1,0 +1,108 @@
+#include "scenarios/outputs/write_outputs.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "scenarios/outputs/percentiles.hpp"
+#include "sim/units.hpp"
+
+namespace scen {
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+    if (!o) throw std::runtime_error("cannot write " + tmp);
+    o << content;
+    o.flush();
+    if (!o) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+std::string summary_json(const Scenario& s, const RunOutcome& out) {
+  Json j;
+  j["scenario"] = s.name;
+  j["config"] = s.effective;
+  Json topo_summary;
+  topo_summary["hosts"] = s.fabric.host_node.size();
+  topo_summary["switches"] = s.fabric.topo.nodes.size() - s.fabric.host_node.size();
+  topo_summary["links"] = s.fabric.topo.links.size();
+  j["topology"] = topo_summary;
+  j["results"] = out.results;
+  j["counters"] = out.counters;
+  return j.dump(2) + "\n";
+}
+
+std::string flows_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "flow_id,tag,src,dst,bytes,priority,qps,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
+       "retransmitted_packets,timeouts,completed\n";
+  for (const auto& r : out.flows) {
+    o << r.id << ',' << r.tag << ',' << r.src << ',' << r.dst << ',' << r.bytes << ',' << r.priority
+      << ',' << r.qps << ',' << format_ns(r.start) << ',';
+    if (r.completed) {
+      o << format_ns(r.finish) << ',' << format_ns(r.fct) << ',';
+    } else {
+      o << ",,";
+    }
+    o << format_ns(r.ideal_fct) << ',';
+    if (r.completed && r.ideal_fct.ps > 0) o << format_milli(r.fct.ps * 1000 / r.ideal_fct.ps);
+    o << ',' << r.retransmitted_packets << ',' << r.timeouts << ',' << (r.completed ? 1 : 0)
+      << '\n';
+  }
+  return o.str();
+}
+
+std::string links_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
+       "busy_ns,max_queue_bytes,tail_drops,lost_packets,gate_held_ns\n";
+  const int64_t span = out.end_time.ps;
+  for (const auto& r : out.links) {
+    // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
+    const int64_t util_milli =
+        span > 0 ? static_cast<int64_t>(static_cast<__int128>(r.busy.ps) * 1000 / span) : 0;
+    o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ',' << r.from_port
+      << ',' << r.to << ',' << r.to_port << ',' << format_milli(r.rate_bps / 1'000'000) << ','
+      << (r.up ? 1 : 0) << ',' << r.packets << ',' << r.wire_bytes << ','
+      << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
+      << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.gate_held) << '\n';
+  }
+  return o.str();
+}
+
+std::string timeseries_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "time_ns,port,queue_bytes,tx_bytes\n";
+  for (const auto& smp : out.samples) {
+    o << format_ns(smp.time) << ',' << out.sampled_ports[smp.port] << ',' << smp.queue_bytes << ','
+      << smp.tx_bytes << '\n';
+  }
+  return o.str();
+}
+
+void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir + "/summary.json", summary_json(s, out));
+  write_file_atomic(dir + "/flows.csv", flows_csv(out));
+  write_file_atomic(dir + "/links.csv", links_csv(out));
+  if (!out.samples.empty()) write_file_atomic(dir + "/timeseries.csv", timeseries_csv(out));
+  Json stats;
+  stats["wall_seconds"] = out.wall_seconds;
+  stats["events"] = out.events;
+  stats["events_per_second"] = out.wall_seconds > 0 ? out.events / out.wall_seconds : 0.0;
+  stats["packet_hops"] = out.packet_hops;
+  stats["packet_hops_per_second"] = out.wall_seconds > 0 ? out.packet_hops / out.wall_seconds : 0.0;
+  stats["simulated_ns"] = format_ns(out.end_time);
+  stats["wall_seconds_per_simulated_ms"] =
+      out.end_time.ps > 0 ? out.wall_seconds / (out.end_time.seconds() * 1e3) : 0.0;
+  stats["peak_rss_mb"] = static_cast<double>(out.peak_rss_kb) / 1024.0;
+  write_file_atomic(dir + "/run_stats.json", stats.dump(2) + "\n");
+}
+
+}  // namespace scen

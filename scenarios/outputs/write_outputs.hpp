@@ -1,0 +1,24 @@
+// Output files of a run, each written to a temporary name and renamed, so a reader never
+// sees a half-written file. Everything except run_stats.json is deterministic.
+#pragma once
+
+#include <string>
+
+#include "scenarios/run/run_scenario.hpp"
+
+namespace scen {
+
+// Writes summary.json, run_stats.json, flows.csv, links.csv and (when sampled)
+// timeseries.csv into `dir` (created if needed).
+void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& dir);
+
+// The individual renderings (tests compare them directly).
+std::string summary_json(const Scenario& s, const RunOutcome& out);
+std::string flows_csv(const RunOutcome& out);
+std::string links_csv(const RunOutcome& out);
+std::string timeseries_csv(const RunOutcome& out);
+
+// Writes `content` to `path` atomically (temporary file in the same folder, then rename).
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace scen

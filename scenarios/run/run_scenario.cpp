@@ -1,0 +1,275 @@
+#include "scenarios/run/run_scenario.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "models/ideal_fct.hpp"
+#include "scenarios/builder/build_network.hpp"
+#include "scenarios/outputs/percentiles.hpp"
+
+namespace scen {
+namespace {
+
+// Stops the run once every flow has completed (stop condition "workload-done").
+class DoneWatcher final : public models::CompletionListener {
+ public:
+  DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::PortSampler* sampler)
+      : sim_(sim), transport_(t), sampler_(sampler) {}
+  void on_flow_complete(uint32_t) override {
+    if (transport_.flows_done() == transport_.flow_count()) {
+      if (sampler_ != nullptr) sampler_->stop();
+      if (stop_) sim_.stop();
+    }
+  }
+  bool stop_ = true;
+
+ private:
+  sim::Simulator& sim_;
+  const models::Transport& transport_;
+  models::PortSampler* sampler_;
+};
+
+class ProgressLine final : public sim::ProgressHook {
+ public:
+  ProgressLine(const sim::Simulator& sim, sim::Time limit) : sim_(sim), limit_(limit) {
+    start_ = std::chrono::steady_clock::now();
+  }
+  void on_progress() override {
+    const double wall = seconds();
+    if (wall < 2.0) return;
+    const double sim_us = sim_.now().us();
+    std::string pct = "";
+    std::string eta = "";
+    if (limit_ != sim::Time::max() && limit_.ps > 0) {
+      const double frac = sim_.now().seconds() / limit_.seconds();
+      char b[64];
+      std::snprintf(b, sizeof b, " %5.1f%%", 100.0 * frac);
+      pct = b;
+      if (frac > 0) {
+        std::snprintf(b, sizeof b, " ETA %.0fs", wall * (1 - frac) / frac);
+        eta = b;
+      }
+    }
+    std::fprintf(stderr, "\r  simulated %.3f us%s  %.2f M events/s%s   ", sim_us, pct.c_str(),
+                 static_cast<double>(sim_.events_executed()) / wall / 1e6, eta.c_str());
+    shown_ = true;
+  }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  ~ProgressLine() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  const sim::Simulator& sim_;
+  sim::Time limit_;
+  std::chrono::steady_clock::time_point start_;
+  bool shown_ = false;
+};
+
+int64_t peak_rss_kb() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+}  // namespace
+
+RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  sim::Simulator sim(s.seed);
+  auto net = build_network(s, sim);
+  const topo::Fabric& f = s.fabric;
+
+  std::unique_ptr<models::PortSampler> sampler;
+  RunOutcome out;
+  if (s.has_timeseries) {
+    std::vector<const models::EgressPort*> ports;
+    for (const auto& ref : s.timeseries.ports) {
+      if (f.host_index[ref.node] >= 0) {
+        ports.push_back(&net->nics[f.host_index[ref.node]]->port());
+      } else {
+        ports.push_back(&net->switches[net->node_switch[ref.node]]->port(ref.port));
+      }
+      out.sampled_ports.push_back(ref.label);
+    }
+    sampler = std::make_unique<models::PortSampler>(net->ctx, ports, s.timeseries.interval);
+    sampler->start();
+  }
+  DoneWatcher watcher(sim, *net->transport, sampler.get());
+  watcher.stop_ = s.stop_when_done;
+  net->transport->add_listener(&watcher);
+  net->transport->schedule_starts();
+
+  std::unique_ptr<ProgressLine> progress;
+  if (options.progress) {
+    progress = std::make_unique<ProgressLine>(sim, s.stop_time);
+    sim.set_progress(progress.get(), 1 << 20);
+  }
+  out.reason = sim.run(s.stop_time);
+  progress.reset();
+  out.end_time = sim.now();
+  out.events = sim.events_executed();
+  out.packet_hops = net->ctx.packet_hops;
+
+  // Per-flow results.
+  const auto& tr = *net->transport;
+  uint64_t retransmitted = 0, timeouts = 0, nacks = 0, duplicates = 0;
+  for (uint32_t i = 0; i < tr.flow_count(); ++i) {
+    const models::FlowState& fl = tr.flow(i);
+    FlowResult r;
+    r.id = i;
+    r.tag = fl.spec.tag;
+    r.src = f.topo.nodes[f.host_node[fl.spec.src_host]].name;
+    r.dst = f.topo.nodes[f.host_node[fl.spec.dst_host]].name;
+    r.bytes = fl.spec.bytes;
+    r.priority = fl.spec.priority;
+    r.qps = static_cast<int>(fl.qp_count);
+    r.start = fl.spec.start;
+    r.completed = fl.done;
+    if (fl.done) {
+      r.finish = fl.finish;
+      r.fct = fl.finish - fl.spec.start;
+    }
+    uint64_t delivered = 0;
+    for (uint32_t k = 0; k < fl.qp_count; ++k) {
+      const models::QueuePair& qp = tr.qp(fl.first_qp + k);
+      r.retransmitted_packets += qp.retransmitted_packets;
+      r.timeouts += qp.timeouts;
+      nacks += qp.nacks_received;
+      duplicates += qp.duplicate_packets;
+      delivered += qp.delivered_bytes;
+    }
+    // Conservation of bytes: a completed message was delivered exactly once, in order.
+    if (fl.done && delivered != static_cast<uint64_t>(fl.spec.bytes)) {
+      throw std::logic_error("flow " + std::to_string(i) + " completed with " +
+                             std::to_string(delivered) + " of " + std::to_string(fl.spec.bytes) +
+                             " bytes delivered");
+    }
+    retransmitted += r.retransmitted_packets;
+    timeouts += r.timeouts;
+    const models::QueuePair& q0 = tr.qp(fl.first_qp);
+    const auto data = trace_path(s, *net, q0.src_host, q0.dst_host, q0.udp_sport, q0.route_id);
+    const auto ack = trace_path(s, *net, q0.dst_host, q0.src_host, q0.udp_sport, 0);
+    if (!data.empty() && !ack.empty()) r.ideal_fct = models::ideal_fct(data, ack, r.bytes, s.nic);
+    out.flows.push_back(std::move(r));
+  }
+
+  // Per-link results; drops counted at the sending port.
+  uint64_t tail_drops = 0, ttl_drops = 0, no_route = 0, lost = 0;
+  for (const auto& sw : net->switches) {
+    tail_drops += sw->stats().tail_drops;
+    ttl_drops += sw->stats().ttl_drops;
+    no_route += sw->stats().no_route_drops;
+  }
+  for (size_t i = 0; i < net->links.size(); ++i) {
+    const topo::Link& l = f.topo.links[i / 2];
+    const int dir = static_cast<int>(i % 2);
+    models::EgressPort& port = *net->link_sender[i];
+    port.finish_accounting();
+    LinkResult r;
+    r.link = static_cast<int>(i / 2);
+    r.direction = dir;
+    r.from = f.topo.nodes[dir == 0 ? l.a : l.b].name;
+    r.to = f.topo.nodes[dir == 0 ? l.b : l.a].name;
+    r.from_port = dir == 0 ? l.a_port : l.b_port;
+    r.to_port = dir == 0 ? l.b_port : l.a_port;
+    r.rate_bps = l.rate_bps;
+    r.wire_bytes = net->links[i]->stats().wire_bytes;
+    r.packets = net->links[i]->stats().packets;
+    r.lost_packets = net->links[i]->stats().lost_packets;
+    lost += r.lost_packets;
+    r.tail_drops = port.stats().tail_drops;
+    for (auto q : port.stats().max_queue_bytes) r.max_queue_bytes = std::max(r.max_queue_bytes, q);
+    r.busy = port.stats().busy_time;
+    r.gate_held = port.stats().gate_held_time;
+    r.up = net->links[i]->up();
+    out.links.push_back(std::move(r));
+  }
+
+  // Conservation of packets: every packet ever created was consumed by a NIC, dropped, or is
+  // still in the network.
+  uint64_t consumed = 0, data_sent = 0, acks = 0;
+  for (const auto& nic : net->nics) {
+    consumed += nic->stats().data_packets_received + nic->stats().acks_received;
+    data_sent += nic->stats().data_packets_sent;
+    acks += nic->stats().acks_sent + nic->stats().nacks_sent;
+  }
+  const uint64_t created = net->pool.allocated_total();
+  const uint64_t dropped = tail_drops + ttl_drops + no_route + lost;
+  const uint64_t in_flight = net->pool.live();
+  if (created != consumed + dropped + in_flight) {
+    throw std::logic_error("packet conservation broken: created " + std::to_string(created) +
+                           " != consumed " + std::to_string(consumed) + " + dropped " +
+                           std::to_string(dropped) + " + in flight " + std::to_string(in_flight));
+  }
+
+  if (sampler) out.samples = sampler->samples();
+
+  // Headline results.
+  std::vector<int64_t> fcts, slowdowns_milli;
+  int64_t payload = 0;
+  sim::Time first_start = sim::Time::max(), last_finish;
+  size_t completed = 0;
+  for (const auto& r : out.flows) {
+    if (!r.completed) continue;
+    ++completed;
+    fcts.push_back(r.fct.ps);
+    if (r.ideal_fct.ps > 0) slowdowns_milli.push_back(r.fct.ps * 1000 / r.ideal_fct.ps);
+    payload += r.bytes;
+    first_start = std::min(first_start, r.start);
+    last_finish = std::max(last_finish, r.finish);
+  }
+  Json res;
+  res["stop_reason"] = sim::to_string(out.reason);
+  res["end_time_ns"] = format_ns(out.end_time);
+  res["flows"] = out.flows.size();
+  res["flows_completed"] = completed;
+  res["fct_p50_ns"] = format_ns(sim::Time(nearest_rank(fcts, 50)));
+  res["fct_p99_ns"] = format_ns(sim::Time(nearest_rank(fcts, 99)));
+  res["fct_max_ns"] = format_ns(sim::Time(nearest_rank(fcts, 100)));
+  res["slowdown_p50"] = format_milli(nearest_rank(slowdowns_milli, 50));
+  res["slowdown_p99"] = format_milli(nearest_rank(slowdowns_milli, 99));
+  res["payload_bytes_delivered"] = payload;
+  if (completed > 0 && last_finish > first_start) {
+    // Aggregate goodput: payload of completed flows over the span from first start to last
+    // finish, in Gb/s with three decimals (integer arithmetic).
+    const __int128 milli_gbps =
+        static_cast<__int128>(payload) * 8 * 1000 * 1000 / (last_finish - first_start).ps;
+    res["goodput_gbps"] = format_milli(static_cast<int64_t>(milli_gbps));
+  }
+  res["data_packets_sent"] = data_sent;
+  res["retransmitted_packets"] = retransmitted;
+  res["timeouts"] = timeouts;
+  res["nacks"] = nacks;
+  res["duplicate_packets"] = duplicates;
+  res["drops"] = {
+      {"tail", tail_drops}, {"ttl", ttl_drops}, {"no_route", no_route}, {"link_loss", lost}};
+  res["packets_in_flight_at_end"] = in_flight;
+  out.results = std::move(res);
+
+  Json counters;
+  counters["packets_created"] = created;
+  counters["packets_consumed"] = consumed;
+  counters["control_packets_sent"] = acks;
+  counters["packet_hops"] = out.packet_hops;
+  counters["events"] = out.events;
+  for (const auto& [name, value] : sim.counters()) counters[name] = value;
+  int64_t peak_buffer = 0;
+  for (const auto& sw : net->switches)
+    peak_buffer = std::max(peak_buffer, sw->buffer().peak_used());
+  counters["switch_buffer_peak_bytes"] = peak_buffer;
+  out.counters = std::move(counters);
+
+  out.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  out.peak_rss_kb = peak_rss_kb();
+  return out;
+}
+
+}  // namespace scen

@@ -1,0 +1,58 @@
+// Runs a loaded scenario: builds the network, injects the workload, simulates to the stop
+// condition, checks conservation, and gathers results for the output files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/port_sampler.hpp"
+#include "scenarios/loader/scenario.hpp"
+
+namespace scen {
+
+struct FlowResult {
+  uint32_t id = 0;
+  std::string tag;
+  std::string src, dst;
+  int64_t bytes = 0;
+  int priority = 0;
+  int qps = 1;
+  sim::Time start, finish, fct, ideal_fct;
+  bool completed = false;
+  uint64_t retransmitted_packets = 0;
+  uint64_t timeouts = 0;
+};
+
+struct LinkResult {
+  std::string from, to;
+  int link = 0, direction = 0, from_port = 0, to_port = 0;
+  int64_t rate_bps = 0;
+  uint64_t wire_bytes = 0, packets = 0, lost_packets = 0, tail_drops = 0, max_queue_bytes = 0;
+  sim::Time busy, gate_held;
+  bool up = true;
+};
+
+struct RunOutcome {
+  sim::StopReason reason = sim::StopReason::Idle;
+  sim::Time end_time;
+  double wall_seconds = 0;
+  uint64_t events = 0;
+  uint64_t packet_hops = 0;
+  int64_t peak_rss_kb = 0;
+  std::vector<FlowResult> flows;
+  std::vector<LinkResult> links;
+  std::vector<std::string> sampled_ports;
+  std::vector<models::PortSample> samples;
+  Json results;   // headline results (deterministic)
+  Json counters;  // all counters (deterministic)
+};
+
+struct RunOptions {
+  bool progress = false;  // a progress line on stderr (terminal only; the CLI decides)
+};
+
+// Throws std::logic_error when an invariant (conservation of packets or bytes) is broken.
+RunOutcome run_scenario(const Scenario& s, const RunOptions& options = {});
+
+}  // namespace scen

@@ -1,0 +1,38 @@
+#include "sim/simulator.hpp"
+
+namespace sim {
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::Idle:
+      return "idle";
+    case StopReason::TimeLimit:
+      return "time-limit";
+    case StopReason::Requested:
+      return "workload-done";
+  }
+  return "?";
+}
+
+StopReason Simulator::run(Time limit) {
+  stop_requested_ = false;
+  uint64_t countdown = progress_every_;
+  while (!scheduler_.empty()) {
+    if (scheduler_.top().time > limit) {
+      now_ = limit;
+      return StopReason::TimeLimit;
+    }
+    const Event e = scheduler_.pop();
+    now_ = e.time;
+    ++events_executed_;
+    e.target->on_event(e.kind, e.arg);
+    if (stop_requested_) return StopReason::Requested;
+    if (progress_ != nullptr && --countdown == 0) {
+      countdown = progress_every_;
+      progress_->on_progress();
+    }
+  }
+  return StopReason::Idle;
+}
+
+}  // namespace sim

@@ -1,0 +1,102 @@
+// rdmasim check: validate a scenario and print what a network engineer checks before running
+// it — the fabric's size, bisection and path diversity, and the routes of the workload.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include "scenarios/builder/build_network.hpp"
+#include "scenarios/loader/scenario.hpp"
+#include "tools/cli/commands.hpp"
+#include "topologies/analysis.hpp"
+
+namespace po = boost::program_options;
+
+namespace cli {
+
+int cmd_check(int argc, char** argv) {
+  po::options_description opts("rdmasim check SCENARIO [options]");
+  std::vector<std::string> sets;
+  opts.add_options()("help,h", "this help")("set", po::value(&sets)->composing(),
+                                            "override a value (as for run)")(
+      "strict", "exit with code 3 when the check finds problems");
+  po::options_description hidden;
+  std::string scenario;
+  hidden.add_options()("scenario", po::value(&scenario));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") || scenario.empty()) {
+    std::cout << opts << "\n";
+    return vm.count("help") ? kOk : kBadInput;
+  }
+  scen::LoadOptions lo;
+  lo.sets = sets;
+  const scen::Scenario s = scen::load_scenario_file(scenario, lo);
+  sim::Simulator sim(s.seed);
+  const auto net = scen::build_network(s, sim);  // the same checks a run makes
+  const topo::TopologySummary t = topo::summarize(s.fabric, net->routes);
+  std::printf("scenario %s: valid\n", s.name.c_str());
+  std::printf("topology  %d hosts, %d switches, %d links, capacity %s\n", t.hosts, t.switches,
+              t.links, (topo::format_rate(t.total_capacity_bps) + "b/s").c_str());
+  std::printf(
+      "          bisection %sb/s (ratio %.3f of half the host injection), diameter %d hops\n",
+      topo::format_rate(t.bisection_bps).c_str(), t.bisection_ratio, t.max_hops);
+  std::printf(
+      "          equal-cost paths between hosts on different switches: min %d, mean %.2f, max %d "
+      "(%d pairs sampled)\n",
+      t.min_paths, t.mean_paths, t.max_paths, t.path_pairs_sampled);
+
+  std::vector<std::string> problems;
+  size_t down = 0;
+  for (bool up : s.link_up) down += up ? 0 : 1;
+  if (down > 0)
+    problems.push_back(std::to_string(down) + " link(s) down; routes recomputed around them");
+  if (t.unreachable_pairs > 0) {
+    problems.push_back(std::to_string(t.unreachable_pairs) + " sampled host pair(s) have no path");
+  }
+  // Routes of the workload: hop counts, and explicit routes longer than the shortest path
+  // (a detour or a valley route, the stuff of routing loops and buffer dependency cycles).
+  std::set<std::pair<int, int>> pairs;
+  size_t explicit_routes = 0, detours = 0;
+  int max_hops = 0;
+  const size_t hosts = s.fabric.host_node.size();
+  for (const auto& f : s.flows) {
+    pairs.insert({f.src_host, f.dst_host});
+    const int shortest =
+        net->routes
+            .distance[static_cast<size_t>(s.fabric.host_node[f.src_host]) * hosts + f.dst_host];
+    max_hops = std::max(max_hops, shortest);
+    if (!f.route.empty()) {
+      ++explicit_routes;
+      if (static_cast<int>(f.route.size()) + 1 > shortest) ++detours;
+    }
+  }
+  std::printf(
+      "workload  %zu flows between %zu host pairs, longest shortest route %d hops, %zu explicit "
+      "routes\n",
+      s.flows.size(), pairs.size(), max_hops, explicit_routes);
+  if (detours > 0) {
+    problems.push_back(std::to_string(detours) +
+                       " explicit route(s) longer than the shortest path");
+  }
+  for (const auto& l : s.fabric.topo.links) {
+    if (l.loss_rate > 0) {
+      problems.push_back("random loss configured on links (loss experiment)");
+      break;
+    }
+  }
+  if (problems.empty()) {
+    std::printf("no problems found\n");
+    return kOk;
+  }
+  std::printf("warnings:\n");
+  for (const auto& p : problems) std::printf("  - %s\n", p.c_str());
+  return vm.count("strict") ? kCheckFailed : kOk;
+}
+
+}  // namespace cli

@@ -1,0 +1,100 @@
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
+#include "scenarios/run/run_scenario.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace cli {
+namespace {
+
+std::string str(const scen::Json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const std::string& dir) {
+  const auto& r = out.results;
+  std::printf("scenario %s  seed %llu  (%zu hosts, %zu switches, %zu links)\n", s.name.c_str(),
+              static_cast<unsigned long long>(s.seed), s.fabric.host_node.size(),
+              s.fabric.topo.nodes.size() - s.fabric.host_node.size(), s.fabric.topo.links.size());
+  std::printf("  %-26s %s (%s)\n", "simulated until", (str(r["end_time_ns"]) + " ns").c_str(),
+              str(r["stop_reason"]).c_str());
+  std::printf("  %-26s %s of %s\n", "flows completed", str(r["flows_completed"]).c_str(),
+              str(r["flows"]).c_str());
+  std::printf("  %-26s %s / %s / %s ns\n", "FCT p50 / p99 / max", str(r["fct_p50_ns"]).c_str(),
+              str(r["fct_p99_ns"]).c_str(), str(r["fct_max_ns"]).c_str());
+  std::printf("  %-26s %s / %s\n", "slowdown p50 / p99", str(r["slowdown_p50"]).c_str(),
+              str(r["slowdown_p99"]).c_str());
+  if (r.contains("goodput_gbps")) {
+    std::printf("  %-26s %s Gb/s\n", "aggregate goodput", str(r["goodput_gbps"]).c_str());
+  }
+  const auto& d = r["drops"];
+  std::printf("  %-26s tail %s, ttl %s, no-route %s, link loss %s\n", "drops",
+              str(d["tail"]).c_str(), str(d["ttl"]).c_str(), str(d["no_route"]).c_str(),
+              str(d["link_loss"]).c_str());
+  std::printf("  %-26s %s (timeouts %s, NACKs %s)\n", "retransmitted packets",
+              str(r["retransmitted_packets"]).c_str(), str(r["timeouts"]).c_str(),
+              str(r["nacks"]).c_str());
+  std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
+              out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
+              out.wall_seconds > 0 ? out.packet_hops / out.wall_seconds / 1e6 : 0.0);
+  std::printf("  outputs in %s/\n", dir.c_str());
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  po::options_description opts("rdmasim run SCENARIO [options]");
+  std::string out_dir;
+  std::vector<std::string> sets;
+  uint64_t seed = 0;
+  opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
+                                            "output folder (default ./out/<scenario name>)")(
+      "set", po::value(&sets)->composing(),
+      "override a value: --set fabric.switch.latency=300ns (repeatable; array elements as "
+      "links[3].rate)")("seed", po::value(&seed), "random seed (overrides the scenario's)")(
+      "quiet,q", "no progress line")("list-params", "print every model parameter and exit");
+  po::options_description hidden;
+  std::string scenario;
+  hidden.add_options()("scenario", po::value(&scenario));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kOk;
+  }
+  if (vm.count("list-params")) {
+    std::cout << scen::list_parameters();
+    return kOk;
+  }
+  if (scenario.empty()) {
+    std::cerr << "rdmasim run: missing SCENARIO\n" << opts << "\n";
+    return kBadInput;
+  }
+  scen::LoadOptions lo;
+  lo.sets = sets;
+  lo.has_seed = vm.count("seed") > 0;
+  lo.seed = seed;
+  const scen::Scenario s = scen::load_scenario_file(scenario, lo);
+  if (out_dir.empty()) out_dir = "out/" + s.name;
+  scen::RunOptions ro;
+  ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
+  const scen::RunOutcome out = scen::run_scenario(s, ro);
+  scen::write_outputs(s, out, out_dir);
+  if (!vm.count("quiet")) print_headline(s, out, out_dir);
+  return kOk;
+}
+
+}  // namespace cli

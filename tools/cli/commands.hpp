@@ -1,0 +1,15 @@
+// Subcommands of the rdmasim CLI. Each returns the process exit code:
+// 0 ok (a deadlock found by a run is a result, not an error), 1 internal error, 2 bad input,
+// 3 a check found problems under --strict, 4 a batch finished with some failed points.
+#pragma once
+
+namespace cli {
+
+enum ExitCode : int { kOk = 0, kInternal = 1, kBadInput = 2, kCheckFailed = 3, kBatchFailed = 4 };
+
+int cmd_run(int argc, char** argv);
+int cmd_check(int argc, char** argv);
+int cmd_topo(int argc, char** argv);
+int cmd_import(int argc, char** argv);
+
+}  // namespace cli

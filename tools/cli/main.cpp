@@ -1,0 +1,69 @@
+// rdmasim: the command line. Errors in the input become exit code 2 with the JSON path, the
+// value and what was expected; a broken model invariant is an internal error (exit 1).
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "scenarios/loader/input_error.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace {
+
+const char* kUsage =
+    "rdmasim — packet-level simulator of InfiniBand and RoCEv2 GPU cluster fabrics\n"
+    "\n"
+    "usage: rdmasim <command> [options]    (rdmasim <command> --help for each)\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO        simulate a scenario file, write results to --out DIR\n"
+    "  check SCENARIO      validate a scenario, print topology and route summary\n"
+    "  topo gen KIND ...   generate a topology file (leaf-spine, fat-tree, clos3, rail)\n"
+    "  topo show FILE      counts, bisection, path diversity (--dot for Graphviz)\n"
+    "  import hpcc|htsim   convert a peer simulator's input files to a scenario\n"
+    "\n"
+    "  --version           print the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found problems (--strict),\n"
+    "            4 batch finished with failed points\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return cli::kBadInput;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return cli::kOk;
+  }
+  if (cmd == "--version") {
+    std::printf("rdmasim %s\n", RDMASIM_VERSION);
+    return cli::kOk;
+  }
+  try {
+    if (cmd == "run") return cli::cmd_run(argc - 1, argv + 1);
+    if (cmd == "check") return cli::cmd_check(argc - 1, argv + 1);
+    if (cmd == "topo") return cli::cmd_topo(argc - 1, argv + 1);
+    if (cmd == "import") return cli::cmd_import(argc - 1, argv + 1);
+    std::fprintf(stderr, "rdmasim: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+    return cli::kBadInput;
+  } catch (const scen::InputError& e) {
+    std::fprintf(stderr, "rdmasim: error: %s\n", e.what());
+    return cli::kBadInput;
+  } catch (const boost::program_options::error& e) {
+    std::fprintf(stderr, "rdmasim %s: %s (see rdmasim %s --help)\n", cmd.c_str(), e.what(),
+                 cmd.c_str());
+    return cli::kBadInput;
+  } catch (const std::logic_error& e) {
+    std::fprintf(stderr, "rdmasim: internal error: %s\n", e.what());
+    return cli::kInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rdmasim: internal error: %s\n", e.what());
+    return cli::kInternal;
+  }
+}

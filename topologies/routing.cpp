@@ -1,0 +1,153 @@
+// Shortest-path ECMP routing tables, one breadth-first search per destination host.
+#include "topologies/routing.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace topo {
+namespace {
+
+// One usable port: where it leads. Built once so the per-destination loops touch flat arrays.
+struct Adjacency {
+  std::vector<uint32_t> begin;  // [node] -> first entry in port/peer, size nodes + 1
+  std::vector<uint16_t> port;
+  std::vector<int32_t> peer;
+};
+
+Adjacency up_adjacency(const Fabric& f, const std::vector<bool>& link_up) {
+  Adjacency adj;
+  const int num_nodes = static_cast<int>(f.ports.size());
+  adj.begin.reserve(num_nodes + 1);
+  for (int n = 0; n < num_nodes; ++n) {
+    adj.begin.push_back(static_cast<uint32_t>(adj.port.size()));
+    for (int p = 0; p < static_cast<int>(f.ports[n].size()); ++p) {
+      const PortRef& ref = f.ports[n][p];
+      if (ref.link < 0) continue;  // unused index between explicit ports
+      if (!link_up.empty() && !link_up[ref.link]) continue;
+      adj.port.push_back(static_cast<uint16_t>(p));
+      adj.peer.push_back(ref.peer_node);
+    }
+  }
+  adj.begin.push_back(static_cast<uint32_t>(adj.port.size()));
+  return adj;
+}
+
+}  // namespace
+
+RoutingTables compute_routes(const Fabric& f, const std::vector<bool>& link_up) {
+  if (!link_up.empty() && link_up.size() != f.topo.links.size()) {
+    throw TopologyError("link_up", "link_up has " + std::to_string(link_up.size()) +
+                                       " entries, expected one per link (" +
+                                       std::to_string(f.topo.links.size()) + ") or none");
+  }
+  const int num_nodes = static_cast<int>(f.ports.size());
+  const int num_hosts = static_cast<int>(f.host_node.size());
+  const uint64_t entries = static_cast<uint64_t>(num_nodes) * num_hosts;
+  if (entries >= std::numeric_limits<uint32_t>::max()) {
+    throw TopologyError("nodes", std::to_string(num_nodes) + " nodes x " +
+                                     std::to_string(num_hosts) +
+                                     " hosts is too large for the routing tables (limit 2^32 "
+                                     "entries)");
+  }
+  const Adjacency adj = up_adjacency(f, link_up);
+  auto is_host = [&](int node) { return f.host_index[node] >= 0; };
+
+  RoutingTables rt;
+  rt.num_hosts = num_hosts;
+  rt.distance.assign(entries, -1);
+
+  // Distances: BFS outwards from each destination. A host other than the destination gets a
+  // distance (it can be a source) but is never expanded, so no path transits a host.
+  std::vector<int32_t> queue(num_nodes);
+  for (int dst = 0; dst < num_hosts; ++dst) {
+    auto dist = [&](int node) -> int32_t& { return rt.distance[size_t(node) * num_hosts + dst]; };
+    const int dst_node = f.host_node[dst];
+    size_t head = 0, tail = 0;
+    queue[tail++] = dst_node;
+    dist(dst_node) = 0;
+    while (head < tail) {
+      const int node = queue[head++];
+      if (node != dst_node && is_host(node)) continue;
+      const int32_t next = dist(node) + 1;
+      for (uint32_t e = adj.begin[node]; e < adj.begin[node + 1]; ++e) {
+        const int peer = adj.peer[e];
+        if (dist(peer) != -1) continue;
+        dist(peer) = next;
+        queue[tail++] = peer;
+      }
+    }
+  }
+
+  // Next hops, node-major so that a switch's table is contiguous: every up port whose peer
+  // is one hop closer and may forward (a switch) or is the destination itself.
+  rt.offset.reserve(entries + 1);
+  for (int node = 0; node < num_nodes; ++node) {
+    const int32_t* row = &rt.distance[size_t(node) * num_hosts];
+    for (int dst = 0; dst < num_hosts; ++dst) {
+      rt.offset.push_back(static_cast<uint32_t>(rt.ports.size()));
+      if (row[dst] <= 0) continue;  // unreachable, or the destination itself
+      const int dst_node = f.host_node[dst];
+      for (uint32_t e = adj.begin[node]; e < adj.begin[node + 1]; ++e) {
+        const int peer = adj.peer[e];
+        if (rt.distance[size_t(peer) * num_hosts + dst] != row[dst] - 1) continue;
+        if (peer != dst_node && is_host(peer)) continue;
+        rt.ports.push_back(adj.port[e]);
+      }
+    }
+    if (rt.ports.size() >= std::numeric_limits<uint32_t>::max()) {
+      throw TopologyError("nodes", "routing tables exceed 2^32 next-hop entries");
+    }
+  }
+  rt.offset.push_back(static_cast<uint32_t>(rt.ports.size()));
+  return rt;
+}
+
+int count_shortest_paths(const Fabric& f, const RoutingTables& rt, int src_host, int dst_host) {
+  const int src = f.host_node.at(src_host);
+  const int dst = f.host_node.at(dst_host);
+  if (src == dst) return 1;
+  // paths(n) = sum of paths(peer) over next hops of n; next hops strictly decrease the
+  // distance, so the recursion ends (depth <= diameter) and the memo makes it linear.
+  std::vector<int64_t> memo(f.ports.size(), -1);
+  constexpr int64_t kCap = std::numeric_limits<int>::max();
+  auto paths = [&](auto&& self, int node) -> int64_t {
+    if (node == dst) return 1;
+    int64_t& m = memo[node];
+    if (m >= 0) return m;
+    int64_t sum = 0;
+    for (const uint16_t port : rt.next_hops(node, dst_host)) {
+      sum = std::min(kCap, sum + self(self, f.ports[node][port].peer_node));
+    }
+    return m = sum;
+  };
+  return static_cast<int>(paths(paths, src));
+}
+
+namespace {
+
+// splitmix64's finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number
+// generators", OOPSLA 2014; constants from Stafford's "Mix13"): every input bit affects every
+// output bit, and it is plain integer arithmetic, so it is the same on every machine.
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+uint32_t ecmp_hash(uint64_t seed, uint32_t switch_node, uint32_t src_host, uint32_t dst_host,
+                   uint16_t udp_sport) {
+  // The seed is mixed on its own first, so that changing it reshuffles every choice rather
+  // than relabelling sources. The switch is part of the key so that consecutive tiers choose
+  // independently (no hash polarisation).
+  uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ULL);
+  h = mix64(h ^ ((uint64_t{switch_node} << 32) | src_host));
+  h = mix64(h ^ ((uint64_t{dst_host} << 16) | udp_sport));
+  return static_cast<uint32_t>(h >> 32);
+}
+
+}  // namespace topo

@@ -1,0 +1,41 @@
+// Routing tables as pure data: all shortest paths as ECMP next-hop port sets, per destination
+// host, for every node; recomputed on link failures. Hosts never forward (no transit hosts).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace topo {
+
+struct RoutingTables {
+  int num_hosts = 0;
+  // next_hops(node, dst_host): ports of `node` on a shortest path to host `dst_host`;
+  // empty when unreachable or node is the destination itself.
+  std::span<const uint16_t> next_hops(int node, int dst_host) const {
+    const uint32_t i = static_cast<uint32_t>(node) * num_hosts + dst_host;
+    return {ports.data() + offset[i], ports.data() + offset[i + 1]};
+  }
+  // distance in hops from node to host (links traversed); -1 if unreachable
+  std::vector<int32_t> distance;  // [node * num_hosts + host]
+  std::vector<uint32_t> offset;   // size nodes*num_hosts + 1
+  std::vector<uint16_t> ports;
+};
+
+// link_up[i] == false removes links[i]; empty vector = all up.
+RoutingTables compute_routes(const Fabric& f, const std::vector<bool>& link_up = {});
+
+// Deterministic ECMP choice among `n` next hops from flow identifiers; a different `seed`
+// gives a different (but fixed) choice, so ECMP collisions change with the run's seed.
+// Pick with next_hops[ecmp_hash(...) % n]; the hash is uniform over 32 bits.
+uint32_t ecmp_hash(uint64_t seed, uint32_t switch_node, uint32_t src_host, uint32_t dst_host,
+                   uint16_t udp_sport);
+
+// Number of distinct shortest paths from src_host to dst_host through the ECMP next hops
+// (parallel links count separately); 0 if unreachable, 1 if src_host == dst_host. Saturates
+// at INT_MAX.
+int count_shortest_paths(const Fabric& f, const RoutingTables& rt, int src_host, int dst_host);
+
+}  // namespace topo
