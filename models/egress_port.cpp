@@ -57,11 +57,10 @@ void EgressPort::try_send() {
   PacketHandle h = pick();
   if (h == kNoPacket && source_ != nullptr) h = source_->next_packet(gate_);
   if (h == kNoPacket) {
-    // Packets waiting but none allowed out: the gate holds the port.
-    const bool queued = total_queue_bytes() > 0;
-    if (queued && !held_ && !ready_event_pending_) {
-      held_ = true;
-      held_since_ = ctx_.sim.now();
+    // Packets waiting but none may go out now: the port is stalled.
+    if (!stalled_ && total_queue_bytes() > 0) {
+      stalled_ = true;
+      stalled_since_ = ctx_.sim.now();
     }
     return;
   }
@@ -69,9 +68,9 @@ void EgressPort::try_send() {
 }
 
 void EgressPort::start(PacketHandle h) {
-  if (held_) {
-    held_ = false;
-    stats_.gate_held_time += ctx_.sim.now() - held_since_;
+  if (stalled_) {
+    stalled_ = false;
+    stats_.stalled_time += ctx_.sim.now() - stalled_since_;
   }
   Packet& p = ctx_.pool[h];
   if (observer_ != nullptr) observer_->on_dequeue(*this, h);
@@ -95,9 +94,9 @@ void EgressPort::on_event(uint32_t kind, uint64_t) {
 }
 
 void EgressPort::finish_accounting() {
-  if (held_) {
-    held_ = false;
-    stats_.gate_held_time += ctx_.sim.now() - held_since_;
+  if (stalled_) {
+    stalled_ = false;
+    stats_.stalled_time += ctx_.sim.now() - stalled_since_;
   }
 }
 

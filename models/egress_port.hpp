@@ -52,7 +52,10 @@ struct EgressStats {
   uint64_t wire_bytes = 0;
   uint64_t tail_drops = 0;   // refused at enqueue (buffer full)
   sim::Time busy_time;       // time the serialiser was sending
-  sim::Time gate_held_time;  // time with packets queued but every class held by the gate
+  // Time with packets queued but the serialiser idle: classes held by the gate (PFC pause,
+  // no credits) or heads waiting for their last bit (store-and-forward). A work-conserving
+  // port without flow control has none.
+  sim::Time stalled_time;
   std::array<uint64_t, kPriorities> max_queue_bytes{};
 };
 
@@ -81,7 +84,7 @@ class EgressPort final : public sim::EventHandler {
   uint64_t total_queue_bytes() const;
   size_t queue_packets(int priority) const { return queues_[priority].size(); }
   const EgressStats& stats() const { return stats_; }
-  // Closes the open "held by the gate" interval at the end of a run.
+  // Closes an open stalled interval at the end of a run.
   void finish_accounting();
 
  private:
@@ -99,8 +102,8 @@ class EgressPort final : public sim::EventHandler {
   PacketSource* source_ = nullptr;
   bool busy_ = false;
   bool ready_event_pending_ = false;
-  bool held_ = false;
-  sim::Time held_since_;
+  bool stalled_ = false;
+  sim::Time stalled_since_;
   std::array<Ring<PacketHandle>, kPriorities> queues_;
   std::array<uint64_t, kPriorities> queue_bytes_{};
   EgressStats stats_;

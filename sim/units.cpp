@@ -108,9 +108,8 @@ constexpr std::array<Unit, 9> kByteUnits{{{"B", 1},
                                           {"TiB", 1024LL * 1024 * 1024 * 1024}}};
 constexpr std::array<Unit, 4> kLengthUnits{{{"mm", 1}, {"cm", 10}, {"m", 1000}, {"km", 1000'000}}};
 
-template <size_t N>
-std::string format_exact(int64_t v, const std::array<Unit, N>& units, size_t count) {
-  // Largest unit (among the first `count`) that divides v exactly.
+// v in the largest of the given units that divides it exactly.
+std::string format_exact(int64_t v, const Unit* units, size_t count) {
   std::string_view best = units[0].name;
   int64_t best_scale = 1;
   for (size_t k = 0; k < count; ++k) {
@@ -138,23 +137,20 @@ int64_t parse_length_mm(std::string_view s) {
 }
 
 std::string format_time(Time t) {
-  return format_exact(t.ps, kTimeUnits, 5);
+  return format_exact(t.ps, kTimeUnits.data(), 5);
 }
 std::string format_rate(int64_t bps) {
-  return format_exact(bps, kRateUnits, 5);
+  return format_exact(bps, kRateUnits.data(), 5);
 }
 std::string format_bytes(int64_t b) {
-  // Prefer decimal units, then binary, then bytes.
-  const std::string dec = format_exact(b, kByteUnits, 5);
-  if (b != 0 && b % 1000 != 0 && b % 1024 == 0) {
-    std::array<Unit, 5> bin{{{"B", 1},
-                             {"KiB", 1024},
-                             {"MiB", 1024 * 1024},
-                             {"GiB", 1024LL * 1024 * 1024},
-                             {"TiB", 1024LL * 1024 * 1024 * 1024}}};
-    return format_exact(b, bin, 5);
-  }
-  return dec;
+  // Decimal units when they divide exactly (or nothing does), else binary ones.
+  static constexpr std::array<Unit, 5> kBinary{{{"B", 1},
+                                                {"KiB", 1024},
+                                                {"MiB", 1024 * 1024},
+                                                {"GiB", 1024LL * 1024 * 1024},
+                                                {"TiB", 1024LL * 1024 * 1024 * 1024}}};
+  if (b != 0 && b % 1000 != 0 && b % 1024 == 0) return format_exact(b, kBinary.data(), 5);
+  return format_exact(b, kByteUnits.data(), 5);
 }
 
 }  // namespace sim

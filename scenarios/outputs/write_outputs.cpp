@@ -61,7 +61,7 @@ std::string flows_csv(const RunOutcome& out) {
 std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
-       "busy_ns,max_queue_bytes,tail_drops,lost_packets,gate_held_ns\n";
+       "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns\n";
   const int64_t span = out.end_time.ps;
   for (const auto& r : out.links) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
@@ -71,7 +71,7 @@ std::string links_csv(const RunOutcome& out) {
       << ',' << r.to << ',' << r.to_port << ',' << format_milli(r.rate_bps / 1'000'000) << ','
       << (r.up ? 1 : 0) << ',' << r.packets << ',' << r.wire_bytes << ','
       << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
-      << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.gate_held) << '\n';
+      << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << '\n';
   }
   return o.str();
 }

@@ -187,7 +187,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     r.tail_drops = port.stats().tail_drops;
     for (auto q : port.stats().max_queue_bytes) r.max_queue_bytes = std::max(r.max_queue_bytes, q);
     r.busy = port.stats().busy_time;
-    r.gate_held = port.stats().gate_held_time;
+    r.stalled = port.stats().stalled_time;
     r.up = net->links[i]->up();
     out.links.push_back(std::move(r));
   }

@@ -29,7 +29,7 @@ struct LinkResult {
   int link = 0, direction = 0, from_port = 0, to_port = 0;
   int64_t rate_bps = 0;
   uint64_t wire_bytes = 0, packets = 0, lost_packets = 0, tail_drops = 0, max_queue_bytes = 0;
-  sim::Time busy, gate_held;
+  sim::Time busy, stalled;
   bool up = true;
 };
 

@@ -1,0 +1,31 @@
+// Building small scenarios in tests: chains and stars of switches as inline JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/run/run_scenario.hpp"
+
+namespace test_support {
+
+// h0 - s1 - s2 - ... - sK - h1, link i with rates[i] and latencies[i] (K = rates.size() - 1).
+inline scen::Json chain_topology(const std::vector<std::string>& rates,
+                                 const std::vector<std::string>& latencies) {
+  scen::Json t;
+  t["nodes"] = scen::Json::array({{{"name", "h0"}, {"kind", "host"}}, {{"name", "h1"}, {"kind", "host"}}});
+  const size_t switches = rates.size() - 1;
+  for (size_t k = 1; k <= switches; ++k) {
+    t["nodes"].push_back({{"name", "s" + std::to_string(k)}, {"kind", "switch"}});
+  }
+  for (size_t i = 0; i < rates.size(); ++i) {
+    const std::string a = i == 0 ? "h0" : "s" + std::to_string(i);
+    const std::string b = i == switches ? "h1" : "s" + std::to_string(i + 1);
+    t["links"].push_back({{"a", a}, {"b", b}, {"rate", rates[i]}, {"latency", latencies[i]}});
+  }
+  return t;
+}
+
+inline scen::Scenario load(const scen::Json& j) { return scen::load_scenario_json(j, ".", {}); }
+
+}  // namespace test_support

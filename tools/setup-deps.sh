@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what rdmasim needs from Debian packages, only what is missing (idempotent).
+set -euo pipefail
+packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
+          nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything with warnings as errors, runs the whole test
+# suite, then runs it again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Tests that need third-party data read it from $RDMASIM_SHARED (../shared); without it they
+# are reported as skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup-deps.sh
+jobs="$(nproc)"
+
+echo "== Release build (-Werror) and tests"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDMASIM_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+
+if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMASIM_WERROR=ON \
+    -DRDMASIM_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j "$jobs" --target rdmasim rdmasim_tests
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j "$jobs")
+fi
