@@ -37,9 +37,8 @@ int host_ref(const Json& v, const std::string& path, const topo::Fabric& f) {
 }
 
 int host_at(JsonReader& r, std::string_view key, const topo::Fabric& f) {
-  const Json& v = r.json().at(std::string(key));
-  r.at(key);  // marks the key as read
-  return host_ref(v, r.child_path(key), f);
+  const JsonReader v = r.at(key);  // refuses a missing key (InputError); marks it as read
+  return host_ref(v.json(), v.path(), f);
 }
 
 bool adjacent(const topo::Fabric& f, int a, int b) {
