@@ -178,7 +178,8 @@ void apply_set(Json& root, const std::string& assignment) {
     size_t j = path.find_first_of(".[", i);
     std::string key = path.substr(i, j == std::string::npos ? std::string::npos : j - i);
     if (!key.empty()) {
-      if (!cur->is_object()) {
+      // An absent section (null) becomes an object, so --set can add keys the file omits.
+      if (!cur->is_object() && !cur->is_null()) {
         throw InputError("--set " + path, walked,
                          "an object at " + (walked.empty() ? "(root)" : walked));
       }

@@ -1,0 +1,381 @@
+// Bad input through the real command line: `rdmasim run` must refuse it before any simulation
+// with exit code 2 and "rdmasim: error: <path>: got <value>; expected <what>", never crash,
+// and write no output folder. Each case writes a tiny scenario (2 hosts, 1 switch, one 1KB
+// flow) into its own temporary directory and runs the binary on it.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+// A fresh directory under the system temp folder, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = fs::temp_directory_path() / ("rdmasim_bad_input_" + std::to_string(getpid()) + "_" +
+                                         std::to_string(now) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+
+  // Writes `text` to `name` inside the directory; returns the full path.
+  fs::path write_text(const std::string& name, const std::string& text) const {
+    const fs::path p = path_ / name;
+    std::ofstream out(p);
+    out << text;
+    REQUIRE(out.good());
+    return p;
+  }
+  fs::path write(const std::string& name, const Json& j) const {
+    return write_text(name, j.dump(2));
+  }
+
+ private:
+  fs::path path_;
+};
+
+// h0 - s0 - h1, 100Gbps / 1us links, one 1KB flow h0 -> h1.
+Json minimal_topology() {
+  return Json::parse(R"({
+    "nodes": [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"},
+              {"name": "s0", "kind": "switch"}],
+    "links": [{"a": "h0", "b": "s0", "rate": "100Gbps", "latency": "1us"},
+              {"a": "s0", "b": "h1", "rate": "100Gbps", "latency": "1us"}]
+  })");
+}
+
+Json minimal_scenario() {
+  Json s;
+  s["name"] = "bad-input-probe";
+  s["topology"] = minimal_topology();
+  s["workload"] = Json::parse(R"({"flows": [{"src": "h0", "dst": "h1", "size": "1KB"}]})");
+  return s;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+struct RunResult {
+  int raw_status = -1;
+  bool exited = false;    // WIFEXITED
+  int exit_code = -1;     // WEXITSTATUS when exited
+  bool signaled = false;  // WIFSIGNALED (a crash)
+  std::string output;     // stdout and stderr together
+};
+
+// Runs `rdmasim <args...>` with stdout and stderr captured into a file in `dir`.
+RunResult run_rdmasim(const std::vector<std::string>& args, const TempDir& dir) {
+  const fs::path log = dir.path() / "rdmasim_output.txt";
+  // exec: the shell is replaced by rdmasim, so a signal shows as WIFSIGNALED, not 128+N.
+  std::string cmd = "exec " + shell_quote(RDMASIM_BIN_DIR "/rdmasim");
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " </dev/null >" + shell_quote(log.string()) + " 2>&1";
+  RunResult r;
+  r.raw_status = std::system(cmd.c_str());
+  if (r.raw_status != -1) {
+    r.exited = WIFEXITED(r.raw_status);
+    r.signaled = WIFSIGNALED(r.raw_status);
+    if (r.exited) r.exit_code = WEXITSTATUS(r.raw_status);
+  }
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.output = ss.str();
+  return r;
+}
+
+// What a refusal must say: "rdmasim: error: <path>: got <got>; expected ...", plus any
+// further substrings (usually a word of the "expected" part).
+struct Refusal {
+  std::string path;
+  std::optional<std::string> got;  // the offending value as printed, if the case has one
+  std::vector<std::string> also;
+};
+
+// Runs `rdmasim run <scenario> --out <dir>/out -q <extra...>` and checks the refusal.
+void expect_refused(const TempDir& dir, const fs::path& scenario, const Refusal& want,
+                    const std::vector<std::string>& extra = {}) {
+  const fs::path out_dir = dir.path() / "out";
+  std::vector<std::string> args = {"run", scenario.string(), "--out", out_dir.string(), "-q"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const RunResult r = run_rdmasim(args, dir);
+  INFO("command: rdmasim run " << scenario.string() << " ...");
+  INFO("output:\n" << r.output);
+  REQUIRE(r.raw_status != -1);
+  CHECK_FALSE(r.signaled);
+  REQUIRE(r.exited);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("internal error") == std::string::npos);
+  CHECK(r.output.find("rdmasim: error: ") != std::string::npos);
+  CHECK(r.output.find(want.path + ": got ") != std::string::npos);
+  CHECK(r.output.find("; expected ") != std::string::npos);
+  if (want.got) CHECK(r.output.find(want.path + ": got " + *want.got + ";") != std::string::npos);
+  for (const auto& s : want.also) CHECK(r.output.find(s) != std::string::npos);
+  // Refused before any simulation: no results were written.
+  CHECK_FALSE(fs::exists(out_dir));
+}
+
+// The common shape: write the scenario as scenario.json and expect a refusal.
+void expect_refused(const Json& scenario, const Refusal& want,
+                    const std::vector<std::string>& extra = {}) {
+  TempDir dir;
+  expect_refused(dir, dir.write("scenario.json", scenario), want, extra);
+}
+
+}  // namespace
+
+TEST_CASE("bad input: control, a valid minimal scenario runs and writes its outputs",
+          "[bad_input]") {
+  TempDir dir;
+  const fs::path scenario = dir.write("scenario.json", minimal_scenario());
+  const fs::path out_dir = dir.path() / "out";
+  const RunResult r = run_rdmasim({"run", scenario.string(), "--out", out_dir.string(), "-q"}, dir);
+  INFO("output:\n" << r.output);
+  REQUIRE(r.exited);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("error") == std::string::npos);
+  CHECK(fs::exists(out_dir / "summary.json"));
+
+  // The same scenario with its topology in a file, and valid --set overrides (one of them
+  // adding a section the file does not have), also runs.
+  const fs::path out2 = dir.path() / "out2";
+  Json s = minimal_scenario();
+  dir.write("topo.json", s["topology"]);
+  s["topology"] = {{"file", "topo.json"}};
+  const fs::path scenario2 = dir.write("scenario2.json", s);
+  const RunResult r2 =
+      run_rdmasim({"run", scenario2.string(), "--out", out2.string(), "-q", "--set",
+                   "workload.flows[0].size=2KB", "--set", "fabric.switch.latency=300ns"},
+                  dir);
+  INFO("output 2:\n" << r2.output);
+  REQUIRE(r2.exited);
+  CHECK(r2.exit_code == 0);
+  CHECK(fs::exists(out2 / "summary.json"));
+}
+
+TEST_CASE("bad input: JSON syntax error names file:line:col", "[bad_input]") {
+  TempDir dir;
+  // Line 3, column 16 is the stray comma after the opening brace.
+  const fs::path p = dir.write_text("broken.json",
+                                    "{\n"
+                                    "  \"name\": \"x\",\n"
+                                    "  \"topology\": {,\n"
+                                    "}\n");
+  expect_refused(dir, p, {"broken.json:3:16", "nothing", {"valid JSON"}});
+}
+
+TEST_CASE("bad input: unknown key at the top level", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["wrokload"] = Json::object();
+  expect_refused(s, {"wrokload", "{}", {"no such key"}});
+}
+
+TEST_CASE("bad input: unknown nested key fabric.nic.mtuu", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["fabric"]["nic"]["mtuu"] = "4KiB";
+  expect_refused(s, {"fabric.nic.mtuu", "\"4KiB\"", {"no such key"}});
+}
+
+TEST_CASE("bad input: duration with an unknown unit", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"]["links"][1]["latency"] = "5 parsecs";
+  expect_refused(s, {"topology.links[1].latency", "\"5 parsecs\"", {"with a unit", "\"1us\""}});
+}
+
+TEST_CASE("bad input: a bare number where a duration string is needed", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["fabric"]["nic"]["rto"] = 200;
+  expect_refused(s, {"fabric.nic.rto", "200", {"a duration with a unit"}});
+}
+
+TEST_CASE("bad input: negative link rate", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"]["links"][1]["rate"] = "-100Gbps";
+  expect_refused(s, {"topology.links[1].rate", "\"-100Gbps\"", {"non-negative rate"}});
+}
+
+TEST_CASE("bad input: zero link latency", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"]["links"][0]["latency"] = "0ns";
+  expect_refused(s, {"topology.links[0].latency", "\"0ns\"", {"at least 1ps"}});
+}
+
+TEST_CASE("bad input: flow to a node that does not exist", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["workload"]["flows"][0]["dst"] = "h9";
+  expect_refused(s, {"workload.flows[0].dst", "\"h9\"", {"the name of a host"}});
+}
+
+TEST_CASE("bad input: flow from a host to itself", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["workload"]["flows"][0]["dst"] = "h0";
+  expect_refused(s, {"workload.flows[0].dst", "\"h0\"", {"other than src"}});
+}
+
+TEST_CASE("bad input: flow without a required key", "[bad_input]") {
+  // Used to escape as a JSON library exception ("internal error", exit 1).
+  Json s = minimal_scenario();
+  s["workload"]["flows"][0].erase("dst");
+  expect_refused(s, {"workload.flows[0].dst", "nothing", {"required key"}});
+
+  Json incast = minimal_scenario();
+  incast["workload"] = Json::parse(R"({"incast": {"senders": ["h1"], "size": "1KB"}})");
+  expect_refused(incast, {"workload.incast.receiver", "nothing", {"required key"}});
+}
+
+TEST_CASE("bad input: disconnected topology", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"]["nodes"].push_back({{"name", "h2"}, {"kind", "host"}});  // no link
+  expect_refused(s, {"topology.nodes[3]", std::nullopt, {"h2", "not connected"}});
+}
+
+TEST_CASE("bad input: self-loop link", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"]["links"].push_back(
+      {{"a", "s0"}, {"b", "s0"}, {"rate", "100Gbps"}, {"latency", "1us"}});
+  expect_refused(s, {"topology.links[2]", std::nullopt, {"self-loop"}});
+}
+
+TEST_CASE("bad input: duplicate node name", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"]["nodes"].push_back({{"name", "s0"}, {"kind", "switch"}});
+  expect_refused(s, {"topology.nodes[3].name", "\"s0\"", {"duplicate"}});
+}
+
+TEST_CASE("bad input: empty workload", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["workload"] = Json::object();
+  expect_refused(s, {"workload", "{}", {"at least one flow"}});
+}
+
+TEST_CASE("bad input: missing scenario file", "[bad_input]") {
+  TempDir dir;
+  expect_refused(dir, dir.path() / "no_such_scenario.json",
+                 {"no_such_scenario.json", "nothing", {"a readable file"}});
+}
+
+TEST_CASE("bad input: missing topology file referenced by {\"file\": ...}", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"] = {{"file", "no_such_topology.json"}};
+  expect_refused(s, {"no_such_topology.json", "nothing", {"a readable file"}});
+}
+
+TEST_CASE("bad input: error inside a topology file names the file and the path", "[bad_input]") {
+  TempDir dir;
+  Json t = minimal_topology();
+  t["links"][1]["rate"] = "fast";
+  dir.write("topo.json", t);
+  Json s = minimal_scenario();
+  s["topology"] = {{"file", "topo.json"}};
+  expect_refused(dir, dir.write("scenario.json", s),
+                 {"topo.json: links[1].rate", "\"fast\"", {"rate"}});
+}
+
+TEST_CASE("bad input: out-of-range integers", "[bad_input]") {
+  Json prio = minimal_scenario();
+  prio["fabric"]["nic"]["data_priority"] = 9;
+  expect_refused(prio, {"fabric.nic.data_priority", "9", {"[0, 7]"}});
+
+  Json ack = minimal_scenario();
+  ack["fabric"]["nic"]["ack_every"] = 0;
+  expect_refused(ack, {"fabric.nic.ack_every", "0", {"an integer in [1, "}});
+}
+
+TEST_CASE("bad input: unknown topology generator", "[bad_input]") {
+  Json s = minimal_scenario();
+  s["topology"] = {{"generator", "torus"}, {"k", 4}};
+  expect_refused(s, {"topology.generator", "\"torus\"", {"leaf-spine", "fat-tree"}});
+}
+
+TEST_CASE("bad input: --set without '='", "[bad_input]") {
+  expect_refused(minimal_scenario(), {"--set", "fabric.nic.mtu", {"path.to.key=value"}},
+                 {"--set", "fabric.nic.mtu"});
+}
+
+TEST_CASE("bad input: --set to an array element that does not exist", "[bad_input]") {
+  expect_refused(minimal_scenario(),
+                 {"--set topology.links[5].rate", "2 elements", {"an existing array element"}},
+                 {"--set", "topology.links[5].rate=1Gbps"});
+  // The "links[N]" shorthand for topology.links is refused the same way.
+  expect_refused(minimal_scenario(),
+                 {"--set links[2].rate", "2 elements", {"an existing array element"}},
+                 {"--set", "links[2].rate=1Gbps"});
+}
+
+TEST_CASE("bad input: --set to an invalid value is checked like the file", "[bad_input]") {
+  expect_refused(minimal_scenario(), {"fabric.nic.mtu", "1", {"at least 64 bytes"}},
+                 {"--set", "fabric.nic.mtu=1"});
+}
+
+TEST_CASE("bad input: include cycle", "[bad_input]") {
+  TempDir dir;
+  dir.write("a.json", Json{{"include", {"b.json"}}});
+  dir.write("b.json", Json{{"include", {"a.json"}}});
+  Json s = minimal_scenario();
+  s["include"] = {"a.json"};
+  expect_refused(dir, dir.write("scenario.json", s),
+                 {"b.json: include[0]", "\"a.json\"", {"no include cycle"}});
+}
+
+TEST_CASE("bad input: explicit route through switches that are not linked", "[bad_input]") {
+  // h0 - s0 - s1 - s2 - h1: the route s0 -> s2 skips s1.
+  Json s = minimal_scenario();
+  s["topology"] = Json::parse(R"({
+    "defaults": {"rate": "100Gbps", "latency": "1us"},
+    "nodes": [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"},
+              {"name": "s0", "kind": "switch"}, {"name": "s1", "kind": "switch"},
+              {"name": "s2", "kind": "switch"}],
+    "links": [{"a": "h0", "b": "s0"}, {"a": "s0", "b": "s1"}, {"a": "s1", "b": "s2"},
+              {"a": "s2", "b": "h1"}]
+  })");
+  s["workload"]["flows"][0]["route"] = {"s0", "s2"};
+  expect_refused(s, {"workload.flows[0].route[1]", "\"s2\"", {"a switch linked to \"s0\""}});
+}
+
+TEST_CASE("bad input: a refused run creates no part of a nested --out folder", "[bad_input]") {
+  // --out points at a nested folder: nothing of it may be created when the input is bad.
+  TempDir dir;
+  Json s = minimal_scenario();
+  s["topology"]["links"][0]["rate"] = "0Gbps";
+  const fs::path scenario = dir.write("scenario.json", s);
+  const fs::path out_dir = dir.path() / "results" / "run1";
+  const RunResult r = run_rdmasim({"run", scenario.string(), "--out", out_dir.string()}, dir);
+  INFO("output:\n" << r.output);
+  REQUIRE(r.exited);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("topology.links[0].rate: got \"0Gbps\"") != std::string::npos);
+  CHECK_FALSE(fs::exists(out_dir));
+  CHECK_FALSE(fs::exists(dir.path() / "results"));
+}
