@@ -7,17 +7,13 @@ namespace models {
 EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
     : ctx_(ctx), rate_bps_(rate_bps), index_(index) {}
 
-uint64_t EgressPort::total_queue_bytes() const {
-  uint64_t total = 0;
-  for (uint64_t b : queue_bytes_) total += b;
-  return total;
-}
-
 void EgressPort::enqueue(PacketHandle h) {
   const Packet& p = ctx_.pool[h];
   queues_[p.priority].push_back(h);
+  nonempty_classes_ |= 1u << p.priority;
   uint64_t& q = queue_bytes_[p.priority];
   q += p.wire_bytes;
+  total_queue_bytes_ += p.wire_bytes;
   stats_.max_queue_bytes[p.priority] = std::max(stats_.max_queue_bytes[p.priority], q);
   if (observer_ != nullptr) observer_->on_enqueue(*this, h);
   if (!busy_) try_send();
@@ -32,9 +28,11 @@ void EgressPort::wake() {
 PacketHandle EgressPort::pick() {
   const sim::Time now = ctx_.sim.now();
   sim::Time earliest_ready = sim::Time::max();
-  for (int prio = kPriorities - 1; prio >= 0; --prio) {
+  // Only non-empty classes are visited, highest first (most ports carry one or two classes).
+  for (uint32_t mask = nonempty_classes_; mask != 0;) {
+    const int prio = 31 - __builtin_clz(mask);
+    mask &= ~(1u << prio);
     auto& q = queues_[prio];
-    if (q.empty()) continue;
     const PacketHandle h = q.front();
     const Packet& p = ctx_.pool[h];
     if (gate_ != nullptr && !gate_->may_send(static_cast<uint8_t>(prio), p)) continue;
@@ -43,7 +41,9 @@ PacketHandle EgressPort::pick() {
       continue;
     }
     q.pop_front();
+    if (q.empty()) nonempty_classes_ &= ~(1u << prio);
     queue_bytes_[prio] -= p.wire_bytes;
+    total_queue_bytes_ -= p.wire_bytes;
     return h;
   }
   if (earliest_ready != sim::Time::max() && !ready_event_pending_) {

@@ -50,8 +50,8 @@ class PacketSource {
 struct EgressStats {
   uint64_t packets = 0;
   uint64_t wire_bytes = 0;
-  uint64_t tail_drops = 0;   // refused at enqueue (buffer full)
-  sim::Time busy_time;       // time the serialiser was sending
+  uint64_t tail_drops = 0;  // refused at enqueue (buffer full)
+  sim::Time busy_time;      // time the serialiser was sending
   // Time with packets queued but the serialiser idle: classes held by the gate (PFC pause,
   // no credits) or heads waiting for their last bit (store-and-forward). A work-conserving
   // port without flow control has none.
@@ -81,7 +81,7 @@ class EgressPort final : public sim::EventHandler {
   Link* link() const { return link_; }
   bool busy() const { return busy_; }
   uint64_t queue_bytes(int priority) const { return queue_bytes_[priority]; }
-  uint64_t total_queue_bytes() const;
+  uint64_t total_queue_bytes() const { return total_queue_bytes_; }
   size_t queue_packets(int priority) const { return queues_[priority].size(); }
   const EgressStats& stats() const { return stats_; }
   // Closes an open stalled interval at the end of a run.
@@ -106,6 +106,8 @@ class EgressPort final : public sim::EventHandler {
   sim::Time stalled_since_;
   std::array<Ring<PacketHandle>, kPriorities> queues_;
   std::array<uint64_t, kPriorities> queue_bytes_{};
+  uint64_t total_queue_bytes_ = 0;
+  uint32_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets
   EgressStats stats_;
 };
 

@@ -83,9 +83,11 @@ void check_case(const Case& c) {
   fwd.switch_latency = rev.switch_latency = sim::parse_time(c.latency).ps;
   fwd.cut_through = rev.cut_through = c.cut_through;
   std::vector<int64_t> wire;
-  for (int64_t left = c.bytes; left > 0; left -= mtu) wire.push_back(std::min(left, mtu) + header + framing);
+  for (int64_t left = c.bytes; left > 0; left -= mtu)
+    wire.push_back(std::min(left, mtu) + header + framing);
   const int64_t expected = delivery(fwd, wire) + delivery(rev, {ack_wire});
-  INFO("rates " << c.rates.size() << " hops, bytes " << c.bytes << ", cut-through " << c.cut_through);
+  INFO("rates " << c.rates.size() << " hops, bytes " << c.bytes << ", cut-through "
+                << c.cut_through);
   CHECK(out.flows[0].fct.ps == expected);
   // The ideal FCT reported in flows.csv is the same closed form.
   CHECK(out.flows[0].ideal_fct.ps == expected);
@@ -95,11 +97,11 @@ void check_case(const Case& c) {
 
 TEST_CASE("engine: single unloaded flow FCT equals the pipeline closed form", "[engine][fct]") {
   const std::vector<std::vector<std::string>> rate_sets = {
-      {"100Gbps", "100Gbps"},                                  // one switch, equal rates
-      {"100Gbps", "100Gbps", "100Gbps", "100Gbps"},            // three switches
-      {"100Gbps", "40Gbps", "25Gbps"},                         // slowing down
-      {"25Gbps", "100Gbps", "400Gbps"},                        // speeding up: CT falls back
-      {"100Gbps", "37Gbps", "100Gbps", "13Gbps", "61Gbps"},    // rates that do not divide
+      {"100Gbps", "100Gbps"},                                // one switch, equal rates
+      {"100Gbps", "100Gbps", "100Gbps", "100Gbps"},          // three switches
+      {"100Gbps", "40Gbps", "25Gbps"},                       // slowing down
+      {"25Gbps", "100Gbps", "400Gbps"},                      // speeding up: CT falls back
+      {"100Gbps", "37Gbps", "100Gbps", "13Gbps", "61Gbps"},  // rates that do not divide
   };
   for (const auto& rates : rate_sets) {
     for (bool ct : {true, false}) {
@@ -116,8 +118,10 @@ TEST_CASE("engine: zero switching latency and store-and-forward differ by the se
   // none. A mechanism check: removing the last-bit wait would make these equal.
   auto fct = [](bool ct) {
     scen::Json j;
-    j["topology"] = test_support::chain_topology({"100Gbps", "100Gbps", "100Gbps"}, {"1us", "1us", "1us"});
-    j["fabric"]["switch"] = {{"latency", "0ns"}, {"forwarding", ct ? "cut-through" : "store-and-forward"}};
+    j["topology"] =
+        test_support::chain_topology({"100Gbps", "100Gbps", "100Gbps"}, {"1us", "1us", "1us"});
+    j["fabric"]["switch"] = {{"latency", "0ns"},
+                             {"forwarding", ct ? "cut-through" : "store-and-forward"}};
     j["fabric"]["nic"] = {{"mtu", "1000B"}};
     j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", 1000}}};
     return scen::run_scenario(test_support::load(j)).flows[0].fct.ps;

@@ -34,7 +34,9 @@ const scen::LinkResult& link_to(const scen::RunOutcome& out, const std::string& 
   return out.links.front();
 }
 
-uint64_t u(const scen::Json& j) { return j.get<uint64_t>(); }
+uint64_t u(const scen::Json& j) {
+  return j.get<uint64_t>();
+}
 
 }  // namespace
 
@@ -43,7 +45,8 @@ TEST_CASE("lossy: flows into one bottleneck with tail drop deliver every byte ex
   for (int senders : {2, 8}) {
     scen::Json j = star(senders, "100Gbps", "50KB");
     for (int h = 1; h <= senders; ++h) {
-      j["workload"]["flows"].push_back({{"src", "h" + std::to_string(h)}, {"dst", "h0"}, {"size", "300KB"}});
+      j["workload"]["flows"].push_back(
+          {{"src", "h" + std::to_string(h)}, {"dst", "h0"}, {"size", "300KB"}});
     }
     const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
     INFO(senders << " senders");
@@ -83,7 +86,8 @@ TEST_CASE("lossy: a dropped last packet is recovered by the retransmission timeo
 TEST_CASE("lossy: packets are conserved: created = consumed + dropped + in flight", "[lossy]") {
   scen::Json j = star(8, "100Gbps", "30KB");
   for (int h = 1; h <= 8; ++h) {
-    j["workload"]["flows"].push_back({{"src", "h" + std::to_string(h)}, {"dst", "h0"}, {"size", "2MB"}});
+    j["workload"]["flows"].push_back(
+        {{"src", "h" + std::to_string(h)}, {"dst", "h0"}, {"size", "2MB"}});
   }
   for (const char* stop : {"40us", "1s"}) {  // cut mid-run (packets in flight) and to the end
     j["stop"] = {{"until", "time"}, {"time", stop}};
@@ -115,8 +119,10 @@ TEST_CASE("lossy: random link loss is recovered and counted", "[lossy]") {
 TEST_CASE("lossy: a routing loop drains through the TTL", "[lossy]") {
   // Explicit route bouncing between two switches longer than the hop limit allows.
   scen::Json t;
-  t["nodes"] = {{{"name", "h0"}, {"kind", "host"}}, {{"name", "h1"}, {"kind", "host"}},
-                {{"name", "s1"}, {"kind", "switch"}}, {{"name", "s2"}, {"kind", "switch"}}};
+  t["nodes"] = {{{"name", "h0"}, {"kind", "host"}},
+                {{"name", "h1"}, {"kind", "host"}},
+                {{"name", "s1"}, {"kind", "switch"}},
+                {{"name", "s2"}, {"kind", "switch"}}};
   t["links"] = {{{"a", "h0"}, {"b", "s1"}, {"rate", "100Gbps"}, {"latency", "1us"}},
                 {{"a", "s1"}, {"b", "s2"}, {"rate", "100Gbps"}, {"latency", "1us"}},
                 {{"a", "s2"}, {"b", "h1"}, {"rate", "100Gbps"}, {"latency", "1us"}}};

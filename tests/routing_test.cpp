@@ -55,7 +55,7 @@ TEST_CASE("routing: next hops lead one hop closer and distances count links") {
   REQUIRE(rt.next_hops(spine2, 2).size() == 1);  // down to leaf1 only
   CHECK(f.ports[spine2][rt.next_hops(spine2, 2)[0]].peer_node == f.node_by_name("leaf1"));
   CHECK(rt.next_hops(leaf0, 1).size() == 1);  // same leaf: straight down
-  CHECK(rt.offset.size() == f.topo.nodes.size() * 4 + 1);
+  CHECK(rt.set_of.size() == f.topo.nodes.size() * 4);
 }
 
 TEST_CASE("routing: a failed uplink removes its paths; a cut-off leaf is unreachable") {

@@ -13,7 +13,8 @@ namespace test_support {
 inline scen::Json chain_topology(const std::vector<std::string>& rates,
                                  const std::vector<std::string>& latencies) {
   scen::Json t;
-  t["nodes"] = scen::Json::array({{{"name", "h0"}, {"kind", "host"}}, {{"name", "h1"}, {"kind", "host"}}});
+  t["nodes"] =
+      scen::Json::array({{{"name", "h0"}, {"kind", "host"}}, {{"name", "h1"}, {"kind", "host"}}});
   const size_t switches = rates.size() - 1;
   for (size_t k = 1; k <= switches; ++k) {
     t["nodes"].push_back({{"name", "s" + std::to_string(k)}, {"kind", "switch"}});
@@ -26,6 +27,8 @@ inline scen::Json chain_topology(const std::vector<std::string>& rates,
   return t;
 }
 
-inline scen::Scenario load(const scen::Json& j) { return scen::load_scenario_json(j, ".", {}); }
+inline scen::Scenario load(const scen::Json& j) {
+  return scen::load_scenario_json(j, ".", {});
+}
 
 }  // namespace test_support

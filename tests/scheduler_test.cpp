@@ -21,7 +21,8 @@ TEST_CASE("scheduler: equal-time events fire in insertion order", "[sim]") {
   sim::Simulator sim(1);
   Recorder r(sim);
   // Interleave times so that heap order alone would not give insertion order.
-  for (uint64_t i = 0; i < 1000; ++i) sim.at(sim::Time(static_cast<int64_t>((i * 7919) % 13)), &r, 0, i);
+  for (uint64_t i = 0; i < 1000; ++i)
+    sim.at(sim::Time(static_cast<int64_t>((i * 7919) % 13)), &r, 0, i);
   sim.run();
   REQUIRE(r.fired.size() == 1000);
   for (size_t k = 1; k < r.fired.size(); ++k) {

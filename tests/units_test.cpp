@@ -1,7 +1,7 @@
 // Quantities with units: exact parsing, decimal vs binary prefixes, refusals.
-#include <catch2/catch.hpp>
-
 #include "sim/units.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace sim::literals;
 

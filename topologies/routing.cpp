@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -81,27 +82,34 @@ RoutingTables compute_routes(const Fabric& f, const std::vector<bool>& link_up) 
     }
   }
 
-  // Next hops, node-major so that a switch's table is contiguous: every up port whose peer
-  // is one hop closer and may forward (a switch) or is the destination itself.
-  rt.offset.reserve(entries + 1);
+  // Next hops: every up port whose peer is one hop closer and may forward (a switch) or is
+  // the destination itself; identical port lists share one set.
+  rt.set_of.assign(entries, 0);
+  rt.sets.push_back({0, 0});
+  std::map<std::vector<uint16_t>, uint32_t> set_index;
+  std::vector<uint16_t> hops;
   for (int node = 0; node < num_nodes; ++node) {
     const int32_t* row = &rt.distance[size_t(node) * num_hosts];
     for (int dst = 0; dst < num_hosts; ++dst) {
-      rt.offset.push_back(static_cast<uint32_t>(rt.ports.size()));
       if (row[dst] <= 0) continue;  // unreachable, or the destination itself
       const int dst_node = f.host_node[dst];
+      hops.clear();
       for (uint32_t e = adj.begin[node]; e < adj.begin[node + 1]; ++e) {
         const int peer = adj.peer[e];
         if (rt.distance[size_t(peer) * num_hosts + dst] != row[dst] - 1) continue;
         if (peer != dst_node && is_host(peer)) continue;
-        rt.ports.push_back(adj.port[e]);
+        hops.push_back(adj.port[e]);
       }
-    }
-    if (rt.ports.size() >= std::numeric_limits<uint32_t>::max()) {
-      throw TopologyError("nodes", "routing tables exceed 2^32 next-hop entries");
+      if (hops.empty()) continue;
+      auto [it, inserted] = set_index.try_emplace(hops, static_cast<uint32_t>(rt.sets.size()));
+      if (inserted) {
+        rt.sets.push_back(
+            {static_cast<uint32_t>(rt.ports.size()), static_cast<uint32_t>(hops.size())});
+        rt.ports.insert(rt.ports.end(), hops.begin(), hops.end());
+      }
+      rt.set_of[size_t(node) * num_hosts + dst] = it->second;
     }
   }
-  rt.offset.push_back(static_cast<uint32_t>(rt.ports.size()));
   return rt;
 }
 

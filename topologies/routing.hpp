@@ -15,12 +15,20 @@ struct RoutingTables {
   // next_hops(node, dst_host): ports of `node` on a shortest path to host `dst_host`;
   // empty when unreachable or node is the destination itself.
   std::span<const uint16_t> next_hops(int node, int dst_host) const {
-    const uint32_t i = static_cast<uint32_t>(node) * num_hosts + dst_host;
-    return {ports.data() + offset[i], ports.data() + offset[i + 1]};
+    const PortSet& s = sets[set_of[static_cast<size_t>(node) * num_hosts + dst_host]];
+    return {ports.data() + s.offset, s.count};
   }
   // distance in hops from node to host (links traversed); -1 if unreachable
   std::vector<int32_t> distance;  // [node * num_hosts + host]
-  std::vector<uint32_t> offset;   // size nodes*num_hosts + 1
+  // Next-hop sets are deduplicated: a fabric has few distinct ones (a leaf's uplinks, one
+  // down port each), so the per-packet lookup touches one 4-byte entry plus a small table that
+  // stays in cache.
+  struct PortSet {
+    uint32_t offset = 0;
+    uint32_t count = 0;
+  };
+  std::vector<uint32_t> set_of;  // [node * num_hosts + host] -> index into sets
+  std::vector<PortSet> sets;     // sets[0] is the empty set
   std::vector<uint16_t> ports;
 };
 

@@ -15,8 +15,9 @@ const FieldTable<SwitchParams>& switch_fields() {
         "switching latency, first bit in to first bit out, header reception included "
         "(Ethernet 350-600 ns, InfiniBand 100-130 ns per switch)"));
     f.push_back(Field<SwitchParams>{
-        "forwarding", "choice: cut-through|store-and-forward",
-        "cut-through falls back to store-and-forward when the egress is faster than the ingress",
+        "forwarding", "choice",
+        "cut-through | store-and-forward; cut-through waits for the last bit when the egress is "
+        "faster than the ingress",
         [](JsonReader& r, SwitchParams& s) {
           const std::string v = r.choice(
               "forwarding", {"cut-through", "store-and-forward"},

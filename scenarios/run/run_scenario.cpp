@@ -258,6 +258,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   counters["packets_consumed"] = consumed;
   counters["control_packets_sent"] = acks;
   counters["packet_hops"] = out.packet_hops;
+  counters["packet_pool_capacity"] = net->pool.capacity();
   counters["events"] = out.events;
   for (const auto& [name, value] : sim.counters()) counters[name] = value;
   int64_t peak_buffer = 0;
