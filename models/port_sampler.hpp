@@ -28,17 +28,27 @@ class PortSampler final : public sim::EventHandler {
   const std::vector<PortSample>& samples() const { return samples_; }
   sim::Time interval() const { return interval_; }
 
+  // The run has ended: a last sample at the end time covers the partial interval since the
+  // previous one. (A run that stops when the workload is done ends between two samples; without
+  // it, the bytes sent after the last sample would be missing from the series.)
+  void finish() {
+    if (samples_.empty() || samples_.back().time < ctx_.sim.now()) take(ctx_.sim.now());
+  }
+
   void on_event(uint32_t, uint64_t) override {
-    const sim::Time now = ctx_.sim.now();
+    take(ctx_.sim.now());
+    if (!stopped_) ctx_.sim.after(interval_, this, 0);
+  }
+
+ private:
+  void take(sim::Time now) {
     for (uint32_t i = 0; i < ports_.size(); ++i) {
       const uint64_t tx = ports_[i]->stats().wire_bytes;
       samples_.push_back({now, i, ports_[i]->total_queue_bytes(), tx - last_tx_[i]});
       last_tx_[i] = tx;
     }
-    if (!stopped_) ctx_.sim.after(interval_, this, 0);
   }
 
- private:
   Context& ctx_;
   std::vector<const EgressPort*> ports_;
   sim::Time interval_;

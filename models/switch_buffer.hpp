@@ -29,28 +29,27 @@ class IngressListener {
 class SwitchBuffer {
  public:
   SwitchBuffer(const SwitchBufferParams& p, int ports)
-      : params_(p),
-        ingress_bytes_(static_cast<size_t>(ports) * kPriorities, 0),
-        egress_bytes_(static_cast<size_t>(ports) * kPriorities, 0),
-        queue_limit_(static_cast<size_t>(ports) * kPriorities, p.queue_limit_bytes) {}
+      : params_(p), slots_(static_cast<size_t>(ports) * kPriorities) {
+    for (auto& sl : slots_) sl.queue_limit = p.queue_limit_bytes;
+  }
 
   void set_listener(IngressListener* l) { listener_ = l; }
   // Per-port, per-priority override of the egress queue cap (0 = no cap).
   void set_queue_limit(uint16_t out_port, uint8_t prio, int64_t bytes) {
-    queue_limit_[slot(out_port, prio)] = bytes;
+    slots_[slot(out_port, prio)].queue_limit = bytes;
   }
   int64_t queue_limit(uint16_t out_port, uint8_t prio) const {
-    return queue_limit_[slot(out_port, prio)];
+    return slots_[slot(out_port, prio)].queue_limit;
   }
 
   // Admits and accounts `bytes`, or refuses (tail drop).
   bool admit(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
-    const size_t e = slot(out_port, prio);
+    Slot& e = slots_[slot(out_port, prio)];
     if (used_ + bytes > params_.buffer_bytes) return false;
-    if (queue_limit_[e] > 0 && egress_bytes_[e] + bytes > queue_limit_[e]) return false;
+    if (e.queue_limit > 0 && e.egress_bytes + bytes > e.queue_limit) return false;
     used_ += bytes;
-    egress_bytes_[e] += bytes;
-    int64_t& in = ingress_bytes_[slot(in_port, prio)];
+    e.egress_bytes += bytes;
+    int64_t& in = slots_[slot(in_port, prio)].ingress_bytes;
     in += bytes;
     peak_used_ = used_ > peak_used_ ? used_ : peak_used_;
     if (listener_ != nullptr) listener_->on_ingress_bytes(in_port, prio, in);
@@ -59,8 +58,8 @@ class SwitchBuffer {
 
   void release(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
     used_ -= bytes;
-    egress_bytes_[slot(out_port, prio)] -= bytes;
-    int64_t& in = ingress_bytes_[slot(in_port, prio)];
+    slots_[slot(out_port, prio)].egress_bytes -= bytes;
+    int64_t& in = slots_[slot(in_port, prio)].ingress_bytes;
     in -= bytes;
     if (listener_ != nullptr) listener_->on_ingress_bytes(in_port, prio, in);
   }
@@ -68,21 +67,25 @@ class SwitchBuffer {
   int64_t used() const { return used_; }
   int64_t peak_used() const { return peak_used_; }
   int64_t ingress_bytes(uint16_t in_port, uint8_t prio) const {
-    return ingress_bytes_[slot(in_port, prio)];
+    return slots_[slot(in_port, prio)].ingress_bytes;
   }
   int64_t egress_bytes(uint16_t out_port, uint8_t prio) const {
-    return egress_bytes_[slot(out_port, prio)];
+    return slots_[slot(out_port, prio)].egress_bytes;
   }
   const SwitchBufferParams& params() const { return params_; }
 
  private:
+  // Everything accounted for one (port, priority), together in one cache line's worth.
+  struct Slot {
+    int64_t ingress_bytes = 0;  // bytes that arrived on this port and priority, still held
+    int64_t egress_bytes = 0;   // bytes queued for this port and priority
+    int64_t queue_limit = 0;
+  };
   static size_t slot(uint16_t port, uint8_t prio) {
     return static_cast<size_t>(port) * kPriorities + prio;
   }
   SwitchBufferParams params_;
-  std::vector<int64_t> ingress_bytes_;
-  std::vector<int64_t> egress_bytes_;
-  std::vector<int64_t> queue_limit_;
+  std::vector<Slot> slots_;
   int64_t used_ = 0;
   int64_t peak_used_ = 0;
   IngressListener* listener_ = nullptr;

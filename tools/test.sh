@@ -15,7 +15,9 @@ cmake --build build -j "$jobs"
 
 if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMASIM_WERROR=ON \
+  # -O1 -g1: sanitizer builds compile about twice as fast as at -O2 -g and run fast enough.
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+    -DRDMASIM_WERROR=ON \
     -DRDMASIM_SANITIZE=ON >/dev/null
   cmake --build build-asan -j "$jobs" --target rdmasim rdmasim_tests
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -209,7 +209,10 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                            std::to_string(dropped) + " + in flight " + std::to_string(in_flight));
   }
 
-  if (sampler) out.samples = sampler->samples();
+  if (sampler) {
+    sampler->finish();
+    out.samples = sampler->samples();
+  }
 
   // Headline results.
   std::vector<int64_t> fcts, slowdowns_milli;
