@@ -16,13 +16,23 @@ namespace models {
 
 class EgressPort;
 
+// What a port's queue keeps of each packet: enough to schedule, admit to the wire and release
+// buffer accounting without touching the packet itself (one cache miss per hop, not three).
+struct QueuedPacket {
+  PacketHandle handle = kNoPacket;
+  uint32_t wire_bytes = 0;
+  sim::Time ready_at;    // earliest start (a cut-through head waiting for its last bit)
+  uint16_t in_port = 0;  // ingress port at this switch (buffer accounting)
+  uint8_t priority = 0;
+};
+
 // Holds or releases traffic classes at a port. When a held class may go again, the gate calls
 // port.wake().
 class FlowControlGate {
  public:
-  virtual bool may_send(uint8_t priority, const Packet& p) = 0;
-  // Called when the port starts sending `p` (credit consumption).
-  virtual void on_send(const Packet& p) = 0;
+  virtual bool may_send(uint8_t priority, uint32_t wire_bytes) = 0;
+  // Called when the port starts sending a packet of the class (credit consumption).
+  virtual void on_send(uint8_t priority, uint32_t wire_bytes) = 0;
 
  protected:
   ~FlowControlGate() = default;
@@ -30,8 +40,8 @@ class FlowControlGate {
 
 class EgressObserver {
  public:
-  virtual void on_enqueue(EgressPort& port, PacketHandle h) = 0;
-  virtual void on_dequeue(EgressPort& port, PacketHandle h) = 0;
+  virtual void on_enqueue(EgressPort& port, const QueuedPacket& q) = 0;
+  virtual void on_dequeue(EgressPort& port, const QueuedPacket& q) = 0;
 
  protected:
   ~EgressObserver() = default;
@@ -68,8 +78,10 @@ class EgressPort final : public sim::EventHandler {
   void set_observer(EgressObserver* o) { observer_ = o; }
   void set_source(PacketSource* s) { source_ = s; }
 
-  // Queue a packet in its traffic class and start sending if idle.
-  void enqueue(PacketHandle h);
+  // Queue a packet in its traffic class and start sending if idle. `in_port` is where it
+  // entered this node (switches), `ready_at` when it may start at the earliest.
+  void enqueue(PacketHandle h, const Packet& p, uint16_t in_port = 0,
+               sim::Time ready_at = sim::Time(0));
   // Try to start a transmission (after a gate opened or a source got data).
   void wake();
   void count_tail_drop() { ++stats_.tail_drops; }
@@ -90,8 +102,8 @@ class EgressPort final : public sim::EventHandler {
  private:
   enum Kind : uint32_t { kTxDone = 0, kReady = 1 };
   void try_send();
-  PacketHandle pick();
-  void start(PacketHandle h);
+  bool pick(QueuedPacket& out);
+  void start(const QueuedPacket& q);
 
   Context& ctx_;
   int64_t rate_bps_;
@@ -104,7 +116,7 @@ class EgressPort final : public sim::EventHandler {
   bool ready_event_pending_ = false;
   bool stalled_ = false;
   sim::Time stalled_since_;
-  std::array<Ring<PacketHandle>, kPriorities> queues_;
+  std::array<Ring<QueuedPacket>, kPriorities> queues_;
   std::array<uint64_t, kPriorities> queue_bytes_{};
   uint64_t total_queue_bytes_ = 0;
   uint32_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets

@@ -14,12 +14,10 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
       receiver_latency_(receiver_latency),
       wait_last_bit_(wait_last_bit) {}
 
-void Link::transmit(PacketHandle h, sim::Time serialization) {
+void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes) {
   ++stats_.packets;
   ++ctx_.packet_hops;
-  Packet& p = ctx_.pool[h];
-  stats_.wire_bytes += p.wire_bytes;
-  p.ser_in = serialization;
+  stats_.wire_bytes += wire_bytes;
   // A link that is down, or a loss drawn for this packet, still occupies the sender's
   // serialiser (it was sent); it simply never arrives.
   if (!up_ || (loss_rate_ > 0.0 && rng_.uniform() < loss_rate_)) {
@@ -30,7 +28,7 @@ void Link::transmit(PacketHandle h, sim::Time serialization) {
   const sim::Time now = ctx_.sim.now();
   const sim::Time deliver_at =
       now + propagation_ + receiver_latency_ + (wait_last_bit_ ? serialization : sim::Time(0));
-  in_flight_.push_back({h, deliver_at});
+  in_flight_.push_back({h, deliver_at, serialization});
   if (!event_pending_) {
     event_pending_ = true;
     ctx_.sim.at(deliver_at, this, 0);
@@ -41,9 +39,10 @@ void Link::on_event(uint32_t, uint64_t) {
   const sim::Time now = ctx_.sim.now();
   // Deliver every packet due now (several can share a picosecond on a very fast link).
   while (!in_flight_.empty() && in_flight_.front().deliver_at <= now) {
-    const PacketHandle h = in_flight_.front().packet;
+    const InFlight f = in_flight_.front();
     in_flight_.pop_front();
-    receiver_->receive(h, receiver_port_);
+    ctx_.pool[f.packet].ser_in = f.serialization;
+    receiver_->receive(f.packet, receiver_port_);
   }
   if (!in_flight_.empty()) {
     ctx_.sim.at(in_flight_.front().deliver_at, this, 0);

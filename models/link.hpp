@@ -29,7 +29,7 @@ class Link final : public sim::EventHandler {
        bool wait_last_bit);
 
   // Called by the sending port when the first bit of `h` goes on the wire.
-  void transmit(PacketHandle h, sim::Time serialization);
+  void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes);
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -42,6 +42,7 @@ class Link final : public sim::EventHandler {
   struct InFlight {
     PacketHandle packet;
     sim::Time deliver_at;
+    sim::Time serialization;  // stamped on the packet at delivery, when it is touched anyway
   };
   Context& ctx_;
   sim::Time propagation_;

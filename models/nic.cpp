@@ -62,7 +62,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
     }
     const PacketHandle h = make_data_packet(qp);
     const Packet& p = ctx_.pool[h];
-    if (gate != nullptr && !gate->may_send(qp.priority, p)) {
+    if (gate != nullptr && !gate->may_send(qp.priority, p.wire_bytes)) {
       // Held by flow control: the gate wakes the port when the class may go again.
       ctx_.pool.release(h);
       active_.push_back(id);
@@ -126,7 +126,7 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
   } else {
     ++stats_.nacks_sent;
   }
-  port_.enqueue(h);
+  port_.enqueue(h, a);
 }
 
 void Nic::receive(PacketHandle h, uint16_t) {

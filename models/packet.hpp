@@ -27,14 +27,12 @@ struct Packet {
   uint32_t wire_bytes = 0;     // bytes serialised on the link (headers + framing included)
   uint32_t route_id = 0;       // explicit route index + 1; 0 = ECMP by hash
   uint16_t udp_sport = 0;      // per-QP entropy for ECMP
-  uint16_t in_port = 0;        // ingress port at the current switch
   PacketType type = PacketType::Data;
   uint8_t priority = 0;  // traffic class 0..7
   Ecn ecn = Ecn::NotEct;
   uint8_t ttl = 64;
   uint8_t route_hop = 0;  // next index into the explicit route
   sim::Time ser_in;       // serialisation time on the link it arrived on
-  sim::Time ready_at;     // earliest time the egress may start sending it
   sim::Time sent_at;      // when the NIC first put it on the wire (RTT samples)
 };
 

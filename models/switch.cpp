@@ -49,18 +49,15 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
     egress.count_tail_drop();
     return drop(h, stats_.tail_drops);
   }
-  p.in_port = in_port;
   const sim::Time now = ctx_.sim.now();
   // Cut-through into a faster egress would underrun: wait for the last bit (ser_in later).
   const bool underrun = params_.forwarding == Forwarding::CutThrough &&
                         egress.rate_bps() > ports_[in_port]->rate_bps();
-  p.ready_at = underrun ? now + p.ser_in : now;
-  egress.enqueue(h);
+  egress.enqueue(h, p, in_port, underrun ? now + p.ser_in : now);
 }
 
-void Switch::on_dequeue(EgressPort& port, PacketHandle h) {
-  const Packet& p = ctx_.pool[h];
-  buffer_.release(p.in_port, port.index(), p.priority, p.wire_bytes);
+void Switch::on_dequeue(EgressPort& port, const QueuedPacket& q) {
+  buffer_.release(q.in_port, port.index(), q.priority, q.wire_bytes);
 }
 
 }  // namespace models

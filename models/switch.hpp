@@ -60,8 +60,8 @@ class Switch final : public PacketReceiver, public EgressObserver {
   void set_explicit_routes(const ExplicitRoutes* routes) { explicit_routes_ = routes; }
 
   void receive(PacketHandle h, uint16_t in_port) override;
-  void on_enqueue(EgressPort&, PacketHandle) override {}
-  void on_dequeue(EgressPort& port, PacketHandle h) override;
+  void on_enqueue(EgressPort&, const QueuedPacket&) override {}
+  void on_dequeue(EgressPort& port, const QueuedPacket& q) override;
 
   // The egress port chosen for this packet (exposed for route inspection and tests).
   int route(const Packet& p) const;
