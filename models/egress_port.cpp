@@ -19,6 +19,11 @@ void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim:
   if (!busy_) try_send();
 }
 
+void EgressPort::send_control(PacketHandle h, const Packet& p) {
+  control_.push_back(QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority});
+  if (!busy_) try_send();
+}
+
 void EgressPort::wake() {
   if (!busy_) try_send();
 }
@@ -26,6 +31,12 @@ void EgressPort::wake() {
 // Strict priority, highest class first; a class whose head is not yet ready (cut-through into
 // a faster egress) or is held by the gate is skipped. Packets of a class leave in FIFO order.
 bool EgressPort::pick(QueuedPacket& out) {
+  if (!control_.empty()) {
+    out = control_.front();
+    control_.pop_front();
+    out.priority = kControlClass;
+    return true;
+  }
   const sim::Time now = ctx_.sim.now();
   sim::Time earliest_ready = sim::Time::max();
   // Only non-empty classes are visited, highest first (most ports carry one or two classes).
@@ -79,15 +90,17 @@ void EgressPort::start(const QueuedPacket& q) {
     stalled_ = false;
     stats_.stalled_time += ctx_.sim.now() - stalled_since_;
   }
-  if (observer_ != nullptr) observer_->on_dequeue(*this, q);
-  if (gate_ != nullptr) gate_->on_send(q.priority, q.wire_bytes);
+  if (q.priority != kControlClass) {
+    if (observer_ != nullptr) observer_->on_dequeue(*this, q);
+    if (gate_ != nullptr) gate_->on_send(q.priority, q.wire_bytes);
+  }
   const sim::Time ser = sim::serialization_time(q.wire_bytes, rate_bps_);
   ++stats_.packets;
   stats_.wire_bytes += q.wire_bytes;
   stats_.busy_time += ser;
   busy_ = true;
   ctx_.sim.after(ser, this, kTxDone);
-  link_->transmit(q.handle, ser, q.wire_bytes);
+  link_->transmit(q.handle, ser, q.wire_bytes, q.priority == kControlClass);
 }
 
 void EgressPort::on_event(uint32_t kind, uint64_t) {

@@ -18,6 +18,9 @@ class EgressPort;
 
 // What a port's queue keeps of each packet: enough to schedule, admit to the wire and release
 // buffer accounting without touching the packet itself (one cache miss per hop, not three).
+// Marks a MAC control frame in QueuedPacket::priority (not a traffic class).
+constexpr uint8_t kControlClass = 0xff;
+
 struct QueuedPacket {
   PacketHandle handle = kNoPacket;
   uint32_t wire_bytes = 0;
@@ -85,6 +88,8 @@ class EgressPort final : public sim::EventHandler {
   // Try to start a transmission (after a gate opened or a source got data).
   void wake();
   void count_tail_drop() { ++stats_.tail_drops; }
+  // MAC control frames (PFC): sent before any data, never held by the gate.
+  void send_control(PacketHandle h, const Packet& p);
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -117,6 +122,7 @@ class EgressPort final : public sim::EventHandler {
   bool stalled_ = false;
   sim::Time stalled_since_;
   std::array<Ring<QueuedPacket>, kPriorities> queues_;
+  Ring<QueuedPacket> control_;
   std::array<uint64_t, kPriorities> queue_bytes_{};
   uint64_t total_queue_bytes_ = 0;
   uint32_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets

@@ -14,7 +14,7 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
       receiver_latency_(receiver_latency),
       wait_last_bit_(wait_last_bit) {}
 
-void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes) {
+void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control) {
   ++stats_.packets;
   ++ctx_.packet_hops;
   stats_.wire_bytes += wire_bytes;
@@ -26,6 +26,15 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
     return;
   }
   const sim::Time now = ctx_.sim.now();
+  if (control) {
+    const sim::Time at = now + propagation_ + serialization;
+    control_in_flight_.push_back({h, at, serialization});
+    if (!control_event_pending_) {
+      control_event_pending_ = true;
+      ctx_.sim.at(at, this, kControl);
+    }
+    return;
+  }
   const sim::Time deliver_at =
       now + propagation_ + receiver_latency_ + (wait_last_bit_ ? serialization : sim::Time(0));
   in_flight_.push_back({h, deliver_at, serialization});
@@ -35,8 +44,21 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
   }
 }
 
-void Link::on_event(uint32_t, uint64_t) {
+void Link::on_event(uint32_t kind, uint64_t) {
   const sim::Time now = ctx_.sim.now();
+  if (kind == kControl) {
+    while (!control_in_flight_.empty() && control_in_flight_.front().deliver_at <= now) {
+      const InFlight f = control_in_flight_.front();
+      control_in_flight_.pop_front();
+      receiver_->receive(f.packet, receiver_port_);
+    }
+    if (!control_in_flight_.empty()) {
+      ctx_.sim.at(control_in_flight_.front().deliver_at, this, kControl);
+    } else {
+      control_event_pending_ = false;
+    }
+    return;
+  }
   // Deliver every packet due now (several can share a picosecond on a very fast link).
   while (!in_flight_.empty() && in_flight_.front().deliver_at <= now) {
     const InFlight f = in_flight_.front();

@@ -29,7 +29,7 @@ class Link final : public sim::EventHandler {
        bool wait_last_bit);
 
   // Called by the sending port when the first bit of `h` goes on the wire.
-  void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes);
+  void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control = false);
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -39,6 +39,7 @@ class Link final : public sim::EventHandler {
   void set_up(bool up) { up_ = up; }
 
  private:
+  enum Kind : uint32_t { kData = 0, kControl = 1 };
   struct InFlight {
     PacketHandle packet;
     sim::Time deliver_at;
@@ -55,6 +56,10 @@ class Link final : public sim::EventHandler {
   bool up_ = true;
   bool event_pending_ = false;
   Ring<InFlight> in_flight_;
+  // MAC control frames (PFC) are consumed by the receiving MAC at their last bit, without
+  // the switching latency, so they have their own FIFO (their delays differ from data's).
+  Ring<InFlight> control_in_flight_;
+  bool control_event_pending_ = false;
   LinkStats stats_;
 };
 

@@ -8,6 +8,8 @@
 #include "models/context.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
+#include "models/roce/pfc_gate.hpp"
+#include "models/roce/pfc_ingress.hpp"
 #include "models/switch.hpp"
 #include "models/transport.hpp"
 #include "topologies/routing.hpp"
@@ -30,6 +32,11 @@ struct Network {
   std::unique_ptr<Transport> transport;
   topo::RoutingTables routes;
   ExplicitRoutes explicit_routes;
+  // PFC, when enabled: one ingress watcher per switch, one gate per sending port.
+  std::vector<std::unique_ptr<PfcIngress>> pfc_ingress;  // [switch index]
+  std::vector<std::unique_ptr<PfcGate>> pfc_gates;
+  std::vector<PfcGate*> link_gate;  // [2i + dir] gate of the port feeding links[2i + dir]
+  std::vector<PfcEvent> pfc_log;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

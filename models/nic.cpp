@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/roce/pfc_gate.hpp"
+
 namespace models {
 
 Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
@@ -60,14 +62,13 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       active_.push_back(id);
       continue;
     }
-    const PacketHandle h = make_data_packet(qp);
-    const Packet& p = ctx_.pool[h];
-    if (gate != nullptr && !gate->may_send(qp.priority, p.wire_bytes)) {
+    if (gate != nullptr && !gate->may_send(qp.priority, data_wire_bytes(qp))) {
       // Held by flow control: the gate wakes the port when the class may go again.
-      ctx_.pool.release(h);
       active_.push_back(id);
       continue;
     }
+    const PacketHandle h = make_data_packet(qp);
+    const Packet& p = ctx_.pool[h];
     ++qp.snd_nxt;
     if (qp.rate_bps < port_.rate_bps()) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
@@ -85,6 +86,15 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
   return kNoPacket;
 }
 
+uint32_t Nic::data_payload_bytes(const QueuePair& qp) const {
+  return qp.snd_nxt + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
+}
+
+uint32_t Nic::data_wire_bytes(const QueuePair& qp) const {
+  return static_cast<uint32_t>(data_payload_bytes(qp) + params_.header_bytes +
+                               params_.framing_bytes);
+}
+
 PacketHandle Nic::make_data_packet(QueuePair& qp) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& p = ctx_.pool[h];
@@ -92,10 +102,8 @@ PacketHandle Nic::make_data_packet(QueuePair& qp) {
   p.src_host = qp.src_host;
   p.dst_host = qp.dst_host;
   p.psn = qp.snd_nxt;
-  p.payload_bytes =
-      qp.snd_nxt + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
-  p.wire_bytes =
-      static_cast<uint32_t>(p.payload_bytes + params_.header_bytes + params_.framing_bytes);
+  p.payload_bytes = data_payload_bytes(qp);
+  p.wire_bytes = data_wire_bytes(qp);
   p.route_id = qp.route_id;
   p.udp_sport = qp.udp_sport;
   p.type = PacketType::Data;
@@ -130,7 +138,14 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
 }
 
 void Nic::receive(PacketHandle h, uint16_t) {
-  if (ctx_.pool[h].type == PacketType::Data) {
+  const Packet& p = ctx_.pool[h];
+  if (p.type == PacketType::Pause) {  // the switch pauses this NIC's class
+    ++stats_.pause_frames_received;
+    if (pfc_gate_ != nullptr) pfc_gate_->on_pause_frame(p.priority, p.psn);
+    ctx_.pool.release(h);
+    return;
+  }
+  if (p.type == PacketType::Data) {
     on_data(h);
   } else {
     ++stats_.acks_received;

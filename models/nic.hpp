@@ -14,12 +14,15 @@
 
 namespace models {
 
+class PfcGate;
+
 struct NicStats {
   uint64_t data_packets_sent = 0;
   uint64_t acks_sent = 0;
   uint64_t nacks_sent = 0;
   uint64_t data_packets_received = 0;
   uint64_t acks_received = 0;  // ACKs and NACKs
+  uint64_t pause_frames_received = 0;
 };
 
 class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
@@ -27,6 +30,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps);
 
   EgressPort& port() { return port_; }
+  void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
   const EgressPort& port() const { return port_; }
   uint32_t host() const { return host_; }
   const NicStats& stats() const { return stats_; }
@@ -44,6 +48,8 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void activate(QueuePair& qp);
   bool has_sendable(const QueuePair& qp) const;
   PacketHandle make_data_packet(QueuePair& qp);
+  uint32_t data_payload_bytes(const QueuePair& qp) const;  // of the packet at snd_nxt
+  uint32_t data_wire_bytes(const QueuePair& qp) const;
   void send_control(const Packet& data, PacketType type, uint32_t psn);
   void on_data(PacketHandle h);
   void on_ack(PacketHandle h);
@@ -53,6 +59,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   const NicParams& params_;
   uint32_t host_;
   EgressPort port_;
+  PfcGate* pfc_gate_ = nullptr;
   Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;

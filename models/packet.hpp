@@ -12,7 +12,9 @@ namespace models {
 using PacketHandle = uint32_t;
 constexpr PacketHandle kNoPacket = 0xffffffffu;
 
-enum class PacketType : uint8_t { Data, Ack, Nack };
+// Pause: an IEEE 802.1Qbb PFC frame for one priority (`priority`), with its pause time in
+// quanta of 512 bit times in `psn` (0 = resume).
+enum class PacketType : uint8_t { Data, Ack, Nack, Pause };
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };

@@ -1,5 +1,7 @@
 #include "models/switch.hpp"
 
+#include "models/roce/pfc_gate.hpp"
+
 namespace models {
 
 Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& params,
@@ -38,6 +40,14 @@ void Switch::drop(PacketHandle h, uint64_t& counter) {
 void Switch::receive(PacketHandle h, uint16_t in_port) {
   ++stats_.received;
   Packet& p = ctx_.pool[h];
+  if (p.type == PacketType::Pause) {  // a PFC frame from the peer on this port: hold our egress
+    ++stats_.pause_frames_received;
+    if (in_port < pfc_gates_.size() && pfc_gates_[in_port] != nullptr) {
+      pfc_gates_[in_port]->on_pause_frame(p.priority, p.psn);
+    }
+    ctx_.pool.release(h);
+    return;
+  }
   // IP hop limit: decremented per switch so that a routing loop drains (RFC 791 TTL).
   if (p.ttl <= 1) return drop(h, stats_.ttl_drops);
   --p.ttl;
@@ -45,9 +55,14 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   if (out < 0) return drop(h, stats_.no_route_drops);
   if (p.route_id != 0) ++p.route_hop;
   EgressPort& egress = *ports_[out];
-  if (!buffer_.admit(in_port, static_cast<uint16_t>(out), p.priority, p.wire_bytes)) {
+  const Admission a = buffer_.admit(in_port, static_cast<uint16_t>(out), p.priority, p.wire_bytes);
+  if (a == Admission::TailDrop) {
     egress.count_tail_drop();
     return drop(h, stats_.tail_drops);
+  }
+  if (a == Admission::HeadroomExhausted) {
+    exhaustions_.push_back({ctx_.sim.now(), in_port, p.priority});
+    return drop(h, stats_.lossless_drops);
   }
   const sim::Time now = ctx_.sim.now();
   // Cut-through into a faster egress would underrun: wait for the last bit (ser_in later).

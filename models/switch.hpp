@@ -34,9 +34,13 @@ struct ExplicitRoutes {
   std::vector<std::vector<uint16_t>> ports;
 };
 
+class PfcGate;
+
 struct SwitchStats {
   uint64_t received = 0;
   uint64_t tail_drops = 0;
+  uint64_t lossless_drops = 0;  // headroom exhausted in a lossless class (never expected)
+  uint64_t pause_frames_received = 0;
   uint64_t ttl_drops = 0;
   uint64_t no_route_drops = 0;
 };
@@ -58,6 +62,18 @@ class Switch final : public PacketReceiver, public EgressObserver {
 
   void set_routing(const topo::RoutingTables* tables) { routing_ = tables; }
   void set_explicit_routes(const ExplicitRoutes* routes) { explicit_routes_ = routes; }
+  // The PFC gate of each port (pause frames arriving on that port hold its egress).
+  void set_pfc_gate(size_t port, PfcGate* gate) {
+    if (pfc_gates_.size() <= port) pfc_gates_.resize(ports_.size(), nullptr);
+    pfc_gates_[port] = gate;
+  }
+
+  struct HeadroomExhaustion {
+    sim::Time time;
+    uint16_t port;
+    uint8_t priority;
+  };
+  const std::vector<HeadroomExhaustion>& headroom_exhaustions() const { return exhaustions_; }
 
   void receive(PacketHandle h, uint16_t in_port) override;
   void on_enqueue(EgressPort&, const QueuedPacket&) override {}
@@ -79,6 +95,8 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const ExplicitRoutes* explicit_routes_ = nullptr;
   uint64_t ecmp_seed_;
   SwitchStats stats_;
+  std::vector<PfcGate*> pfc_gates_;
+  std::vector<HeadroomExhaustion> exhaustions_;
 };
 
 }  // namespace models

@@ -5,6 +5,7 @@
 // from them) without changing the switch.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,12 @@ class IngressListener {
   ~IngressListener() = default;
 };
 
+enum class Admission : uint8_t {
+  Admitted,
+  TailDrop,           // lossy class: shared buffer or egress queue cap full
+  HeadroomExhausted,  // lossless class: more arrived after XOFF than its headroom holds
+};
+
 class SwitchBuffer {
  public:
   SwitchBuffer(const SwitchBufferParams& p, int ports)
@@ -42,18 +49,32 @@ class SwitchBuffer {
     return slots_[slot(out_port, prio)].queue_limit;
   }
 
-  // Admits and accounts `bytes`, or refuses (tail drop).
-  bool admit(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
+  // A lossless (ingress port, priority) may hold up to `limit` bytes (XOFF threshold +
+  // headroom), whatever the shared buffer and egress caps say: PFC, not dropping, bounds it.
+  void set_lossless_limit(uint16_t in_port, uint8_t prio, int64_t limit) {
+    slots_[slot(in_port, prio)].lossless_limit = limit;
+  }
+  int64_t lossless_limit(uint16_t in_port, uint8_t prio) const {
+    return slots_[slot(in_port, prio)].lossless_limit;
+  }
+
+  // Admits and accounts `bytes`, or refuses.
+  Admission admit(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
     Slot& e = slots_[slot(out_port, prio)];
-    if (used_ + bytes > params_.buffer_bytes) return false;
-    if (e.queue_limit > 0 && e.egress_bytes + bytes > e.queue_limit) return false;
+    Slot& in = slots_[slot(in_port, prio)];
+    if (in.lossless_limit > 0) {
+      if (in.ingress_bytes + bytes > in.lossless_limit) return Admission::HeadroomExhausted;
+    } else {
+      if (used_ + bytes > params_.buffer_bytes) return Admission::TailDrop;
+      if (e.queue_limit > 0 && e.egress_bytes + bytes > e.queue_limit) return Admission::TailDrop;
+    }
     used_ += bytes;
     e.egress_bytes += bytes;
-    int64_t& in = slots_[slot(in_port, prio)].ingress_bytes;
-    in += bytes;
-    peak_used_ = used_ > peak_used_ ? used_ : peak_used_;
-    if (listener_ != nullptr) listener_->on_ingress_bytes(in_port, prio, in);
-    return true;
+    in.ingress_bytes += bytes;
+    in.peak_ingress_bytes = std::max(in.peak_ingress_bytes, in.ingress_bytes);
+    peak_used_ = std::max(peak_used_, used_);
+    if (listener_ != nullptr) listener_->on_ingress_bytes(in_port, prio, in.ingress_bytes);
+    return Admission::Admitted;
   }
 
   void release(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
@@ -69,6 +90,9 @@ class SwitchBuffer {
   int64_t ingress_bytes(uint16_t in_port, uint8_t prio) const {
     return slots_[slot(in_port, prio)].ingress_bytes;
   }
+  int64_t peak_ingress_bytes(uint16_t in_port, uint8_t prio) const {
+    return slots_[slot(in_port, prio)].peak_ingress_bytes;
+  }
   int64_t egress_bytes(uint16_t out_port, uint8_t prio) const {
     return slots_[slot(out_port, prio)].egress_bytes;
   }
@@ -80,6 +104,8 @@ class SwitchBuffer {
     int64_t ingress_bytes = 0;  // bytes that arrived on this port and priority, still held
     int64_t egress_bytes = 0;   // bytes queued for this port and priority
     int64_t queue_limit = 0;
+    int64_t lossless_limit = 0;  // 0 = lossy
+    int64_t peak_ingress_bytes = 0;
   };
   static size_t slot(uint16_t port, uint8_t prio) {
     return static_cast<size_t>(port) * kPriorities + prio;

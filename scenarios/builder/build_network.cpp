@@ -1,5 +1,6 @@
 #include "scenarios/builder/build_network.hpp"
 
+#include "models/roce/pfc_headroom.hpp"
 #include "scenarios/loader/params.hpp"
 #include "sim/rng.hpp"
 
@@ -38,7 +39,55 @@ int port_towards(const topo::Fabric& f, int node, int peer) {
   return -1;
 }
 
+// PFC: each switch watches its ingress counters; every sending port obeys pause frames.
+void wire_pfc(const Scenario& s, models::Network& net) {
+  const topo::Fabric& f = s.fabric;
+  for (auto& sw : net.switches) {
+    net.pfc_ingress.push_back(
+        std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_log));
+    sw->buffer().set_listener(net.pfc_ingress.back().get());
+    for (size_t port = 0; port < sw->port_count(); ++port) {
+      const int link = f.ports[sw->node()][port].link;
+      const int64_t limit = s.pfc.xoff_bytes + pfc_headroom(s, sw->node(), link);
+      for (uint8_t prio = 0; prio < models::kPriorities; ++prio) {
+        if ((s.pfc.lossless_priorities >> prio) & 1u) {
+          sw->buffer().set_lossless_limit(static_cast<uint16_t>(port), prio, limit);
+        }
+      }
+    }
+  }
+  net.link_gate.assign(net.links.size(), nullptr);
+  for (size_t i = 0; i < net.links.size(); ++i) {
+    const topo::Link& l = f.topo.links[i / 2];
+    const int from = i % 2 == 0 ? l.a : l.b, from_port = i % 2 == 0 ? l.a_port : l.b_port;
+    models::EgressPort& sender = *net.link_sender[i];
+    net.pfc_gates.push_back(
+        std::make_unique<models::PfcGate>(net.ctx, sender, s.pfc.response_time));
+    models::PfcGate* gate = net.pfc_gates.back().get();
+    sender.set_gate(gate);
+    net.link_gate[i] = gate;
+    if (f.host_index[from] >= 0) {
+      net.nics[f.host_index[from]]->set_pfc_gate(gate);
+    } else {
+      net.switches[net.node_switch[from]]->set_pfc_gate(static_cast<size_t>(from_port), gate);
+    }
+  }
+}
+
 }  // namespace
+
+int64_t pfc_headroom(const Scenario& s, int switch_node, int link) {
+  if (s.pfc.headroom_bytes > 0) return s.pfc.headroom_bytes;
+  const topo::Link& l = s.fabric.topo.links[link];
+  const models::SwitchParams sp = switch_params_for(s, switch_node);
+  // Store-and-forward accounts at the last bit: one more frame in flight, as a time.
+  const int64_t frame = s.nic.mtu + s.nic.header_bytes + s.nic.framing_bytes;
+  const sim::Time latency = sp.latency + (sp.forwarding == models::Forwarding::StoreAndForward
+                                              ? sim::serialization_time(frame, l.rate_bps)
+                                              : sim::Time(0));
+  return models::pfc_headroom_bytes(l.rate_bps, sim::Time(l.latency_ps), s.pfc.response_time,
+                                    latency, frame);
+}
 
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
   const topo::Fabric& f = s.fabric;
@@ -106,6 +155,8 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       net->links.push_back(std::move(link));
     }
   }
+
+  if (s.pfc.enabled) wire_pfc(s, *net);
 
   // Flows: explicit routes resolved to ports; each QP gets its own UDP source port.
   sim::Rng sport_rng = sim.rng(kStreamSport);

@@ -12,6 +12,9 @@ namespace scen {
 
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim);
 
+// PFC headroom at switch `switch_node` for its ingress from topology link `link`.
+int64_t pfc_headroom(const Scenario& s, int switch_node, int link);
+
 // The hops a packet from src to dst takes (ECMP resolved with the given entropy), as the
 // ideal-FCT recursion needs them. Empty if the destination is unreachable.
 std::vector<models::PathHop> trace_path(const Scenario& s, const models::Network& net,

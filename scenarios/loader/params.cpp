@@ -92,6 +92,59 @@ const FieldTable<NicParams>& nic_fields() {
   return t;
 }
 
+const FieldTable<models::PfcParams>& pfc_fields() {
+  using models::PfcParams;
+  static const FieldTable<PfcParams> t = [] {
+    FieldTable<PfcParams> f;
+    f.push_back(Field<PfcParams>{
+        "enabled", "boolean", "priority flow control (IEEE 802.1Qbb) on every port",
+        [](JsonReader& r, PfcParams& s) { s.enabled = r.boolean("enabled", s.enabled); },
+        [](const PfcParams& s) { return Json(s.enabled); }});
+    f.push_back(Field<PfcParams>{
+        "priorities", "list", "lossless traffic classes (0..7); the others stay lossy",
+        [](JsonReader& r, PfcParams& s) {
+          if (!r.has("priorities")) return;
+          JsonReader list = r.at("priorities");
+          list.expect_array();
+          s.lossless_priorities = 0;
+          for (size_t i = 0; i < list.size(); ++i) {
+            const Json& v = list.json()[i];
+            if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 7) {
+              throw InputError(list.index_path(i), v.dump(), "a priority in [0, 7]");
+            }
+            s.lossless_priorities |= static_cast<uint8_t>(1u << v.get<int>());
+          }
+        },
+        [](const PfcParams& s) {
+          Json a = Json::array();
+          for (int p = 0; p < 8; ++p) {
+            if ((s.lossless_priorities >> p) & 1u) a.push_back(p);
+          }
+          return a;
+        }});
+    f.push_back(bytes_field<PfcParams>(
+        "xoff", &PfcParams::xoff_bytes,
+        "bytes held per (ingress port, lossless priority) above which a pause is sent upstream",
+        1));
+    f.push_back(
+        bytes_field<PfcParams>("xon_offset", &PfcParams::xon_offset_bytes,
+                               "hysteresis: resume when the bytes fall to xoff - xon_offset", 0));
+    f.push_back(bytes_field<PfcParams>(
+        "headroom", &PfcParams::headroom_bytes,
+        "bytes above xoff a lossless ingress accepts; 0 = 2 x cable delay x rate + 2 frames + "
+        "PFC frame + response time x rate (REFERENCES.md)",
+        0));
+    f.push_back(int_field<PfcParams>("quanta", &PfcParams::quanta,
+                                     "pause time per frame, in 512-bit-time quanta", 1, 65535));
+    f.push_back(time_field<PfcParams>(
+        "response_time", &PfcParams::response_time,
+        "upstream's delay from receiving a pause to holding the class (after the packet in "
+        "progress)"));
+    return f;
+  }();
+  return t;
+}
+
 const FieldTable<LinkDefaults>& link_fields() {
   static const FieldTable<LinkDefaults> t = [] {
     FieldTable<LinkDefaults> f;
@@ -111,6 +164,7 @@ std::string list_parameters() {
   list_fields(out, "fabric.switch", port_fields(), SwitchParams{});
   list_fields(out, "fabric.nic", nic_fields(), NicParams{});
   list_fields(out, "fabric.link", link_fields(), LinkDefaults{});
+  list_fields(out, "fabric.pfc", pfc_fields(), models::PfcParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

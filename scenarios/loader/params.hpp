@@ -2,6 +2,7 @@
 #pragma once
 
 #include "models/nic_params.hpp"
+#include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
 #include "scenarios/loader/param_table.hpp"
 
@@ -10,6 +11,7 @@ namespace scen {
 const FieldTable<models::SwitchParams>& switch_fields();  // per switch
 const FieldTable<models::SwitchParams>& port_fields();    // per port / priority
 const FieldTable<models::NicParams>& nic_fields();
+const FieldTable<models::PfcParams>& pfc_fields();
 
 struct LinkDefaults {
   double loss_rate = 0.0;

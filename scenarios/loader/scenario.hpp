@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/nic_params.hpp"
+#include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
@@ -41,6 +42,7 @@ struct Scenario {
   std::vector<bool> link_up;  // [topology link]; link failures set false
   models::SwitchParams switch_defaults;
   models::NicParams nic;
+  models::PfcParams pfc;
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   sim::Time stop_time = sim::Time::max();

@@ -265,6 +265,15 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
       read_fields(*nic, nic_fields(), s.nic);
       nic->finish();
     }
+    if (auto pfc = fab->get("pfc")) {
+      pfc->expect_object();
+      read_fields(*pfc, pfc_fields(), s.pfc);
+      pfc->finish();
+      if (s.pfc.xon_offset_bytes >= s.pfc.xoff_bytes) {
+        throw InputError("fabric.pfc.xon_offset", sim::format_bytes(s.pfc.xon_offset_bytes),
+                         "less than fabric.pfc.xoff (" + sim::format_bytes(s.pfc.xoff_bytes) + ")");
+      }
+    }
     if (auto link = fab->get("link")) {
       link->expect_object();
       read_fields(*link, link_fields(), link_defaults);
@@ -311,6 +320,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["switch"].update(write_fields(port_fields(), s.switch_defaults));
   eff["fabric"]["nic"] = write_fields(nic_fields(), s.nic);
   eff["fabric"]["link"] = write_fields(link_fields(), link_defaults);
+  eff["fabric"]["pfc"] = write_fields(pfc_fields(), s.pfc);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
   eff["workload"] = root["workload"];

@@ -61,7 +61,8 @@ std::string flows_csv(const RunOutcome& out) {
 std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
-       "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns\n";
+       "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
+       "pause_frames_received,paused_ns\n";
   const int64_t span = out.end_time.ps;
   for (const auto& r : out.links) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
@@ -71,7 +72,9 @@ std::string links_csv(const RunOutcome& out) {
       << ',' << r.to << ',' << r.to_port << ',' << format_milli(r.rate_bps / 1'000'000) << ','
       << (r.up ? 1 : 0) << ',' << r.packets << ',' << r.wire_bytes << ','
       << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
-      << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << '\n';
+      << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << ','
+      << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused)
+      << '\n';
   }
   return o.str();
 }
@@ -86,12 +89,24 @@ std::string timeseries_csv(const RunOutcome& out) {
   return o.str();
 }
 
+std::string pfc_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "time_ns,node,port,priority,event\n";
+  static const char* kKinds[] = {"pause", "refresh", "resume"};
+  for (const auto& e : out.pfc_events) {
+    o << format_ns(e.time) << ',' << out.node_names[e.node] << ',' << e.port << ','
+      << static_cast<int>(e.priority) << ',' << kKinds[e.kind] << '\n';
+  }
+  return o.str();
+}
+
 void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& dir) {
   std::filesystem::create_directories(dir);
   write_file_atomic(dir + "/summary.json", summary_json(s, out));
   write_file_atomic(dir + "/flows.csv", flows_csv(out));
   write_file_atomic(dir + "/links.csv", links_csv(out));
   if (!out.samples.empty()) write_file_atomic(dir + "/timeseries.csv", timeseries_csv(out));
+  if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
   Json stats;
   stats["wall_seconds"] = out.wall_seconds;
   stats["events"] = out.events;

@@ -17,6 +17,7 @@ std::string summary_json(const Scenario& s, const RunOutcome& out);
 std::string flows_csv(const RunOutcome& out);
 std::string links_csv(const RunOutcome& out);
 std::string timeseries_csv(const RunOutcome& out);
+std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -161,8 +161,18 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
 
   // Per-link results; drops counted at the sending port.
-  uint64_t tail_drops = 0, ttl_drops = 0, no_route = 0, lost = 0;
+  uint64_t tail_drops = 0, ttl_drops = 0, no_route = 0, lost = 0, lossless_drops = 0;
+  uint64_t pause_consumed = 0;
+  Json exhaustions = Json::array();
   for (const auto& sw : net->switches) {
+    lossless_drops += sw->stats().lossless_drops;
+    pause_consumed += sw->stats().pause_frames_received;
+    for (const auto& e : sw->headroom_exhaustions()) {
+      exhaustions.push_back({{"time_ns", format_ns(e.time)},
+                             {"switch", sw->name()},
+                             {"port", e.port},
+                             {"priority", e.priority}});
+    }
     tail_drops += sw->stats().tail_drops;
     ttl_drops += sw->stats().ttl_drops;
     no_route += sw->stats().no_route_drops;
@@ -189,6 +199,17 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     r.busy = port.stats().busy_time;
     r.stalled = port.stats().stalled_time;
     r.up = net->links[i]->up();
+    if (!net->link_gate.empty()) {
+      models::PfcGate& gate = *net->link_gate[i];
+      gate.finish_accounting();
+      r.pause_frames_received = gate.stats().pause_frames_received;
+      r.paused = gate.stats().paused_time;
+      const int from = dir == 0 ? l.a : l.b;
+      if (f.host_index[from] < 0) {
+        const auto& ps = net->pfc_ingress[net->node_switch[from]]->port_stats(r.from_port);
+        r.pause_frames_sent = ps.pause_frames_sent + ps.resume_frames_sent;
+      }
+    }
     out.links.push_back(std::move(r));
   }
 
@@ -196,12 +217,14 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   // still in the network.
   uint64_t consumed = 0, data_sent = 0, acks = 0;
   for (const auto& nic : net->nics) {
-    consumed += nic->stats().data_packets_received + nic->stats().acks_received;
+    consumed += nic->stats().data_packets_received + nic->stats().acks_received +
+                nic->stats().pause_frames_received;
     data_sent += nic->stats().data_packets_sent;
     acks += nic->stats().acks_sent + nic->stats().nacks_sent;
   }
   const uint64_t created = net->pool.allocated_total();
-  const uint64_t dropped = tail_drops + ttl_drops + no_route + lost;
+  consumed += pause_consumed;
+  const uint64_t dropped = tail_drops + ttl_drops + no_route + lost + lossless_drops;
   const uint64_t in_flight = net->pool.live();
   if (created != consumed + dropped + in_flight) {
     throw std::logic_error("packet conservation broken: created " + std::to_string(created) +
@@ -251,8 +274,32 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   res["timeouts"] = timeouts;
   res["nacks"] = nacks;
   res["duplicate_packets"] = duplicates;
-  res["drops"] = {
-      {"tail", tail_drops}, {"ttl", ttl_drops}, {"no_route", no_route}, {"link_loss", lost}};
+  res["drops"] = {{"tail", tail_drops},
+                  {"ttl", ttl_drops},
+                  {"no_route", no_route},
+                  {"link_loss", lost},
+                  {"lossless", lossless_drops}};
+  if (s.pfc.enabled) {
+    uint64_t pauses = 0, resumes = 0, xoffs = 0;
+    for (size_t k = 0; k < net->pfc_ingress.size(); ++k) {
+      for (size_t port = 0; port < net->switches[k]->port_count(); ++port) {
+        const auto& ps = net->pfc_ingress[k]->port_stats(port);
+        pauses += ps.pause_frames_sent;
+        resumes += ps.resume_frames_sent;
+        xoffs += ps.xoff_transitions;
+      }
+    }
+    sim::Time paused;
+    for (const auto& lr : out.links) paused += lr.paused;
+    res["pfc"] = {{"pause_frames", pauses},
+                  {"resume_frames", resumes},
+                  {"xoff_transitions", xoffs},
+                  {"paused_time_ns", format_ns(paused)},
+                  {"headroom_exhaustions", exhaustions.size()},
+                  {"headroom_exhaustion_events", exhaustions}};
+    out.pfc_events = net->pfc_log;
+  }
+  for (const auto& n : f.topo.nodes) out.node_names.push_back(n.name);
   res["packets_in_flight_at_end"] = in_flight;
   out.results = std::move(res);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/port_sampler.hpp"
+#include "models/roce/pfc_ingress.hpp"
 #include "scenarios/loader/scenario.hpp"
 
 namespace scen {
@@ -31,6 +32,9 @@ struct LinkResult {
   uint64_t wire_bytes = 0, packets = 0, lost_packets = 0, tail_drops = 0, max_queue_bytes = 0;
   sim::Time busy, stalled;
   bool up = true;
+  uint64_t pause_frames_sent = 0;      // PFC frames (pause, refresh, resume) sent on this direction
+  uint64_t pause_frames_received = 0;  // PFC frames that held the sending port
+  sim::Time paused;                    // time classes of the sending port were held by PFC
 };
 
 struct RunOutcome {
@@ -44,8 +48,10 @@ struct RunOutcome {
   std::vector<LinkResult> links;
   std::vector<std::string> sampled_ports;
   std::vector<models::PortSample> samples;
-  Json results;   // headline results (deterministic)
-  Json counters;  // all counters (deterministic)
+  std::vector<models::PfcEvent> pfc_events;
+  std::vector<std::string> node_names;  // for rendering events
+  Json results;                         // headline results (deterministic)
+  Json counters;                        // all counters (deterministic)
 };
 
 struct RunOptions {

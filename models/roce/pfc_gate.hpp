@@ -1,0 +1,73 @@
+// The receiving side of PFC at a port: a pause frame for a priority holds that class of the
+// port's egress for quanta × 512 bit times (after the response time); the packet in progress
+// completes; quanta 0 resumes at once. A later frame replaces the earlier one's deadline.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "models/egress_port.hpp"
+
+namespace models {
+
+struct PfcGateStats {
+  uint64_t pause_frames_received = 0;
+  sim::Time paused_time;  // sum over priorities of the time each was held
+};
+
+class PfcGate final : public FlowControlGate, public sim::EventHandler {
+ public:
+  PfcGate(Context& ctx, EgressPort& port, sim::Time response_time)
+      : ctx_(ctx), port_(port), response_(response_time) {}
+
+  bool may_send(uint8_t priority, uint32_t) override {
+    const sim::Time now = ctx_.sim.now();
+    return now < paused_from_[priority] || now >= paused_until_[priority];
+  }
+  void on_send(uint8_t, uint32_t) override {}
+
+  // A PFC frame for `priority` with `quanta` arrived on this port's link.
+  void on_pause_frame(uint8_t priority, uint32_t quanta) {
+    ++stats_.pause_frames_received;
+    const sim::Time start = ctx_.sim.now() + response_;
+    // 1 quantum = 512 bit times = 64 bytes' time at the port's rate, exact.
+    const sim::Time until =
+        start + sim::serialization_time(static_cast<int64_t>(quanta) * 64, port_.rate_bps());
+    if (paused_until_[priority] >= start && paused_from_[priority] <= start) {
+      paused_until_[priority] = until;  // extends (refresh) or shortens (resume) the hold
+    } else {
+      account(priority, paused_until_[priority]);
+      paused_from_[priority] = start;
+      paused_until_[priority] = until;
+    }
+    ctx_.sim.at(until, this, priority);  // release (a no-op if a later frame extended it)
+    if (start > ctx_.sim.now()) ctx_.sim.at(start, this, priority);
+  }
+
+  void on_event(uint32_t, uint64_t) override { port_.wake(); }
+
+  bool paused(uint8_t priority) { return !may_send(priority, 0); }
+  const PfcGateStats& stats() const { return stats_; }
+  // Adds the held time up to now (end of run).
+  void finish_accounting() {
+    for (uint8_t p = 0; p < kPriorities; ++p) {
+      account(p, std::min(paused_until_[p], ctx_.sim.now()));
+      paused_from_[p] = paused_until_[p] = sim::Time(0);
+    }
+  }
+
+ private:
+  void account(uint8_t p, sim::Time end) {
+    if (end > paused_from_[p]) stats_.paused_time += end - paused_from_[p];
+  }
+
+  Context& ctx_;
+  EgressPort& port_;
+  sim::Time response_;
+  std::array<sim::Time, kPriorities> paused_from_{};
+  std::array<sim::Time, kPriorities> paused_until_{};
+  PfcGateStats stats_;
+};
+
+}  // namespace models

@@ -1,0 +1,55 @@
+// The sending side of PFC at a switch: watches the bytes held per (ingress port, lossless
+// priority) and sends the upstream a pause frame when they pass XOFF, refreshes it while they
+// stay above XON (at half the pause time, so the upstream never resumes early), and sends a
+// resume (quanta 0) when they fall to XON.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/roce/pfc_params.hpp"
+#include "models/switch.hpp"
+
+namespace models {
+
+// One line of pfc.csv.
+struct PfcEvent {
+  sim::Time time;
+  int node = 0;
+  uint16_t port = 0;
+  uint8_t priority = 0;
+  enum Kind : uint8_t { Pause, Refresh, Resume } kind = Pause;
+};
+
+struct PfcPortStats {
+  uint64_t pause_frames_sent = 0;  // pause and refresh frames
+  uint64_t resume_frames_sent = 0;
+  uint64_t xoff_transitions = 0;
+};
+
+class PfcIngress final : public IngressListener, public sim::EventHandler {
+ public:
+  PfcIngress(Context& ctx, Switch& sw, const PfcParams& params, std::vector<PfcEvent>* log);
+
+  void on_ingress_bytes(uint16_t in_port, uint8_t priority, int64_t bytes) override;
+  void on_event(uint32_t kind, uint64_t arg) override;  // refresh timers
+
+  const PfcPortStats& port_stats(size_t port) const { return port_stats_[port]; }
+
+ private:
+  struct State {
+    bool xoff = false;
+    uint32_t generation = 0;  // invalidates refresh timers of an earlier XOFF episode
+  };
+  void send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind);
+  void arm_refresh(uint16_t port, uint8_t priority);
+
+  Context& ctx_;
+  Switch& switch_;
+  PfcParams params_;
+  std::vector<PfcEvent>* log_;
+  std::vector<State> state_;  // [port * kPriorities + priority]
+  std::vector<PfcPortStats> port_stats_;
+};
+
+}  // namespace models
