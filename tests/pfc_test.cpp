@@ -1,0 +1,190 @@
+// PFC (IEEE 802.1Qbb): lossless incast, exact pause timing, pause propagation hop by hop,
+// headroom admission, determinism.
+#include <catch2/catch.hpp>
+
+#include "models/link.hpp"
+#include "models/roce/pfc_gate.hpp"
+#include "scenario_helpers.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
+#include "sim/units.hpp"
+
+namespace {
+
+uint64_t u(const scen::Json& j) {
+  return j.get<uint64_t>();
+}
+
+// n senders and receiver h0 on one switch; PFC on priority 3.
+scen::Json incast(int senders, bool pfc, const std::string& rate = "100Gbps",
+                  const std::string& cable = "10m") {
+  scen::Json t;
+  t["nodes"] = scen::Json::array({{{"name", "sw"}, {"kind", "switch"}}});
+  for (int h = 0; h <= senders; ++h) {
+    t["nodes"].push_back({{"name", "h" + std::to_string(h)}, {"kind", "host"}});
+    t["links"].push_back(
+        {{"a", "h" + std::to_string(h)}, {"b", "sw"}, {"rate", rate}, {"cable", cable}});
+  }
+  scen::Json j;
+  j["topology"] = t;
+  j["fabric"]["switch"] = {{"latency", "500ns"}, {"buffer", "4MB"}, {"queue_limit", "500KB"}};
+  j["fabric"]["nic"] = {{"mtu", "4KiB"}, {"rto", "200us"}};
+  j["fabric"]["pfc"] = {
+      {"enabled", pfc}, {"priorities", {3}}, {"xoff", "40KB"}, {"xon_offset", "8KB"}};
+  for (int h = 1; h <= senders; ++h) {
+    j["workload"]["flows"].push_back(
+        {{"src", "h" + std::to_string(h)}, {"dst", "h0"}, {"size", "500KB"}});
+  }
+  return j;
+}
+
+const scen::LinkResult& link(const scen::RunOutcome& out, const std::string& from,
+                             const std::string& to) {
+  for (const auto& l : out.links) {
+    if (l.from == from && l.to == to) return l;
+  }
+  FAIL("no link " << from << " -> " << to);
+  return out.links.front();
+}
+
+struct Sink final : models::PacketReceiver {
+  models::PacketPool& pool;
+  std::vector<std::pair<int64_t, uint32_t>> arrivals;  // (time ps, psn)
+  sim::Simulator& sim;
+  Sink(models::PacketPool& p, sim::Simulator& s) : pool(p), sim(s) {}
+  void receive(models::PacketHandle h, uint16_t) override {
+    arrivals.emplace_back(sim.now().ps, pool[h].psn);
+    pool.release(h);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pfc: a 64-to-1 incast is lossless with PFC and lossy without", "[pfc]") {
+  const scen::RunOutcome with = scen::run_scenario(test_support::load(incast(64, true)));
+  const auto& r = with.results;
+  CHECK(u(r["flows_completed"]) == 64);
+  CHECK(u(r["payload_bytes_delivered"]) == 64 * 500'000);
+  CHECK(u(r["drops"]["tail"]) + u(r["drops"]["lossless"]) == 0);
+  CHECK(u(r["pfc"]["headroom_exhaustions"]) == 0);
+  CHECK(u(r["retransmitted_packets"]) == 0);
+  CHECK(u(r["pfc"]["pause_frames"]) > 0);
+  // Every sender's NIC was held by pause frames from the switch.
+  for (int h = 1; h <= 64; ++h) {
+    const auto& up = link(with, "h" + std::to_string(h), "sw");
+    INFO("h" << h);
+    CHECK(up.pause_frames_received > 0);
+    CHECK(up.paused.ps > 0);
+  }
+  const scen::RunOutcome without = scen::run_scenario(test_support::load(incast(64, false)));
+  CHECK(u(without.results["drops"]["tail"]) > 0);
+  CHECK(u(without.results["payload_bytes_delivered"]) == 64 * 500'000);  // go-back-N recovered
+  CHECK_FALSE(without.results.contains("pfc"));
+}
+
+TEST_CASE("pfc: a pause of Q quanta holds the class for exactly Q x 512 bit times", "[pfc]") {
+  using namespace sim::literals;
+  for (int64_t rate :
+       {int64_t{100'000'000'000}, int64_t{400'000'000'000}, int64_t{25'000'000'000}}) {
+    sim::Simulator sim(1);
+    models::PacketPool pool;
+    models::Context ctx{sim, pool};
+    Sink sink(pool, sim);
+    models::Link wire(ctx, 1_us, 0.0, 1, &sink, 0, sim::Time(0), true);
+    models::EgressPort port(ctx, rate, 0);
+    port.connect(&wire);
+    models::PfcGate gate(ctx, port, sim::Time(0));
+    port.set_gate(&gate);
+    for (uint32_t i = 0; i < 3; ++i) {
+      const models::PacketHandle h = pool.alloc();
+      pool[h].psn = i;
+      pool[h].priority = 3;
+      pool[h].wire_bytes = 1000;
+      port.enqueue(h, pool[h]);
+    }
+    // 10 ns into the first packet, a pause of 100 quanta arrives (no refresh follows).
+    struct Pause final : sim::EventHandler {
+      models::PfcGate* g;
+      void on_event(uint32_t, uint64_t) override { g->on_pause_frame(3, 100); }
+    } pause;
+    pause.g = &gate;
+    sim.at(10_ns, &pause, 0);
+    sim.run();
+    REQUIRE(sink.arrivals.size() == 3);
+    const int64_t ser = sim::serialization_time(1000, rate).ps;
+    const int64_t hold = sim::serialization_time(100 * 64, rate).ps;  // 100 x 512 bits
+    INFO("rate " << rate);
+    CHECK(sink.arrivals[0].first == ser + 1'000'000);  // the packet in progress completes
+    CHECK(sink.arrivals[1].first == 10'000 + hold + ser + 1'000'000);
+    CHECK(sink.arrivals[2].first == 10'000 + hold + 2 * ser + 1'000'000);
+    gate.finish_accounting();
+    CHECK(gate.stats().paused_time.ps == hold);
+  }
+}
+
+TEST_CASE("pfc: congestion at one leaf pauses the spine, the far leaf and its senders", "[pfc]") {
+  // Fast fabric links: the only bottleneck is leaf0 -> h0, so every pause upstream of it is
+  // propagation, hop by hop.
+  scen::Json j;
+  j["topology"] = {{"generator", "leaf-spine"},
+                   {"leaves", 2},
+                   {"spines", 1},
+                   {"hosts_per_leaf", 8},
+                   {"host_rate", "100Gbps"},
+                   {"fabric_rate", "800Gbps"},
+                   {"host_latency", "1us"},
+                   {"fabric_latency", "1us"}};
+  j["fabric"]["nic"] = {{"mtu", "4KiB"}};
+  j["fabric"]["pfc"] = {{"enabled", true}, {"xoff", "40KB"}, {"xon_offset", "8KB"}};
+  j["workload"]["incast"] = {{"receiver", "h0"},
+                             {"senders", {"h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"}},
+                             {"size", "1MB"}};
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  CHECK(u(out.results["drops"]["tail"]) + u(out.results["drops"]["lossless"]) == 0);
+  CHECK(link(out, "leaf0", "spine0").pause_frames_sent > 0);  // hop 1
+  CHECK(link(out, "spine0", "leaf0").paused.ps > 0);
+  CHECK(link(out, "spine0", "leaf1").pause_frames_sent > 0);  // hop 2
+  CHECK(link(out, "leaf1", "spine0").paused.ps > 0);
+  for (int h = 8; h < 16; ++h) {  // hop 3: the NICs
+    CHECK(link(out, "leaf1", "h" + std::to_string(h)).pause_frames_sent > 0);
+    CHECK(link(out, "h" + std::to_string(h), "leaf1").paused.ps > 0);
+  }
+  // Nothing pauses the receiver's side: its leaf never congests toward it.
+  CHECK(link(out, "leaf0", "h0").pause_frames_sent == 0);
+}
+
+TEST_CASE("pfc: headroom below the need is reported; the formula's headroom never runs out",
+          "[pfc]") {
+  for (const char* rate : {"100Gbps", "400Gbps"}) {
+    for (const char* cable : {"1m", "10m", "100m"}) {
+      INFO(rate << " " << cable);
+      scen::Json j = incast(8, true, rate, cable);
+      // Traffic both ways, so the switch's egress toward a sender is busy with data frames
+      // when a pause must go out (the worst case the formula allows for).
+      for (int h = 1; h <= 8; ++h) {
+        j["workload"]["flows"].push_back(
+            {{"src", "h0"}, {"dst", "h" + std::to_string(h)}, {"size", "500KB"}});
+      }
+      const scen::RunOutcome ok = scen::run_scenario(test_support::load(j));
+      CHECK(u(ok.results["pfc"]["headroom_exhaustions"]) == 0);
+      CHECK(u(ok.results["drops"]["lossless"]) == 0);
+      j["fabric"]["pfc"]["headroom"] = "4KB";  // less than one frame in flight
+      const scen::RunOutcome short_hr = scen::run_scenario(test_support::load(j));
+      const auto& events = short_hr.results["pfc"]["headroom_exhaustion_events"];
+      CHECK(events.size() > 0);
+      CHECK(u(short_hr.results["drops"]["lossless"]) == events.size());
+      CHECK(events[0]["switch"] == "sw");
+      CHECK(events[0]["priority"] == 3);
+      // Lost lossless packets are still recovered end to end.
+      CHECK(u(short_hr.results["payload_bytes_delivered"]) == 16 * 500'000);
+    }
+  }
+}
+
+TEST_CASE("pfc: runs with PFC are deterministic", "[pfc][determinism]") {
+  const scen::Scenario s = test_support::load(incast(16, true));
+  const scen::RunOutcome a = scen::run_scenario(s), b = scen::run_scenario(s);
+  CHECK(scen::pfc_csv(a) == scen::pfc_csv(b));
+  CHECK(scen::links_csv(a) == scen::links_csv(b));
+  CHECK(scen::summary_json(s, a) == scen::summary_json(s, b));
+  CHECK(a.pfc_events.size() > 0);
+}
