@@ -3,10 +3,12 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
 #include "topologies/analysis.hpp"
 
@@ -51,6 +53,36 @@ int cmd_check(int argc, char** argv) {
       "(%d pairs sampled)\n",
       t.min_paths, t.mean_paths, t.max_paths, t.path_pairs_sampled);
 
+  if (s.pfc.enabled) {
+    // Headroom per lossless ingress, by link rate and cable (what a switch engineer configures).
+    std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int>>
+        by_link;  // (rate, ps) -> (bytes, n)
+    for (size_t l = 0; l < s.fabric.topo.links.size(); ++l) {
+      const auto& link = s.fabric.topo.links[l];
+      for (int end : {link.a, link.b}) {
+        if (s.fabric.host_index[end] >= 0) continue;
+        auto& e = by_link[{link.rate_bps, link.latency_ps}];
+        e.first = std::max(e.first, scen::pfc_headroom(s, end, static_cast<int>(l)));
+        ++e.second;
+      }
+    }
+    std::string prios;
+    for (int p = 0; p < 8; ++p) {
+      if ((s.pfc.lossless_priorities >> p) & 1u)
+        prios += (prios.empty() ? "" : ",") + std::to_string(p);
+    }
+    std::printf("pfc       lossless priorities %s, xoff %lld B, xon at %lld B\n", prios.c_str(),
+                static_cast<long long>(s.pfc.xoff_bytes),
+                static_cast<long long>(s.pfc.xoff_bytes - s.pfc.xon_offset_bytes));
+    for (const auto& [key, v] : by_link) {
+      std::printf(
+          "          headroom %lld B per (ingress, priority) on %d switch port(s) at %s, cable "
+          "%s%s\n",
+          static_cast<long long>(v.first), v.second, sim::format_rate(key.first).c_str(),
+          sim::format_time(sim::Time(key.second)).c_str(),
+          s.pfc.headroom_bytes > 0 ? " (set)" : " (formula)");
+    }
+  }
   std::vector<std::string> problems;
   size_t down = 0;
   for (bool up : s.link_up) down += up ? 0 : 1;
