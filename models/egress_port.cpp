@@ -16,6 +16,7 @@ void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim:
   total_queue_bytes_ += p.wire_bytes;
   stats_.max_queue_bytes[p.priority] = std::max(stats_.max_queue_bytes[p.priority], bytes);
   if (observer_ != nullptr) observer_->on_enqueue(*this, q);
+  if (marker_ != nullptr) marker_->on_enqueue(*this, q);
   if (!busy_) try_send();
 }
 
@@ -92,6 +93,7 @@ void EgressPort::start(const QueuedPacket& q) {
   }
   if (q.priority != kControlClass) {
     if (observer_ != nullptr) observer_->on_dequeue(*this, q);
+    if (marker_ != nullptr) marker_->on_dequeue(*this, q);
     if (gate_ != nullptr) gate_->on_send(q.priority, q.wire_bytes);
   }
   const sim::Time ser = sim::serialization_time(q.wire_bytes, rate_bps_);

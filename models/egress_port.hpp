@@ -79,6 +79,9 @@ class EgressPort final : public sim::EventHandler {
   void connect(Link* link) { link_ = link; }
   void set_gate(FlowControlGate* g) { gate_ = g; }
   void set_observer(EgressObserver* o) { observer_ = o; }
+  // A second observer for marking (ECN), called after the first.
+  void set_marker(EgressObserver* m) { marker_ = m; }
+  EgressObserver* marker() const { return marker_; }
   void set_source(PacketSource* s) { source_ = s; }
 
   // Queue a packet in its traffic class and start sending if idle. `in_port` is where it
@@ -116,6 +119,7 @@ class EgressPort final : public sim::EventHandler {
   Link* link_ = nullptr;
   FlowControlGate* gate_ = nullptr;
   EgressObserver* observer_ = nullptr;
+  EgressObserver* marker_ = nullptr;
   PacketSource* source_ = nullptr;
   bool busy_ = false;
   bool ready_event_pending_ = false;

@@ -8,6 +8,7 @@
 #include "models/context.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
+#include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/switch.hpp"
@@ -37,6 +38,10 @@ struct Network {
   std::vector<std::unique_ptr<PfcGate>> pfc_gates;
   std::vector<PfcGate*> link_gate;  // [2i + dir] gate of the port feeding links[2i + dir]
   std::vector<PfcEvent> pfc_log;
+  // ECN, when enabled: one marker per switch port, [2i + dir] for the port feeding links[2i+dir]
+  // (nullptr for NIC ports).
+  std::vector<std::unique_ptr<EcnMarker>> ecn_markers;
+  std::vector<EcnMarker*> link_marker;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

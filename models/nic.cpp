@@ -158,6 +158,7 @@ void Nic::on_data(PacketHandle h) {
   const Packet& p = ctx_.pool[h];
   QueuePair& qp = transport_.qp(p.qp);
   ++stats_.data_packets_received;
+  if (p.ecn == Ecn::Ce) ++stats_.ce_marked_received;
   if (p.psn == qp.expected_psn) {
     ++qp.expected_psn;
     qp.delivered_bytes += p.payload_bytes;

@@ -23,6 +23,7 @@ struct NicStats {
   uint64_t data_packets_received = 0;
   uint64_t acks_received = 0;  // ACKs and NACKs
   uint64_t pause_frames_received = 0;
+  uint64_t ce_marked_received = 0;  // data packets that arrived with ECN CE
 };
 
 class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {

@@ -86,7 +86,7 @@ const char* const kFlowsHeader =
 const char* const kLinksHeader =
     "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
     "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
-    "pause_frames_received,paused_ns";
+    "pause_frames_received,paused_ns,ecn_marks";
 const char* const kTimeseriesHeader = "time_ns,port,queue_bytes,tx_bytes";
 
 }  // namespace

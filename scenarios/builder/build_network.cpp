@@ -11,6 +11,7 @@ enum : uint64_t {
   kStreamEcmp = 0x45434d50ULL,
   kStreamLinks = 0x4c494e4b00000000ULL,
   kStreamSport = 0x53504f52ULL,
+  kStreamEcn = 0x45434e00000000ULL,
 };
 
 // Per-port / per-priority overrides (queue_limit) after switch-wide ones.
@@ -157,6 +158,17 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
 
   if (s.pfc.enabled) wire_pfc(s, *net);
+  if (s.ecn.enabled) {
+    net->link_marker.assign(net->links.size(), nullptr);
+    for (size_t i = 0; i < net->links.size(); ++i) {
+      const topo::Link& l = f.topo.links[i / 2];
+      if (f.host_index[i % 2 == 0 ? l.a : l.b] >= 0) continue;  // NICs do not mark
+      net->ecn_markers.push_back(
+          std::make_unique<models::EcnMarker>(net->ctx, s.ecn, kStreamEcn + i));
+      net->link_sender[i]->set_marker(net->ecn_markers.back().get());
+      net->link_marker[i] = net->ecn_markers.back().get();
+    }
+  }
 
   // Flows: explicit routes resolved to ports; each QP gets its own UDP source port.
   sim::Rng sport_rng = sim.rng(kStreamSport);

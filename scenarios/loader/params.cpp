@@ -145,6 +145,36 @@ const FieldTable<models::PfcParams>& pfc_fields() {
   return t;
 }
 
+const FieldTable<models::EcnParams>& ecn_fields() {
+  using models::EcnParams;
+  static const FieldTable<EcnParams> t = [] {
+    FieldTable<EcnParams> f;
+    f.push_back(Field<EcnParams>{
+        "enabled", "boolean", "RED-style ECN marking (RFC 3168) at every switch egress",
+        [](JsonReader& r, EcnParams& s) { s.enabled = r.boolean("enabled", s.enabled); },
+        [](const EcnParams& s) { return Json(s.enabled); }});
+    f.push_back(bytes_field<EcnParams>(
+        "kmin", &EcnParams::kmin_bytes,
+        "egress (port, priority) bytes up to which nothing is marked (HPCC ns-3 at 100G: 400KB)",
+        0));
+    f.push_back(bytes_field<EcnParams>(
+        "kmax", &EcnParams::kmax_bytes,
+        "bytes at which the probability reaches pmax; everything above is marked", 1));
+    f.push_back(
+        number_field<EcnParams>("pmax", &EcnParams::pmax, "marking probability at kmax", 0.0, 1.0));
+    f.push_back(Field<EcnParams>{
+        "mark_at", "choice",
+        "enqueue (the queue the packet joins) | dequeue (the queue it leaves behind)",
+        [](JsonReader& r, EcnParams& s) {
+          s.mark_at_dequeue = r.choice("mark_at", {"enqueue", "dequeue"},
+                                       s.mark_at_dequeue ? "dequeue" : "enqueue") == "dequeue";
+        },
+        [](const EcnParams& s) { return Json(s.mark_at_dequeue ? "dequeue" : "enqueue"); }});
+    return f;
+  }();
+  return t;
+}
+
 const FieldTable<LinkDefaults>& link_fields() {
   static const FieldTable<LinkDefaults> t = [] {
     FieldTable<LinkDefaults> f;
@@ -165,6 +195,7 @@ std::string list_parameters() {
   list_fields(out, "fabric.nic", nic_fields(), NicParams{});
   list_fields(out, "fabric.link", link_fields(), LinkDefaults{});
   list_fields(out, "fabric.pfc", pfc_fields(), models::PfcParams{});
+  list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "models/nic_params.hpp"
+#include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
 #include "scenarios/loader/param_table.hpp"
@@ -12,6 +13,7 @@ const FieldTable<models::SwitchParams>& switch_fields();  // per switch
 const FieldTable<models::SwitchParams>& port_fields();    // per port / priority
 const FieldTable<models::NicParams>& nic_fields();
 const FieldTable<models::PfcParams>& pfc_fields();
+const FieldTable<models::EcnParams>& ecn_fields();
 
 struct LinkDefaults {
   double loss_rate = 0.0;

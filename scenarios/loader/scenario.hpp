@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/nic_params.hpp"
+#include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
 #include "models/workloads/flow_spec.hpp"
@@ -43,6 +44,7 @@ struct Scenario {
   models::SwitchParams switch_defaults;
   models::NicParams nic;
   models::PfcParams pfc;
+  models::EcnParams ecn;
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   sim::Time stop_time = sim::Time::max();

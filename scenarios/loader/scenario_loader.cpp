@@ -274,6 +274,15 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
                          "less than fabric.pfc.xoff (" + sim::format_bytes(s.pfc.xoff_bytes) + ")");
       }
     }
+    if (auto ecn = fab->get("ecn")) {
+      ecn->expect_object();
+      read_fields(*ecn, ecn_fields(), s.ecn);
+      ecn->finish();
+      if (s.ecn.kmax_bytes <= s.ecn.kmin_bytes) {
+        throw InputError("fabric.ecn.kmax", sim::format_bytes(s.ecn.kmax_bytes),
+                         "more than fabric.ecn.kmin (" + sim::format_bytes(s.ecn.kmin_bytes) + ")");
+      }
+    }
     if (auto link = fab->get("link")) {
       link->expect_object();
       read_fields(*link, link_fields(), link_defaults);
@@ -321,6 +330,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["nic"] = write_fields(nic_fields(), s.nic);
   eff["fabric"]["link"] = write_fields(link_fields(), link_defaults);
   eff["fabric"]["pfc"] = write_fields(pfc_fields(), s.pfc);
+  eff["fabric"]["ecn"] = write_fields(ecn_fields(), s.ecn);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
   eff["workload"] = root["workload"];

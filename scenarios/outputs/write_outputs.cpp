@@ -62,7 +62,7 @@ std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
        "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
-       "pause_frames_received,paused_ns\n";
+       "pause_frames_received,paused_ns,ecn_marks\n";
   const int64_t span = out.end_time.ps;
   for (const auto& r : out.links) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
@@ -73,8 +73,8 @@ std::string links_csv(const RunOutcome& out) {
       << (r.up ? 1 : 0) << ',' << r.packets << ',' << r.wire_bytes << ','
       << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
       << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << ','
-      << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused)
-      << '\n';
+      << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused) << ','
+      << r.ecn_marks << '\n';
   }
   return o.str();
 }

@@ -199,6 +199,9 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     r.busy = port.stats().busy_time;
     r.stalled = port.stats().stalled_time;
     r.up = net->links[i]->up();
+    if (!net->link_marker.empty() && net->link_marker[i] != nullptr) {
+      r.ecn_marks = net->link_marker[i]->marks();
+    }
     if (!net->link_gate.empty()) {
       models::PfcGate& gate = *net->link_gate[i];
       gate.finish_accounting();
@@ -279,6 +282,12 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   {"no_route", no_route},
                   {"link_loss", lost},
                   {"lossless", lossless_drops}};
+  if (s.ecn.enabled) {
+    uint64_t marks = 0, ce = 0;
+    for (const auto& lr : out.links) marks += lr.ecn_marks;
+    for (const auto& nic : net->nics) ce += nic->stats().ce_marked_received;
+    res["ecn"] = {{"marks", marks}, {"ce_packets_received", ce}};
+  }
   if (s.pfc.enabled) {
     uint64_t pauses = 0, resumes = 0, xoffs = 0;
     for (size_t k = 0; k < net->pfc_ingress.size(); ++k) {

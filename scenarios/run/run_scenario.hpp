@@ -35,6 +35,7 @@ struct LinkResult {
   uint64_t pause_frames_sent = 0;      // PFC frames (pause, refresh, resume) sent on this direction
   uint64_t pause_frames_received = 0;  // PFC frames that held the sending port
   sim::Time paused;                    // time classes of the sending port were held by PFC
+  uint64_t ecn_marks = 0;              // packets marked CE at this direction's sending port
 };
 
 struct RunOutcome {
