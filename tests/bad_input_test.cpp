@@ -17,44 +17,25 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-// A fresh directory under the system temp folder, removed with everything in it.
-class TempDir {
+// The shared temporary folder (temp_dir.hpp), with JSON writing.
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = fs::temp_directory_path() / ("rdmasim_bad_input_" + std::to_string(getpid()) + "_" +
-                                         std::to_string(now) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-
-  // Writes `text` to `name` inside the directory; returns the full path.
+  TempDir() : test_support::TempDir("rdmasim_bad_input") {}
   fs::path write_text(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream out(p);
-    out << text;
-    REQUIRE(out.good());
+    const fs::path p = test_support::TempDir::write(name, text);
+    REQUIRE(!p.empty());
     return p;
   }
   fs::path write(const std::string& name, const Json& j) const {
     return write_text(name, j.dump(2));
   }
-
- private:
-  fs::path path_;
 };
 
 // h0 - s0 - h1, 100Gbps / 1us links, one 1KB flow h0 -> h1.
@@ -75,17 +56,7 @@ Json minimal_scenario() {
   return s;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
+using test_support::shell_quote;
 
 struct RunResult {
   int raw_status = -1;

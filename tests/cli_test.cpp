@@ -20,17 +20,7 @@ using Json = nlohmann::json;
 using test_support::read_file;
 using test_support::TempDir;
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
+using test_support::shell_quote;
 
 struct Run {
   int exit_code = -1;  // -1 unless the process exited normally

@@ -25,15 +25,6 @@ scen::Json star(int senders, const std::string& receiver_rate, const std::string
   return j;
 }
 
-const scen::LinkResult& link_to(const scen::RunOutcome& out, const std::string& from,
-                                const std::string& to) {
-  for (const auto& l : out.links) {
-    if (l.from == from && l.to == to) return l;
-  }
-  FAIL("no link " << from << " -> " << to);
-  return out.links.front();
-}
-
 uint64_t u(const scen::Json& j) {
   return j.get<uint64_t>();
 }
@@ -59,7 +50,7 @@ TEST_CASE("lossy: flows into one bottleneck with tail drop deliver every byte ex
     CHECK(u(out.results["retransmitted_packets"]) >= drops);
     // The bottleneck never idles while it holds packets (work-conserving), and was busy for
     // at least the time its bytes need at line rate.
-    const scen::LinkResult& b = link_to(out, "sw", "h0");
+    const scen::LinkResult& b = test_support::link_between(out, "sw", "h0");
     CHECK(b.busy.ps >= 99 * (b.busy.ps + b.stalled.ps) / 100);
     CHECK(b.busy.ps == static_cast<int64_t>(b.wire_bytes) * 80);  // 100 Gb/s: 80 ps per byte
     // ... and the queue never exceeded its limit.

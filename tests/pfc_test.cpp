@@ -37,15 +37,6 @@ scen::Json incast(int senders, bool pfc, const std::string& rate = "100Gbps",
   return j;
 }
 
-const scen::LinkResult& link(const scen::RunOutcome& out, const std::string& from,
-                             const std::string& to) {
-  for (const auto& l : out.links) {
-    if (l.from == from && l.to == to) return l;
-  }
-  FAIL("no link " << from << " -> " << to);
-  return out.links.front();
-}
-
 struct Sink final : models::PacketReceiver {
   models::PacketPool& pool;
   std::vector<std::pair<int64_t, uint32_t>> arrivals;  // (time ps, psn)
@@ -70,7 +61,7 @@ TEST_CASE("pfc: a 64-to-1 incast is lossless with PFC and lossy without", "[pfc]
   CHECK(u(r["pfc"]["pause_frames"]) > 0);
   // Every sender's NIC was held by pause frames from the switch.
   for (int h = 1; h <= 64; ++h) {
-    const auto& up = link(with, "h" + std::to_string(h), "sw");
+    const auto& up = test_support::link_between(with, "h" + std::to_string(h), "sw");
     INFO("h" << h);
     CHECK(up.pause_frames_received > 0);
     CHECK(up.paused.ps > 0);
@@ -140,16 +131,16 @@ TEST_CASE("pfc: congestion at one leaf pauses the spine, the far leaf and its se
                              {"size", "1MB"}};
   const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
   CHECK(u(out.results["drops"]["tail"]) + u(out.results["drops"]["lossless"]) == 0);
-  CHECK(link(out, "leaf0", "spine0").pause_frames_sent > 0);  // hop 1
-  CHECK(link(out, "spine0", "leaf0").paused.ps > 0);
-  CHECK(link(out, "spine0", "leaf1").pause_frames_sent > 0);  // hop 2
-  CHECK(link(out, "leaf1", "spine0").paused.ps > 0);
+  CHECK(test_support::link_between(out, "leaf0", "spine0").pause_frames_sent > 0);  // hop 1
+  CHECK(test_support::link_between(out, "spine0", "leaf0").paused.ps > 0);
+  CHECK(test_support::link_between(out, "spine0", "leaf1").pause_frames_sent > 0);  // hop 2
+  CHECK(test_support::link_between(out, "leaf1", "spine0").paused.ps > 0);
   for (int h = 8; h < 16; ++h) {  // hop 3: the NICs
-    CHECK(link(out, "leaf1", "h" + std::to_string(h)).pause_frames_sent > 0);
-    CHECK(link(out, "h" + std::to_string(h), "leaf1").paused.ps > 0);
+    CHECK(test_support::link_between(out, "leaf1", "h" + std::to_string(h)).pause_frames_sent > 0);
+    CHECK(test_support::link_between(out, "h" + std::to_string(h), "leaf1").paused.ps > 0);
   }
   // Nothing pauses the receiver's side: its leaf never congests toward it.
-  CHECK(link(out, "leaf0", "h0").pause_frames_sent == 0);
+  CHECK(test_support::link_between(out, "leaf0", "h0").pause_frames_sent == 0);
 }
 
 TEST_CASE("pfc: headroom below the need is reported; the formula's headroom never runs out",

@@ -58,15 +58,6 @@ int port_facing(const scen::Scenario& s, const std::string& sw, const std::strin
   return -1;
 }
 
-const scen::LinkResult& link_of(const scen::RunOutcome& out, const std::string& from,
-                                const std::string& to) {
-  for (const auto& l : out.links) {
-    if (l.from == from && l.to == to) return l;
-  }
-  FAIL("no link " << from << " -> " << to);
-  return out.links.front();
-}
-
 // Leaf-spine with the given sizes, 100 Gb/s and 1 us everywhere.
 Json leaf_spine(int leaves, int spines, int hosts_per_leaf) {
   return {{"generator", "leaf-spine"}, {"leaves", leaves},
@@ -193,8 +184,8 @@ TEST_CASE("features: a per-port queue_limit override applies to that port only",
   const scen::RunOutcome on_rx = run_with(rx_port);
   const scen::RunOutcome on_other = run_with(other_port);
 
-  const scen::LinkResult& plain_rx = link_of(plain, "sw", "h0");
-  const scen::LinkResult& capped_rx = link_of(on_rx, "sw", "h0");
+  const scen::LinkResult& plain_rx = test_support::link_between(plain, "sw", "h0");
+  const scen::LinkResult& capped_rx = test_support::link_between(on_rx, "sw", "h0");
   INFO("tail drops: plain " << plain_rx.tail_drops << ", capped " << capped_rx.tail_drops);
   CHECK(plain_rx.max_queue_bytes > 20'000);  // the 20KB cap would bind
   CHECK(capped_rx.max_queue_bytes <= 20'000);
@@ -204,7 +195,7 @@ TEST_CASE("features: a per-port queue_limit override applies to that port only",
   CHECK(u(on_rx.results["payload_bytes_delivered"]) == 4 * 200'000);
 
   // The same override on a port that only carries ACKs changes nothing at all.
-  CHECK(link_of(on_other, "sw", "h0").tail_drops == plain_rx.tail_drops);
+  CHECK(test_support::link_between(on_other, "sw", "h0").tail_drops == plain_rx.tail_drops);
   CHECK(on_other.results == plain.results);
 }
 
@@ -277,7 +268,7 @@ TEST_CASE("features: ack_every coalesces ACKs, always acknowledging the last pac
     CHECK(u(out.results["data_packets_sent"]) == 10);
     CHECK(u(out.counters["control_packets_sent"]) == acks);
     // The ACKs crossed both links back to the sender.
-    CHECK(link_of(out, "s1", "h0").packets == acks);
+    CHECK(test_support::link_between(out, "s1", "h0").packets == acks);
   }
 }
 
@@ -295,21 +286,22 @@ TEST_CASE("features: a failed leaf-spine link carries nothing; traffic takes the
   j["stop"] = {{"time", "5ms"}};  // a limit, so that a routing regression fails, not hangs
   // Control: with every link up, both spines carry leaf0's traffic.
   const scen::RunOutcome healthy = scen::run_scenario(test_support::load(j));
-  CHECK(link_of(healthy, "leaf0", "spine0").packets > 0);
-  CHECK(link_of(healthy, "leaf0", "spine1").packets > 0);
+  CHECK(test_support::link_between(healthy, "leaf0", "spine0").packets > 0);
+  CHECK(test_support::link_between(healthy, "leaf0", "spine1").packets > 0);
 
   j["link_failures"] = {{{"a", "leaf0"}, {"b", "spine0"}}};
   const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
   for (const auto& [from, to] : {std::pair{"leaf0", "spine0"}, std::pair{"spine0", "leaf0"}}) {
-    const scen::LinkResult& l = link_of(out, from, to);
+    const scen::LinkResult& l = test_support::link_between(out, from, to);
     INFO(from << " -> " << to);
     CHECK_FALSE(l.up);
     CHECK(l.packets == 0);
     CHECK(l.wire_bytes == 0);
   }
   // All data from leaf0's hosts went up through spine1, and every flow completed.
-  CHECK(link_of(out, "leaf0", "spine1").packets == u(out.results["data_packets_sent"]));
-  CHECK(link_of(out, "leaf0", "spine1").up);
+  CHECK(test_support::link_between(out, "leaf0", "spine1").packets ==
+        u(out.results["data_packets_sent"]));
+  CHECK(test_support::link_between(out, "leaf0", "spine1").up);
   CHECK(u(out.results["flows_completed"]) == 4);
   CHECK(u(out.results["payload_bytes_delivered"]) == 4 * 32'000);
 }
@@ -350,7 +342,7 @@ TEST_CASE("features: the port timeseries samples on the interval and accounts fo
       // t * 12.5 bytes/ns plus the one packet still on the wire.
       CHECK(tx <= static_cast<uint64_t>(smp.time.ps / 80) + kPacketWireBytes);
     }
-    const scen::LinkResult& l = link_of(out, "sw", "h0");
+    const scen::LinkResult& l = test_support::link_between(out, "sw", "h0");
     CHECK(tx == l.wire_bytes);         // the samples add up to the link's total
     CHECK(peak <= l.max_queue_bytes);  // a sample never exceeds the recorded maximum
     if (std::string(interval) == "1us") {

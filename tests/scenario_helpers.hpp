@@ -1,6 +1,7 @@
 // Building small scenarios in tests: chains and stars of switches as inline JSON.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ inline scen::Json chain_topology(const std::vector<std::string>& rates,
 
 inline scen::Scenario load(const scen::Json& j) {
   return scen::load_scenario_json(j, ".", {});
+}
+
+// The links.csv row of the direction from -> to (throws if there is none).
+inline const scen::LinkResult& link_between(const scen::RunOutcome& out, const std::string& from,
+                                            const std::string& to) {
+  for (const auto& l : out.links) {
+    if (l.from == from && l.to == to) return l;
+  }
+  throw std::runtime_error("no link " + from + " -> " + to);
 }
 
 }  // namespace test_support

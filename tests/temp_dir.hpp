@@ -45,6 +45,19 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// Quotes `s` for /bin/sh (single quotes, embedded ones escaped).
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
 // The whole file as bytes ("" if it cannot be read).
 inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
