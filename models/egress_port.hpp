@@ -113,23 +113,24 @@ class EgressPort final : public sim::EventHandler {
   bool pick(QueuedPacket& out);
   void start(const QueuedPacket& q);
 
+  // Hot fields first, in one cache line: what every transmission reads.
   Context& ctx_;
-  int64_t rate_bps_;
-  uint16_t index_;
   Link* link_ = nullptr;
+  int64_t rate_bps_;
   FlowControlGate* gate_ = nullptr;
   EgressObserver* observer_ = nullptr;
   EgressObserver* marker_ = nullptr;
   PacketSource* source_ = nullptr;
+  uint32_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets
+  uint16_t index_;
   bool busy_ = false;
   bool ready_event_pending_ = false;
+  uint64_t total_queue_bytes_ = 0;
+  Ring<QueuedPacket> control_;
+  std::array<Ring<QueuedPacket>, kPriorities> queues_;
+  std::array<uint64_t, kPriorities> queue_bytes_{};
   bool stalled_ = false;
   sim::Time stalled_since_;
-  std::array<Ring<QueuedPacket>, kPriorities> queues_;
-  Ring<QueuedPacket> control_;
-  std::array<uint64_t, kPriorities> queue_bytes_{};
-  uint64_t total_queue_bytes_ = 0;
-  uint32_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets
   EgressStats stats_;
 };
 

@@ -6,13 +6,13 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
            PacketReceiver* receiver, uint16_t receiver_port, sim::Time receiver_latency,
            bool wait_last_bit)
     : ctx_(ctx),
-      propagation_(propagation),
-      loss_rate_(loss_rate),
-      rng_(ctx.sim.rng(rng_stream)),
       receiver_(receiver),
-      receiver_port_(receiver_port),
+      propagation_(propagation),
       receiver_latency_(receiver_latency),
-      wait_last_bit_(wait_last_bit) {}
+      loss_rate_(loss_rate),
+      receiver_port_(receiver_port),
+      wait_last_bit_(wait_last_bit),
+      rng_(ctx.sim.rng(rng_stream)) {}
 
 void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control) {
   ++stats_.packets;

@@ -45,21 +45,22 @@ class Link final : public sim::EventHandler {
     sim::Time deliver_at;
     sim::Time serialization;  // stamped on the packet at delivery, when it is touched anyway
   };
+  // Hot fields first (every packet reads them); the random stream only matters with loss.
   Context& ctx_;
-  sim::Time propagation_;
-  double loss_rate_;
-  sim::Rng rng_;
   PacketReceiver* receiver_;
-  uint16_t receiver_port_;
+  sim::Time propagation_;
   sim::Time receiver_latency_;
+  double loss_rate_;
+  uint16_t receiver_port_;
   bool wait_last_bit_;
   bool up_ = true;
   bool event_pending_ = false;
+  bool control_event_pending_ = false;
   Ring<InFlight> in_flight_;
   // MAC control frames (PFC) are consumed by the receiving MAC at their last bit, without
   // the switching latency, so they have their own FIFO (their delays differ from data's).
   Ring<InFlight> control_in_flight_;
-  bool control_event_pending_ = false;
+  sim::Rng rng_;
   LinkStats stats_;
 };
 
