@@ -284,6 +284,24 @@ TEST_CASE("bad input: out-of-range integers", "[bad_input]") {
   expect_refused(ack, {"fabric.nic.ack_every", "0", {"an integer in [1, "}});
 }
 
+TEST_CASE("bad input: PFC and ECN thresholds that contradict each other", "[bad_input]") {
+  Json prio = minimal_scenario();
+  prio["fabric"]["pfc"] = {{"enabled", true}, {"priorities", {9}}};
+  expect_refused(prio, {"fabric.pfc.priorities[0]", "9", {"[0, 7]"}});
+
+  Json xon = minimal_scenario();
+  xon["fabric"]["pfc"] = {{"enabled", true}, {"xoff", "50KB"}, {"xon_offset", "50KB"}};
+  expect_refused(xon, {"fabric.pfc.xon_offset", "50KB", {"less than fabric.pfc.xoff"}});
+
+  Json red = minimal_scenario();
+  red["fabric"]["ecn"] = {{"enabled", true}, {"kmin", "20KB"}, {"kmax", "10KB"}};
+  expect_refused(red, {"fabric.ecn.kmax", "10KB", {"more than fabric.ecn.kmin"}});
+
+  Json pmax = minimal_scenario();
+  pmax["fabric"]["ecn"] = {{"pmax", 1.5}};
+  expect_refused(pmax, {"fabric.ecn.pmax", "1.5", {"[0, 1]"}});
+}
+
 TEST_CASE("bad input: unknown topology generator", "[bad_input]") {
   Json s = minimal_scenario();
   s["topology"] = {{"generator", "torus"}, {"k", 4}};
