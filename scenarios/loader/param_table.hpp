@@ -56,6 +56,13 @@ Field<S> int_field(std::string key, int S::*m, std::string meaning, int min, int
 }
 
 template <typename S>
+Field<S> bool_field(std::string key, bool S::*m, std::string meaning) {
+  return {key, "boolean", std::move(meaning),
+          [key, m](JsonReader& r, S& s) { s.*m = r.boolean(key, s.*m); },
+          [m](const S& s) { return Json(s.*m); }};
+}
+
+template <typename S>
 Field<S> number_field(std::string key, double S::*m, std::string meaning, double min, double max) {
   return {key, "number", std::move(meaning),
           [key, m, min, max](JsonReader& r, S& s) { s.*m = r.number(key, s.*m, min, max); },

@@ -96,10 +96,8 @@ const FieldTable<models::PfcParams>& pfc_fields() {
   using models::PfcParams;
   static const FieldTable<PfcParams> t = [] {
     FieldTable<PfcParams> f;
-    f.push_back(Field<PfcParams>{
-        "enabled", "boolean", "priority flow control (IEEE 802.1Qbb) on every port",
-        [](JsonReader& r, PfcParams& s) { s.enabled = r.boolean("enabled", s.enabled); },
-        [](const PfcParams& s) { return Json(s.enabled); }});
+    f.push_back(bool_field<PfcParams>("enabled", &PfcParams::enabled,
+                                      "priority flow control (IEEE 802.1Qbb) on every port"));
     f.push_back(Field<PfcParams>{
         "priorities", "list", "lossless traffic classes (0..7); the others stay lossy",
         [](JsonReader& r, PfcParams& s) {
@@ -149,10 +147,8 @@ const FieldTable<models::EcnParams>& ecn_fields() {
   using models::EcnParams;
   static const FieldTable<EcnParams> t = [] {
     FieldTable<EcnParams> f;
-    f.push_back(Field<EcnParams>{
-        "enabled", "boolean", "RED-style ECN marking (RFC 3168) at every switch egress",
-        [](JsonReader& r, EcnParams& s) { s.enabled = r.boolean("enabled", s.enabled); },
-        [](const EcnParams& s) { return Json(s.enabled); }});
+    f.push_back(bool_field<EcnParams>("enabled", &EcnParams::enabled,
+                                      "RED-style ECN marking (RFC 3168) at every switch egress"));
     f.push_back(bytes_field<EcnParams>(
         "kmin", &EcnParams::kmin_bytes,
         "egress (port, priority) bytes up to which nothing is marked (HPCC ns-3 at 100G: 400KB)",
