@@ -8,6 +8,7 @@
 #include "models/context.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
+#include "models/roce/dcqcn.hpp"
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
@@ -42,6 +43,9 @@ struct Network {
   // (nullptr for NIC ports).
   std::vector<std::unique_ptr<EcnMarker>> ecn_markers;
   std::vector<EcnMarker*> link_marker;
+  // DCQCN, when enabled: one controller for every NIC; rate changes of traced QPs.
+  std::unique_ptr<Dcqcn> dcqcn;
+  std::vector<RateChange> rate_log;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

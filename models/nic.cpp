@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_gate.hpp"
 
 namespace models {
@@ -74,6 +75,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
     }
     if (!qp.rto->armed()) qp.rto->arm(now + params_.rto);
+    if (dcqcn_ != nullptr) dcqcn_->on_sent(qp, p.wire_bytes);
     active_.push_back(id);
     ++stats_.data_packets_sent;
     return h;
@@ -129,12 +131,35 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
   a.priority = static_cast<uint8_t>(params_.ack_priority);
   a.ttl = static_cast<uint8_t>(params_.ttl);
   a.sent_at = ctx_.sim.now();
+  QueuePair& qp = transport_.qp(data.qp);
+  if (qp.congestion_to_echo) {  // DCQCN notification on the ACK (ns-3 HPCC style)
+    a.flags |= kFlagCongestion;
+    qp.congestion_to_echo = false;
+  }
   if (type == PacketType::Ack) {
     ++stats_.acks_sent;
   } else {
     ++stats_.nacks_sent;
   }
   port_.enqueue(h, a);
+}
+
+// A congestion notification packet back to the sender of `data`'s QP, in the CNP class.
+void Nic::send_cnp(const Packet& data) {
+  const PacketHandle h = ctx_.pool.alloc();
+  Packet& c = ctx_.pool[h];
+  c.qp = data.qp;
+  c.src_host = data.dst_host;
+  c.dst_host = data.src_host;
+  c.wire_bytes = static_cast<uint32_t>(params_.header_bytes + params_.cnp_payload_bytes +
+                                       params_.framing_bytes);
+  c.udp_sport = data.udp_sport;
+  c.type = PacketType::Cnp;
+  c.priority = static_cast<uint8_t>(params_.cnp_priority);
+  c.ttl = static_cast<uint8_t>(params_.ttl);
+  c.sent_at = ctx_.sim.now();
+  ++stats_.cnps_sent;
+  port_.enqueue(h, c);
 }
 
 void Nic::receive(PacketHandle h, uint16_t) {
@@ -147,6 +172,9 @@ void Nic::receive(PacketHandle h, uint16_t) {
   }
   if (p.type == PacketType::Data) {
     on_data(h);
+  } else if (p.type == PacketType::Cnp) {
+    ++stats_.cnps_received;
+    if (dcqcn_ != nullptr) dcqcn_->on_notification(transport_.qp(p.qp), port_.rate_bps());
   } else {
     ++stats_.acks_received;
     on_ack(h);
@@ -158,7 +186,16 @@ void Nic::on_data(PacketHandle h) {
   const Packet& p = ctx_.pool[h];
   QueuePair& qp = transport_.qp(p.qp);
   ++stats_.data_packets_received;
-  if (p.ecn == Ecn::Ce) ++stats_.ce_marked_received;
+  if (p.ecn == Ecn::Ce) {
+    ++stats_.ce_marked_received;
+    if (dcqcn_ != nullptr) {  // DCQCN notification point
+      if (dcqcn_->params().feedback == DcqcnParams::Feedback::AckFlag) {
+        qp.congestion_to_echo = true;
+      } else if (dcqcn_->cnp_due(p.qp)) {
+        send_cnp(p);
+      }
+    }
+  }
   if (p.psn == qp.expected_psn) {
     ++qp.expected_psn;
     qp.delivered_bytes += p.payload_bytes;
@@ -184,6 +221,10 @@ void Nic::on_data(PacketHandle h) {
 void Nic::on_ack(PacketHandle h) {
   const Packet& a = ctx_.pool[h];
   QueuePair& qp = transport_.qp(a.qp);
+  if ((a.flags & kFlagCongestion) != 0) {
+    ++stats_.congestion_flags_received;
+    if (dcqcn_ != nullptr) dcqcn_->on_notification(qp, port_.rate_bps());
+  }
   if (qp.done) return;
   if (a.psn > qp.snd_una) {
     qp.snd_una = a.psn;

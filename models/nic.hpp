@@ -15,6 +15,7 @@
 namespace models {
 
 class PfcGate;
+class Dcqcn;
 
 struct NicStats {
   uint64_t data_packets_sent = 0;
@@ -23,7 +24,10 @@ struct NicStats {
   uint64_t data_packets_received = 0;
   uint64_t acks_received = 0;  // ACKs and NACKs
   uint64_t pause_frames_received = 0;
-  uint64_t ce_marked_received = 0;  // data packets that arrived with ECN CE
+  uint64_t ce_marked_received = 0;         // data packets that arrived with ECN CE
+  uint64_t cnps_sent = 0;                  // DCQCN notification point
+  uint64_t cnps_received = 0;              // DCQCN reaction point (CNPs only, not flagged ACKs)
+  uint64_t congestion_flags_received = 0;  // ACKs/NACKs carrying the congestion flag
 };
 
 class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
@@ -32,6 +36,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
 
   EgressPort& port() { return port_; }
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
+  void set_dcqcn(Dcqcn* dcqcn) { dcqcn_ = dcqcn; }
   const EgressPort& port() const { return port_; }
   uint32_t host() const { return host_; }
   const NicStats& stats() const { return stats_; }
@@ -52,6 +57,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   uint32_t data_payload_bytes(const QueuePair& qp) const;  // of the packet at snd_nxt
   uint32_t data_wire_bytes(const QueuePair& qp) const;
   void send_control(const Packet& data, PacketType type, uint32_t psn);
+  void send_cnp(const Packet& data);
   void on_data(PacketHandle h);
   void on_ack(PacketHandle h);
 
@@ -61,6 +67,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   uint32_t host_;
   EgressPort port_;
   PfcGate* pfc_gate_ = nullptr;
+  Dcqcn* dcqcn_ = nullptr;
   Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;

@@ -31,7 +31,13 @@ struct NicParams {
   sim::Time rx_latency{0};
   int data_priority = 3;  // traffic class of data (common RoCE deployments use 3)
   int ack_priority = 7;   // ACK/NACK class: ahead of data
-  int ttl = 64;           // initial IP hop limit
+  // DCQCN congestion notification packets: a class of their own, ahead of data (6 is the
+  // common RoCE deployment choice, with DSCP 48).
+  int cnp_priority = 6;
+  // A CNP is the RoCEv2 headers plus a 16-byte reserved payload (InfiniBand Architecture Spec.
+  // Annex A17, "CNP").
+  int64_t cnp_payload_bytes = 16;
+  int ttl = 64;  // initial IP hop limit
 };
 
 }  // namespace models

@@ -13,8 +13,12 @@ using PacketHandle = uint32_t;
 constexpr PacketHandle kNoPacket = 0xffffffffu;
 
 // Pause: an IEEE 802.1Qbb PFC frame for one priority (`priority`), with its pause time in
-// quanta of 512 bit times in `psn` (0 = resume).
-enum class PacketType : uint8_t { Data, Ack, Nack, Pause };
+// quanta of 512 bit times in `psn` (0 = resume). Cnp: a RoCEv2 congestion notification packet
+// (DCQCN) from a receiver to the sender of `qp`.
+enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp };
+
+// Packet::flags bits.
+constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arrived CE-marked
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };
@@ -34,6 +38,7 @@ struct Packet {
   Ecn ecn = Ecn::NotEct;
   uint8_t ttl = 64;
   uint8_t route_hop = 0;  // next index into the explicit route
+  uint8_t flags = 0;      // kFlag* bits
   sim::Time ser_in;       // serialisation time on the link it arrived on
   sim::Time sent_at;      // when the NIC first put it on the wire (RTT samples)
 };

@@ -125,6 +125,10 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   std::vector<models::Nic*> nic_ptrs;
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
   net->transport->set_nics(nic_ptrs);
+  if (s.dcqcn.enabled) {
+    net->dcqcn = std::make_unique<models::Dcqcn>(net->ctx, s.dcqcn, *net->transport);
+    for (auto& nic : net->nics) nic->set_dcqcn(net->dcqcn.get());
+  }
 
   auto port_of = [&](int node, int port) -> models::EgressPort& {
     if (f.host_index[node] >= 0) return net->nics[f.host_index[node]]->port();

@@ -85,6 +85,9 @@ const FieldTable<NicParams>& nic_fields() {
                                      "traffic class of data packets", 0, 7));
     f.push_back(int_field<NicParams>("ack_priority", &NicParams::ack_priority,
                                      "traffic class of ACK/NACK packets", 0, 7));
+    f.push_back(int_field<NicParams>("cnp_priority", &NicParams::cnp_priority,
+                                     "traffic class of DCQCN congestion notification packets", 0,
+                                     7));
     f.push_back(int_field<NicParams>("ttl", &NicParams::ttl,
                                      "initial IP hop limit; a switch drops a packet at 0", 1, 255));
     return f;
@@ -192,6 +195,7 @@ std::string list_parameters() {
   list_fields(out, "fabric.link", link_fields(), LinkDefaults{});
   list_fields(out, "fabric.pfc", pfc_fields(), models::PfcParams{});
   list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
+  list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

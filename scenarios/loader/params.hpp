@@ -2,6 +2,7 @@
 #pragma once
 
 #include "models/nic_params.hpp"
+#include "models/roce/dcqcn_params.hpp"
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
@@ -14,6 +15,7 @@ const FieldTable<models::SwitchParams>& port_fields();    // per port / priority
 const FieldTable<models::NicParams>& nic_fields();
 const FieldTable<models::PfcParams>& pfc_fields();
 const FieldTable<models::EcnParams>& ecn_fields();
+const FieldTable<models::DcqcnParams>& dcqcn_fields();  // dcqcn_fields.cpp
 
 struct LinkDefaults {
   double loss_rate = 0.0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/nic_params.hpp"
+#include "models/roce/dcqcn_params.hpp"
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
@@ -32,6 +33,7 @@ struct TimeseriesSpec {
     std::string label;  // as written: "leaf0:3" or "h5"
   };
   std::vector<PortRef> ports;
+  std::vector<uint32_t> flows;  // flow ids: payload delivered and rate limit per interval
   sim::Time interval{1'000'000};  // 1 us
 };
 
@@ -45,6 +47,7 @@ struct Scenario {
   models::NicParams nic;
   models::PfcParams pfc;
   models::EcnParams ecn;
+  models::DcqcnParams dcqcn;
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   sim::Time stop_time = sim::Time::max();

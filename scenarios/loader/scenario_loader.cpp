@@ -124,7 +124,25 @@ void read_outputs(JsonReader& r, Scenario& s) {
     ts->expect_object();
     s.has_timeseries = true;
     s.timeseries.interval = ts->time("interval", s.timeseries.interval, sim::Time(1));
-    JsonReader ports = ts->at("ports");
+    if (!ts->has("ports") && !ts->has("flows")) {
+      throw InputError(ts->path(), ts->json().dump(), "\"ports\" and/or \"flows\" to sample");
+    }
+    if (auto flows = ts->get("flows")) {
+      flows->expect_array();
+      for (size_t i = 0; i < flows->size(); ++i) {
+        const Json& v = flows->json()[i];
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+            v.get<int64_t>() >= static_cast<int64_t>(s.flows.size())) {
+          throw InputError(flows->index_path(i), v.dump(),
+                           "a flow id in [0, " + std::to_string(s.flows.size()) +
+                               ") (flows are numbered in flows.csv order)");
+        }
+        s.timeseries.flows.push_back(v.get<uint32_t>());
+      }
+    }
+    static const Json kNoPorts = Json::array();
+    auto ports_reader = ts->get("ports");
+    JsonReader ports = ports_reader ? *ports_reader : JsonReader(kNoPorts, ts->path());
     ports.expect_array();
     for (size_t i = 0; i < ports.size(); ++i) {
       const Json& v = ports.json()[i];
@@ -283,6 +301,16 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
                          "more than fabric.ecn.kmin (" + sim::format_bytes(s.ecn.kmin_bytes) + ")");
       }
     }
+    if (auto dc = fab->get("dcqcn")) {
+      dc->expect_object();
+      if (dc->has("preset")) {
+        const std::string name =
+            dc->choice("preset", {"nvidia-default", "dcqcn-paper", "hpcc-ns3"}, s.dcqcn.preset);
+        models::dcqcn_preset(name, s.dcqcn);
+      }
+      read_fields(*dc, dcqcn_fields(), s.dcqcn);
+      dc->finish();
+    }
     if (auto link = fab->get("link")) {
       link->expect_object();
       read_fields(*link, link_fields(), link_defaults);
@@ -331,6 +359,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["link"] = write_fields(link_fields(), link_defaults);
   eff["fabric"]["pfc"] = write_fields(pfc_fields(), s.pfc);
   eff["fabric"]["ecn"] = write_fields(ecn_fields(), s.ecn);
+  eff["fabric"]["dcqcn"] = write_fields(dcqcn_fields(), s.dcqcn);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
   eff["workload"] = root["workload"];

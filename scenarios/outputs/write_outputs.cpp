@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,10 +82,33 @@ std::string links_csv(const RunOutcome& out) {
 
 std::string timeseries_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "time_ns,port,queue_bytes,tx_bytes\n";
-  for (const auto& smp : out.samples) {
-    o << format_ns(smp.time) << ',' << out.sampled_ports[smp.port] << ',' << smp.queue_bytes << ','
-      << smp.tx_bytes << '\n';
+  o << "time_ns,series,queue_bytes,tx_bytes,rate_limit_gbps\n";
+  // Ports and flows sampled at the same instants, merged in time order (ports first).
+  size_t p = 0, f = 0;
+  while (p < out.samples.size() || f < out.flow_samples.size()) {
+    if (p < out.samples.size() &&
+        (f == out.flow_samples.size() || out.samples[p].time <= out.flow_samples[f].time)) {
+      const auto& smp = out.samples[p++];
+      o << format_ns(smp.time) << ',' << out.sampled_ports[smp.port] << ',' << smp.queue_bytes
+        << ',' << smp.tx_bytes << ",\n";
+    } else {
+      const auto& smp = out.flow_samples[f++];
+      o << format_ns(smp.time) << ",flow:" << out.sampled_flows[smp.flow] << ",,"
+        << smp.delivered_bytes << ',' << format_milli(smp.rate_limit_bps / 1'000'000) << '\n';
+    }
+  }
+  return o.str();
+}
+
+std::string rates_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "time_ns,flow,qp,rate_gbps,target_gbps,alpha\n";
+  char alpha[32];
+  for (const auto& c : out.rate_changes) {
+    std::snprintf(alpha, sizeof alpha, "%.6f", c.alpha);
+    o << format_ns(c.time) << ',' << c.flow << ',' << c.qp << ','
+      << format_milli(c.rate_bps / 1'000'000) << ',' << format_milli(c.target_bps / 1'000'000)
+      << ',' << alpha << '\n';
   }
   return o.str();
 }
@@ -105,7 +129,12 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   write_file_atomic(dir + "/summary.json", summary_json(s, out));
   write_file_atomic(dir + "/flows.csv", flows_csv(out));
   write_file_atomic(dir + "/links.csv", links_csv(out));
-  if (!out.samples.empty()) write_file_atomic(dir + "/timeseries.csv", timeseries_csv(out));
+  if (!out.samples.empty() || !out.flow_samples.empty()) {
+    write_file_atomic(dir + "/timeseries.csv", timeseries_csv(out));
+  }
+  if (s.dcqcn.enabled && !out.sampled_flows.empty()) {
+    write_file_atomic(dir + "/rates.csv", rates_csv(out));
+  }
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
   Json stats;
   stats["wall_seconds"] = out.wall_seconds;

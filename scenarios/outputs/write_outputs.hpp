@@ -9,7 +9,7 @@
 namespace scen {
 
 // Writes summary.json, run_stats.json, flows.csv, links.csv and (when sampled)
-// timeseries.csv into `dir` (created if needed).
+// timeseries.csv and, with DCQCN, rates.csv into `dir` (created if needed).
 void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& dir);
 
 // The individual renderings (tests compare them directly).
@@ -18,6 +18,7 @@ std::string flows_csv(const RunOutcome& out);
 std::string links_csv(const RunOutcome& out);
 std::string timeseries_csv(const RunOutcome& out);
 std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
+std::string rates_csv(const RunOutcome& out);  // DCQCN rate changes of the sampled flows
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -17,7 +17,7 @@ namespace {
 // Stops the run once every flow has completed (stop condition "workload-done").
 class DoneWatcher final : public models::CompletionListener {
  public:
-  DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::PortSampler* sampler)
+  DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
       : sim_(sim), transport_(t), sampler_(sampler) {}
   void on_flow_complete(uint32_t) override {
     if (transport_.flows_done() == transport_.flow_count()) {
@@ -30,7 +30,7 @@ class DoneWatcher final : public models::CompletionListener {
  private:
   sim::Simulator& sim_;
   const models::Transport& transport_;
-  models::PortSampler* sampler_;
+  models::TimeseriesSampler* sampler_;
 };
 
 class ProgressLine final : public sim::ProgressHook {
@@ -86,7 +86,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   auto net = build_network(s, sim);
   const topo::Fabric& f = s.fabric;
 
-  std::unique_ptr<models::PortSampler> sampler;
+  std::unique_ptr<models::TimeseriesSampler> sampler;
   RunOutcome out;
   if (s.has_timeseries) {
     std::vector<const models::EgressPort*> ports;
@@ -98,7 +98,19 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
       }
       out.sampled_ports.push_back(ref.label);
     }
-    sampler = std::make_unique<models::PortSampler>(net->ctx, ports, s.timeseries.interval);
+    sampler = std::make_unique<models::TimeseriesSampler>(net->ctx, ports, s.timeseries.interval);
+    if (!s.timeseries.flows.empty()) {
+      sampler->add_flows(*net->transport, s.timeseries.flows);
+      out.sampled_flows = s.timeseries.flows;
+      if (net->dcqcn) {
+        for (uint32_t id : s.timeseries.flows) {
+          const models::FlowState& fl = net->transport->flow(id);
+          for (uint32_t k = 0; k < fl.qp_count; ++k) {
+            net->dcqcn->trace(fl.first_qp + k, &net->rate_log);
+          }
+        }
+      }
+    }
     sampler->start();
   }
   DoneWatcher watcher(sim, *net->transport, sampler.get());
@@ -221,7 +233,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   uint64_t consumed = 0, data_sent = 0, acks = 0;
   for (const auto& nic : net->nics) {
     consumed += nic->stats().data_packets_received + nic->stats().acks_received +
-                nic->stats().pause_frames_received;
+                nic->stats().pause_frames_received + nic->stats().cnps_received;
     data_sent += nic->stats().data_packets_sent;
     acks += nic->stats().acks_sent + nic->stats().nacks_sent;
   }
@@ -238,7 +250,9 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   if (sampler) {
     sampler->finish();
     out.samples = sampler->samples();
+    out.flow_samples = sampler->flow_samples();
   }
+  out.rate_changes = net->rate_log;
 
   // Headline results.
   std::vector<int64_t> fcts, slowdowns_milli;
@@ -287,6 +301,23 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     for (const auto& lr : out.links) marks += lr.ecn_marks;
     for (const auto& nic : net->nics) ce += nic->stats().ce_marked_received;
     res["ecn"] = {{"marks", marks}, {"ce_packets_received", ce}};
+  }
+  if (s.dcqcn.enabled) {
+    uint64_t cnps_sent = 0, cnps_received = 0, flags = 0;
+    for (const auto& nic : net->nics) {
+      cnps_sent += nic->stats().cnps_sent;
+      cnps_received += nic->stats().cnps_received;
+      flags += nic->stats().congestion_flags_received;
+    }
+    const models::DcqcnStats& ds = net->dcqcn->stats();
+    res["dcqcn"] = {{"preset", s.dcqcn.preset},
+                    {"cnps_sent", cnps_sent},
+                    {"cnps_received", cnps_received},
+                    {"congestion_flagged_acks", flags},
+                    {"rate_decreases", ds.rate_decreases},
+                    {"rate_increases", ds.rate_increases},
+                    {"limiters_released", ds.limiters_released},
+                    {"min_rate_gbps", format_milli(ds.min_rate_bps / 1'000'000)}};
   }
   if (s.pfc.enabled) {
     uint64_t pauses = 0, resumes = 0, xoffs = 0;

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/port_sampler.hpp"
+#include "models/timeseries_sampler.hpp"
+#include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "scenarios/loader/scenario.hpp"
 
@@ -49,6 +50,9 @@ struct RunOutcome {
   std::vector<LinkResult> links;
   std::vector<std::string> sampled_ports;
   std::vector<models::PortSample> samples;
+  std::vector<uint32_t> sampled_flows;  // flow ids, in the sampler's order
+  std::vector<models::FlowSample> flow_samples;
+  std::vector<models::RateChange> rate_changes;  // DCQCN rate limiter changes of sampled flows
   std::vector<models::PfcEvent> pfc_events;
   std::vector<std::string> node_names;  // for rendering events
   Json results;                         // headline results (deterministic)

@@ -1,0 +1,312 @@
+// DCQCN: the reaction point's arithmetic against hand-computed values, the notification
+// point's CNP interval, and end-to-end behaviour on one bottleneck (fairness, recovery, rate
+// bounds, nothing without marking) with the presets of REFERENCES.md.
+#include "models/roce/dcqcn.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+
+#include "scenario_helpers.hpp"
+
+namespace {
+
+using namespace sim::literals;
+constexpr int64_t kLine = 100'000'000'000;
+
+// One QP of a long flow, with the transport that holds it and a controller.
+struct Rig {
+  sim::Simulator sim{1};
+  models::PacketPool pool;
+  models::Context ctx{sim, pool};
+  models::NicParams nic;
+  models::Transport transport{ctx, nic};
+  std::unique_ptr<models::Dcqcn> dcqcn;
+  explicit Rig(const models::DcqcnParams& p) {
+    models::FlowSpec f;
+    f.src_host = 0;
+    f.dst_host = 1;
+    f.bytes = 1'000'000'000;
+    transport.add_flow(f, 0, 1000);
+    qp().rate_bps = kLine;
+    qp().posted = true;
+    dcqcn = std::make_unique<models::Dcqcn>(ctx, p, transport);
+  }
+  models::QueuePair& qp() { return transport.qp(0); }
+  // Runs the simulation to exactly `t` (an empty event list would leave the clock behind).
+  void run_to(sim::Time t) {
+    sim.at(t, &noop, 0);
+    sim.run(t);
+  }
+  void notify_at(sim::Time t) {
+    run_to(t);
+    dcqcn->on_notification(qp(), kLine);
+  }
+  struct Noop final : sim::EventHandler {
+    void on_event(uint32_t, uint64_t) override {}
+  } noop;
+};
+
+models::DcqcnParams preset(const std::string& name) {
+  models::DcqcnParams p;
+  REQUIRE(models::dcqcn_preset(name, p));
+  p.enabled = true;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("dcqcn: paper preset cuts by alpha/2 at once and raises alpha", "[dcqcn]") {
+  Rig rig(preset("dcqcn-paper"));
+  rig.notify_at(10_us);
+  // alpha starts at 1: the first CNP halves the rate; alpha = (1-g) + g = 1.
+  CHECK(rig.qp().rate_bps == kLine / 2);
+  CHECK(rig.dcqcn->target_rate(0) == kLine);  // target := current before the cut
+  CHECK(rig.dcqcn->alpha(0) == Approx(1.0));
+  // A second CNP 10 us later (inside the 55 us alpha period): cut with alpha 1 again.
+  rig.notify_at(20_us);
+  CHECK(rig.qp().rate_bps == kLine / 4);
+  CHECK(rig.dcqcn->target_rate(0) == kLine / 2);
+  // 3 alpha periods with no CNP: alpha decays by (1 - 1/256)^3 before the next cut.
+  rig.notify_at(20_us + 55_us * 3 + 1_us);
+  const double g = 1.0 / 256, alpha = std::pow(1 - g, 3);
+  // Between the cuts the increase timer (60 us) fired twice (80, 140 us): fast recovery toward
+  // the target kLine/2.
+  int64_t rate = kLine / 4;
+  for (int i = 0; i < 2; ++i) rate = (rate + kLine / 2 + 1) / 2;
+  CHECK(rig.qp().rate_bps == static_cast<int64_t>(static_cast<double>(rate) * (1 - alpha / 2)));
+  CHECK(rig.dcqcn->alpha(0) == Approx((1 - g) * alpha + g));
+}
+
+TEST_CASE("dcqcn: firmware alpha updates once per period, flagged by notifications", "[dcqcn]") {
+  models::DcqcnParams p = preset("nvidia-default");
+  p.rate_to_set_on_first_cnp_bps = 0;
+  p.rate_reduce_monitor_period = 1000_us;  // keep decreases out of the way
+  Rig rig(p);
+  rig.notify_at(0_us);     // limiter allocated: alpha = 1023/1024, epoch 0
+  rig.notify_at(2500_ns);  // in period [2, 3) us
+  rig.run_to(10_us);
+  rig.notify_at(10_us);  // closes periods up to 10 us, opens [10, 11)
+  const double keep = 1019.0 / 1024, g = 1 - keep;
+  // Explicit per-period iteration: period 0 and 1 had no flag (the allocating CNP's flag was
+  // set in period 0 -- it counts), period 2 flagged, 3..9 not.
+  double a = 1023.0 / 1024;
+  a = keep * a + g;  // [0,1): the first notification
+  a = keep * a;      // [1,2)
+  a = keep * a + g;  // [2,3)
+  for (int k = 3; k < 10; ++k) a = keep * a;
+  CHECK(rig.dcqcn->alpha(0) == Approx(a).epsilon(1e-12));
+}
+
+TEST_CASE("dcqcn: decreases respect the monitor period, min decrease factor and min rate",
+          "[dcqcn]") {
+  models::DcqcnParams p = preset("nvidia-default");
+  Rig rig(p);
+  rig.notify_at(0_us);
+  // First notification: the limiter starts at rate_to_set_on_first_cnp (85 Gb/s).
+  CHECK(rig.qp().rate_bps == 85'000'000'000);
+  // The first decrease waits one monitor period (4 us); then factor alpha/2 is bounded below by
+  // rpg_min_dec_fac 50 %: never less than half.
+  rig.run_to(3_us);
+  CHECK(rig.qp().rate_bps == 85'000'000'000);
+  rig.run_to(4_us);
+  const int64_t after_first = rig.qp().rate_bps;
+  CHECK(after_first < 85'000'000'000);
+  CHECK(after_first >= 85'000'000'000 / 2);
+  // Notifications 1 us apart: one decrease per 4 us at most.
+  uint64_t before = rig.dcqcn->stats().rate_decreases;
+  for (int k = 5; k <= 12; ++k) rig.notify_at(sim::Time(k * 1'000'000));
+  rig.run_to(12_us);
+  CHECK(rig.dcqcn->stats().rate_decreases - before == 2);  // at 8 us and 12 us
+  // Many more: the rate stops at rpg_min_rate (1 Mb/s) and never goes below.
+  for (int k = 13; k < 400; ++k) rig.notify_at(sim::Time(k * 4'000'000));
+  CHECK(rig.qp().rate_bps == p.rpg_min_rate_bps);
+}
+
+TEST_CASE("dcqcn: increase stages run fast recovery, additive, then hyper increase", "[dcqcn]") {
+  models::DcqcnParams p = preset("hpcc-ns3");  // timer only, 1 fast-recovery stage
+  Rig rig(p);
+  rig.notify_at(0_us);      // limiter at line rate, alpha 1
+  rig.run_to(4_us + 1_ns);  // first decrease after the monitor period
+  // alpha: 1, updated at 1 us with the flag ((1-g) + g = 1), then decayed at 2, 3, 4 us.
+  const double alpha = std::pow(1.0 - 1.0 / 256, 3);
+  REQUIRE(rig.qp().rate_bps == static_cast<int64_t>(static_cast<double>(kLine) * (1 - alpha / 2)));
+  const int64_t target = rig.dcqcn->target_rate(0);
+  REQUIRE(target == kLine);  // no clamp: the timer had not raised the rate
+  // 300 us: fast recovery (stage 0 < threshold 1) halves the distance to the target.
+  rig.run_to(4_us + 300_us + 2_ns);
+  const int64_t cut = static_cast<int64_t>(static_cast<double>(kLine) * (1 - alpha / 2));
+  int64_t rate = (cut + target + 1) / 2;
+  CHECK(rig.qp().rate_bps == rate);
+  CHECK(rig.dcqcn->target_rate(0) == target);
+  // Next: stage 1 == threshold: additive increase of the target (capped at line rate).
+  rig.run_to(4_us + 600_us + 2_ns);
+  rate = (rate + kLine + 1) / 2;
+  CHECK(rig.qp().rate_bps == rate);
+  // Until the rate reaches the line rate and the limiter is released.
+  rig.run_to(100'000_us);
+  CHECK(rig.qp().rate_bps == kLine);
+  CHECK_FALSE(rig.dcqcn->limited(0));
+  CHECK(rig.dcqcn->stats().limiters_released == 1);
+}
+
+TEST_CASE("dcqcn: additive and hyper steps of the target below line rate", "[dcqcn]") {
+  models::DcqcnParams p = preset("dcqcn-paper");
+  p.rpg_byte_reset = 0;  // the timer alone, for exact stages
+  p.rpg_threshold = 2;
+  Rig rig(p);
+  rig.notify_at(0_us);  // 50 G, target 100 G
+  rig.notify_at(1_us);  // 25 G, target 50 G (clamp_tgt_rate)
+  REQUIRE(rig.dcqcn->target_rate(0) == kLine / 2);
+  const auto t = [](int k) { return 1_us + sim::Time(k * 60'000'000) + 1_ns; };
+  rig.run_to(t(2));  // two fast-recovery steps: the target does not move
+  CHECK(rig.dcqcn->target_rate(0) == kLine / 2);
+  rig.run_to(t(3));  // stage 2 == threshold: additive
+  CHECK(rig.dcqcn->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps);
+  rig.run_to(t(4));  // stage 3 > threshold: hyper
+  CHECK(rig.dcqcn->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps + p.rpg_hai_rate_bps);
+}
+
+TEST_CASE("dcqcn: the notification point sends at most one CNP per QP per interval", "[dcqcn]") {
+  Rig rig(preset("dcqcn-paper"));  // 50 us
+  int sent = 0;
+  for (int k = 0; k < 1000; ++k) {  // a marked packet every 1 us for 1 ms
+    rig.run_to(sim::Time(k * 1'000'000));
+    if (rig.dcqcn->cnp_due(0)) ++sent;
+  }
+  CHECK(sent == 20);
+  CHECK(rig.dcqcn->cnp_due(1));  // another QP has its own interval
+}
+
+namespace {
+
+// Hosts h0..h(n-1) and a receiver r behind one switch, 100 Gb/s, 1 us links, PFC, ECN, DCQCN.
+scen::Json bottleneck(int senders, const std::string& preset_name) {
+  scen::Json j;
+  j["name"] = "dcqcn-bottleneck";
+  for (int i = 0; i < senders; ++i) {
+    j["topology"]["nodes"].push_back({{"name", "h" + std::to_string(i)}, {"kind", "host"}});
+    j["topology"]["links"].push_back({{"a", "h" + std::to_string(i)}, {"b", "sw"}});
+  }
+  j["topology"]["nodes"].push_back({{"name", "r"}, {"kind", "host"}});
+  j["topology"]["nodes"].push_back({{"name", "sw"}, {"kind", "switch"}});
+  j["topology"]["links"].push_back({{"a", "r"}, {"b", "sw"}});
+  j["topology"]["defaults"] = {{"rate", "100Gbps"}, {"latency", "1us"}};
+  j["fabric"]["switch"] = {{"latency", "500ns"}};
+  j["fabric"]["pfc"] = {{"enabled", true}, {"xoff", "500KB"}};
+  j["fabric"]["ecn"] = {{"enabled", true}, {"kmin", "100KB"}, {"kmax", "400KB"}, {"pmax", 0.2}};
+  j["fabric"]["dcqcn"] = {{"enabled", true}, {"preset", preset_name}};
+  j["stop"] = {{"until", "time"}, {"time", "20ms"}};
+  return j;
+}
+
+double jain(const std::vector<double>& x) {
+  double s = 0, s2 = 0;
+  for (double v : x) {
+    s += v;
+    s2 += v * v;
+  }
+  return s * s / (static_cast<double>(x.size()) * s2);
+}
+
+}  // namespace
+
+TEST_CASE("dcqcn: two flows on one bottleneck converge to a fair share, queue below Kmax",
+          "[dcqcn][slow]") {
+  scen::Json j = bottleneck(2, "dcqcn-paper");
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "r"}, {"size", "1GB"}, {"start", "0us"}},
+                            {{"src", "h1"}, {"dst", "r"}, {"size", "1GB"}, {"start", "1ms"}}};
+  j["outputs"]["timeseries"] = {{"ports", {"sw:2"}}, {"flows", {0, 1}}, {"interval", "10us"}};
+  const auto out = scen::run_scenario(test_support::load(j));
+  // Over the last 5 ms: bytes delivered per flow, and the bottleneck queue on average.
+  std::vector<double> delivered(2, 0.0);
+  double queue_sum = 0;
+  int queue_samples = 0;
+  for (const auto& smp : out.flow_samples) {
+    if (smp.time > 15'000_us) delivered[smp.flow] += static_cast<double>(smp.delivered_bytes);
+  }
+  for (const auto& smp : out.samples) {
+    if (smp.time > 15'000_us) {
+      queue_sum += static_cast<double>(smp.queue_bytes);
+      ++queue_samples;
+    }
+  }
+  const double fairness = jain(delivered);
+  INFO("delivered " << delivered[0] << " / " << delivered[1] << ", Jain " << fairness);
+  CHECK(fairness >= 0.95);
+  CHECK(queue_sum / queue_samples < 400'000);
+  CHECK(out.results["dcqcn"]["rate_decreases"].get<uint64_t>() > 0);
+  // The link stays busy: together the flows use most of it.
+  CHECK((delivered[0] + delivered[1]) * 8 / 5e-3 > 0.8 * 100e9);
+  // Rates stay within [min rate, line rate] in every change.
+  for (const auto& c : out.rate_changes) {
+    CHECK(c.rate_bps <= kLine);
+    CHECK(c.rate_bps >= 1'000'000);
+  }
+  // At most one CNP per QP per 50 us interval: CNPs received <= flows x (span / 50 us + 1).
+  CHECK(out.results["dcqcn"]["cnps_sent"].get<uint64_t>() <= 2 * (20'000 / 50 + 1));
+}
+
+TEST_CASE("dcqcn: a flow returns to 95 % of line rate within 5 ms after congestion ends",
+          "[dcqcn][slow]") {
+  scen::Json j = bottleneck(2, "dcqcn-paper");
+  // A long flow, and a 20 MB one that congests the bottleneck from 1 ms until it completes.
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "r"}, {"size", "1GB"}, {"start", "0us"}},
+                            {{"src", "h1"}, {"dst", "r"}, {"size", "20MB"}, {"start", "1ms"}}};
+  j["outputs"]["timeseries"] = {{"flows", {0}}, {"interval", "10us"}};
+  j["stop"]["time"] = "15ms";
+  const auto out = scen::run_scenario(test_support::load(j));
+  REQUIRE(out.flows[1].completed);
+  const sim::Time ended = out.flows[1].finish;
+  CHECK(out.results["dcqcn"]["rate_decreases"].get<uint64_t>() > 0);
+  sim::Time recovered = sim::Time::max();
+  for (const auto& c : out.rate_changes) {
+    if (c.time >= ended && c.rate_bps >= kLine * 95 / 100) {
+      recovered = c.time;
+      break;
+    }
+  }
+  // The rate limiter may already be above 95 % when the short flow ends.
+  for (auto it = out.rate_changes.rbegin(); it != out.rate_changes.rend(); ++it) {
+    if (it->time <= ended) {
+      if (it->rate_bps >= kLine * 95 / 100) recovered = ended;
+      break;
+    }
+  }
+  INFO("short flow ended at " << ended.us() << " us, 95 % reached at " << recovered.us());
+  CHECK(recovered - ended <= 5'000_us);
+}
+
+TEST_CASE("dcqcn: without ECN marking rates stay at line rate", "[dcqcn]") {
+  scen::Json j = bottleneck(2, "nvidia-default");
+  j["fabric"]["ecn"]["enabled"] = false;
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "r"}, {"size", "20MB"}},
+                            {{"src", "h1"}, {"dst", "r"}, {"size", "20MB"}}};
+  j["outputs"]["timeseries"] = {{"flows", {0, 1}}, {"interval", "10us"}};
+  j["stop"] = {{"until", "workload-done"}};
+  const auto out = scen::run_scenario(test_support::load(j));
+  CHECK(out.results["dcqcn"]["cnps_sent"] == 0);
+  CHECK(out.results["dcqcn"]["rate_decreases"] == 0);
+  CHECK(out.rate_changes.empty());
+  for (const auto& smp : out.flow_samples) {
+    CHECK((smp.rate_limit_bps == 0 || smp.rate_limit_bps == kLine));
+  }
+  CHECK(out.results["pfc"]["pause_frames"].get<uint64_t>() > 0);  // PFC alone held the queue
+}
+
+TEST_CASE("dcqcn: hpcc-ns3 flags the ACK of every marked packet instead of sending CNPs",
+          "[dcqcn]") {
+  scen::Json j = bottleneck(4, "hpcc-ns3");
+  j["workload"]["incast"] = {
+      {"receiver", "r"}, {"senders", {"h0", "h1", "h2", "h3"}}, {"size", "4MB"}};
+  j["stop"] = {{"until", "workload-done"}};
+  const auto out = scen::run_scenario(test_support::load(j));
+  const auto& d = out.results["dcqcn"];
+  CHECK(d["cnps_sent"] == 0);
+  const uint64_t ce = out.results["ecn"]["ce_packets_received"].get<uint64_t>();
+  CHECK(ce > 0);
+  // One flagged ACK per marked packet (every packet is acknowledged; no loss).
+  CHECK(d["congestion_flagged_acks"].get<uint64_t>() == ce);
+  CHECK(d["rate_decreases"].get<uint64_t>() > 0);
+  CHECK(out.results["flows_completed"] == 4);
+}
