@@ -28,6 +28,14 @@ void Nic::post(QueuePair& qp) {
   }
 }
 
+void Nic::on_rate_change(QueuePair& qp) {
+  if (qp.last_wire == 0) return;  // nothing sent yet: the first packet goes when posted
+  qp.next_send_at = qp.rate_bps < port_.rate_bps()
+                        ? qp.last_sent_at + sim::serialization_time(qp.last_wire, qp.rate_bps)
+                        : qp.last_sent_at;
+  if (qp.in_active_list) port_.wake();
+}
+
 bool Nic::has_sendable(const QueuePair& qp) const {
   if (!qp.posted || qp.done || qp.snd_nxt >= qp.total_packets) return false;
   if (params_.max_inflight_bytes > 0 &&
@@ -71,6 +79,8 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
     const PacketHandle h = make_data_packet(qp);
     const Packet& p = ctx_.pool[h];
     ++qp.snd_nxt;
+    qp.last_sent_at = now;
+    qp.last_wire = p.wire_bytes;
     if (qp.rate_bps < port_.rate_bps()) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
     }

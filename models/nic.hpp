@@ -43,6 +43,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
 
   // The QP's message is posted: it starts sending after the NIC's tx latency.
   void post(QueuePair& qp);
+  // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
+  // held at a low rate is released early when the rate rises again).
+  void on_rate_change(QueuePair& qp);
 
   void receive(PacketHandle h, uint16_t in_port) override;
   PacketHandle next_packet(FlowControlGate* gate) override;

@@ -51,6 +51,10 @@ void Transport::on_event(uint32_t, uint64_t flow_id) {
   }
 }
 
+void Transport::rate_changed(QueuePair& qp) {
+  if (qp.src_host < nics_.size()) nics_[qp.src_host]->on_rate_change(qp);
+}
+
 void Transport::on_qp_complete(QueuePair& qp) {
   FlowState& f = flows_[qp.flow];
   if (--f.qps_remaining == 0) {

@@ -38,6 +38,8 @@ struct QueuePair {
   uint64_t nacks_received = 0;
   int64_t rate_bps = 0;  // rate limiter (line rate unless congestion control lowers it)
   sim::Time next_send_at;
+  sim::Time last_sent_at;  // when the last data packet went out, and its wire size: the
+  uint32_t last_wire = 0;  // pacing gap is recomputed from them when the rate changes
   std::unique_ptr<sim::Timer> rto;
   // Receiver (responder) side.
   uint32_t expected_psn = 0;
@@ -86,6 +88,8 @@ class Transport final : public sim::EventHandler {
   size_t flows_done() const { return flows_done_; }
   const NicParams& params() const { return params_; }
 
+  // Congestion control changed `qp.rate_bps`: its NIC re-paces it.
+  void rate_changed(QueuePair& qp);
   // Called by the sender NIC when the last PSN of a QP is acknowledged.
   void on_qp_complete(QueuePair& qp);
 

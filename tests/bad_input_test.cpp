@@ -302,6 +302,28 @@ TEST_CASE("bad input: PFC and ECN thresholds that contradict each other", "[bad_
   expect_refused(pmax, {"fabric.ecn.pmax", "1.5", {"[0, 1]"}});
 }
 
+TEST_CASE("bad input: DCQCN presets, knobs and sampled flows", "[bad_input]") {
+  Json preset = minimal_scenario();
+  preset["fabric"]["dcqcn"] = {{"enabled", true}, {"preset", "dctcp"}};
+  expect_refused(preset, {"fabric.dcqcn.preset", "\"dctcp\"", {"hpcc-ns3", "dcqcn-paper"}});
+
+  Json g = minimal_scenario();
+  g["fabric"]["dcqcn"] = {{"dce_tcp_g", 2048}};
+  expect_refused(g, {"fabric.dcqcn.dce_tcp_g", "2048", {"[0, 1023]"}});
+
+  Json rate = minimal_scenario();
+  rate["fabric"]["dcqcn"] = {{"rpg_ai_rate", 5}};
+  expect_refused(rate, {"fabric.dcqcn.rpg_ai_rate", "5", {"rate"}});
+
+  Json feedback = minimal_scenario();
+  feedback["fabric"]["dcqcn"] = {{"feedback", "ecn-echo"}};
+  expect_refused(feedback, {"fabric.dcqcn.feedback", "\"ecn-echo\"", {"cnp", "ack"}});
+
+  Json flow = minimal_scenario();
+  flow["outputs"]["timeseries"] = {{"flows", {7}}};
+  expect_refused(flow, {"outputs.timeseries.flows[0]", "7", {"a flow id in [0,"}});
+}
+
 TEST_CASE("bad input: unknown topology generator", "[bad_input]") {
   Json s = minimal_scenario();
   s["topology"] = {{"generator", "torus"}, {"k", 4}};

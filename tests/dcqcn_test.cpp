@@ -310,3 +310,59 @@ TEST_CASE("dcqcn: hpcc-ns3 flags the ACK of every marked packet instead of sendi
   CHECK(d["rate_decreases"].get<uint64_t>() > 0);
   CHECK(out.results["flows_completed"] == 4);
 }
+
+TEST_CASE("dcqcn: the victim of PFC congestion spreading gets its share back with DCQCN",
+          "[dcqcn][slow]") {
+  // roce-victim-flow.json: flow 12 (v -> w) crosses L0's uplink with the four incast flows from
+  // L0. Max-min fair shares: the 12 incast flows split r's 100 Gb/s (8.33 each); the victim gets
+  // what the four leave of the uplink: 100 - 4 x 8.33 = 66.7 Gb/s.
+  const double fair_gbps = 100.0 - 4 * 100.0 / 12;
+  auto victim_gbps = [](bool dcqcn) {
+    scen::LoadOptions o;
+    o.sets = {std::string("fabric.dcqcn.enabled=") + (dcqcn ? "true" : "false")};
+    const auto s = scen::load_scenario_file(
+        std::string(RDMASIM_SOURCE_DIR) + "/scenarios/roce-victim-flow.json", o);
+    const auto out = scen::run_scenario(s);
+    // Payload delivered to w over the last 20 ms (after DCQCN's start-up transient).
+    uint64_t bytes = 0;
+    for (const auto& smp : out.flow_samples) {
+      if (out.sampled_flows[smp.flow] == 12 && smp.time > 20'000_us) bytes += smp.delivered_bytes;
+    }
+    CHECK(out.results["drops"]["lossless"] == 0);
+    return static_cast<double>(bytes) * 8 / 20e-3 / 1e9;
+  };
+  const double pfc_only = victim_gbps(false);
+  const double with_dcqcn = victim_gbps(true);
+  INFO("victim: PFC only " << pfc_only << " Gb/s, with DCQCN " << with_dcqcn << " Gb/s, fair "
+                           << fair_gbps);
+  CHECK(pfc_only < 0.5 * fair_gbps);
+  CHECK(with_dcqcn >= 0.8 * fair_gbps);
+}
+
+TEST_CASE("dcqcn: the shipped RoCE scenarios show what their descriptions say", "[dcqcn]") {
+  const auto run = [](const std::string& name) {
+    return scen::run_scenario(
+        scen::load_scenario_file(std::string(RDMASIM_SOURCE_DIR) + "/scenarios/" + name));
+  };
+  // The HPCC peer's incast with a 32 MB buffer: DCQCN alone acts, nothing pauses or drops.
+  const auto deep = run("roce-incast-8to1-dcqcn.json");
+  CHECK(deep.results["flows_completed"] == 8);
+  CHECK(deep.results["dcqcn"]["rate_decreases"].get<uint64_t>() > 0);
+  CHECK(deep.results["pfc"]["pause_frames"] == 0);
+  CHECK(deep.results["retransmitted_packets"] == 0);
+  // With 1 MB, PFC acts too, and still nothing is lost.
+  const auto shallow = run("roce-incast-8to1-dcqcn-1mb.json");
+  CHECK(shallow.results["flows_completed"] == 8);
+  CHECK(shallow.results["pfc"]["pause_frames"].get<uint64_t>() > 0);
+  CHECK(shallow.results["drops"]["lossless"] == 0);
+  CHECK(shallow.results["retransmitted_packets"] == 0);
+  // Lossy: the same 16 -> 1 incast as roce-incast-pfc drops and recovers every byte.
+  const auto lossy = run("roce-vs-lossy.json");
+  const auto pfc = run("roce-incast-pfc.json");
+  CHECK(lossy.results["flows_completed"] == 16);
+  CHECK(lossy.results["drops"]["tail"].get<uint64_t>() > 0);
+  CHECK(lossy.results["retransmitted_packets"].get<uint64_t>() > 0);
+  CHECK(pfc.results["drops"]["tail"] == 0);
+  CHECK(pfc.results["retransmitted_packets"] == 0);
+  CHECK(pfc.end_time < lossy.end_time);
+}

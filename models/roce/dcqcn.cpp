@@ -173,6 +173,7 @@ void Dcqcn::release(Rp& s, QueuePair& qp) {
 
 void Dcqcn::apply(Rp& s, QueuePair& qp) {
   qp.rate_bps = s.current;
+  transport_.rate_changed(qp);
   if (stats_.min_rate_bps == 0 || s.current < stats_.min_rate_bps) stats_.min_rate_bps = s.current;
   if (s.traced && log_ != nullptr) {
     log_->push_back({ctx_.sim.now(), qp.flow, qp.id, s.current, s.target, s.alpha});

@@ -42,6 +42,23 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
   std::printf("  %-26s %s (timeouts %s, NACKs %s)\n", "retransmitted packets",
               str(r["retransmitted_packets"]).c_str(), str(r["timeouts"]).c_str(),
               str(r["nacks"]).c_str());
+  if (r.contains("pfc")) {
+    const auto& p = r["pfc"];
+    std::printf(
+        "  %-26s %s pause frames, %s ns paused, %s headroom exhaustions, %s lossless drops\n",
+        "pfc", str(p["pause_frames"]).c_str(), str(p["paused_time_ns"]).c_str(),
+        str(p["headroom_exhaustions"]).c_str(), str(d["lossless"]).c_str());
+  }
+  if (r.contains("ecn")) {
+    std::printf("  %-26s %s packets marked\n", "ecn", str(r["ecn"]["marks"]).c_str());
+  }
+  if (r.contains("dcqcn")) {
+    const auto& c = r["dcqcn"];
+    std::printf("  %-26s %s: %s CNPs, %s flagged ACKs, %s decreases, min rate %s Gb/s\n", "dcqcn",
+                str(c["preset"]).c_str(), str(c["cnps_sent"]).c_str(),
+                str(c["congestion_flagged_acks"]).c_str(), str(c["rate_decreases"]).c_str(),
+                str(c["min_rate_gbps"]).c_str());
+  }
   std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
               out.wall_seconds > 0 ? out.packet_hops / out.wall_seconds / 1e6 : 0.0);
