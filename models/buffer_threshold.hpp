@@ -16,8 +16,8 @@ enum class ThresholdMode : uint8_t { Static, Dynamic };
 
 // α as an exact fraction, so that thresholds stay integer arithmetic on the event path.
 struct Alpha {
-  int64_t num = 1;
-  int64_t den = 8;  // 1/8: the typical value (REFERENCES.md, ns-3 HPCC simulator)
+  int32_t num = 1;
+  int32_t den = 8;  // 1/8: the typical value (REFERENCES.md, ns-3 HPCC simulator)
   friend bool operator==(const Alpha&, const Alpha&) = default;
 };
 

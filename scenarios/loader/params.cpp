@@ -35,7 +35,7 @@ models::Alpha read_alpha(const Json& v, const std::string& path) {
   }
   if (num <= 0 || num * 1024 < den || num > 64 * den) throw InputError(path, shown, kAlphaExpected);
   const int64_t g = std::gcd(num, den);
-  return {num / g, den / g};
+  return {static_cast<int32_t>(num / g), static_cast<int32_t>(den / g)};
 }
 
 Json write_alpha(models::Alpha a) {
@@ -72,7 +72,8 @@ const FieldTable<SwitchParams>& switch_fields() {
         }});
     f.push_back(Field<SwitchParams>{
         "buffer", "bytes",
-        "shared packet buffer of the switch; a packet that does not fit is tail-dropped",
+        "packet memory of the switch: reserves + PFC headroom pool + shared pool (the rest); a "
+        "lossy packet that does not fit is tail-dropped",
         [](JsonReader& r, SwitchParams& s) {
           s.buffer.buffer_bytes = r.bytes("buffer", s.buffer.buffer_bytes, 1);
         },
