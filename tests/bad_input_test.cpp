@@ -324,6 +324,38 @@ TEST_CASE("bad input: DCQCN presets, knobs and sampled flows", "[bad_input]") {
   expect_refused(flow, {"outputs.timeseries.flows[0]", "7", {"a flow id in [0,"}});
 }
 
+TEST_CASE("bad input: MMU parameters out of range or contradicting the buffer", "[bad_input]") {
+  Json alpha = minimal_scenario();
+  alpha["fabric"]["switch"] = {{"threshold_mode", "dynamic"}, {"alpha", 0}};
+  expect_refused(alpha, {"fabric.switch.alpha", "0", {"[1/1024, 64]"}});
+
+  Json big = minimal_scenario();
+  big["fabric"]["switch"] = {{"alpha", "128/1"}};
+  expect_refused(big, {"fabric.switch.alpha", "\"128/1\"", {"[1/1024, 64]"}});
+
+  Json words = minimal_scenario();
+  words["fabric"]["switch"] = {{"alpha", "an eighth"}};
+  expect_refused(words, {"fabric.switch.alpha", "\"an eighth\"", {"\"1/8\""}});
+
+  Json mode = minimal_scenario();
+  mode["fabric"]["switch"] = {{"threshold_mode", "adaptive"}};
+  expect_refused(mode, {"fabric.switch.threshold_mode", "\"adaptive\"", {"dynamic"}});
+
+  Json per_port_alpha = minimal_scenario();
+  per_port_alpha["overrides"] = {{{"switch", "s0"}, {"priority", 3}, {"set", {{"alpha", -1}}}}};
+  expect_refused(per_port_alpha, {"overrides[0].set.alpha", "-1", {"[1/1024, 64]"}});
+
+  Json reserve = minimal_scenario();
+  reserve["fabric"]["switch"] = {{"buffer", "64KB"}, {"reserve", "4KB"}};
+  expect_refused(reserve, {"fabric.switch.buffer", "64KB", {"reserves (64KB)", "shared pool"}});
+
+  Json headroom = minimal_scenario();
+  headroom["fabric"]["switch"] = {{"buffer", "40KB"}};
+  headroom["fabric"]["pfc"] = {
+      {"enabled", true}, {"xoff", "10KB"}, {"headroom", "25KB"}, {"xon_offset", "2KB"}};
+  expect_refused(headroom, {"fabric.switch.buffer", "40KB", {"PFC headroom (50KB)"}});
+}
+
 TEST_CASE("bad input: unknown topology generator", "[bad_input]") {
   Json s = minimal_scenario();
   s["topology"] = {{"generator", "torus"}, {"k", 4}};

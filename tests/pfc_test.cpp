@@ -1,5 +1,6 @@
 // PFC (IEEE 802.1Qbb): lossless incast, exact pause timing, pause propagation hop by hop,
 // headroom admission, determinism.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "models/link.hpp"
@@ -51,25 +52,88 @@ struct Sink final : models::PacketReceiver {
 }  // namespace
 
 TEST_CASE("pfc: a 64-to-1 incast is lossless with PFC and lossy without", "[pfc]") {
-  const scen::RunOutcome with = scen::run_scenario(test_support::load(incast(64, true)));
-  const auto& r = with.results;
-  CHECK(u(r["flows_completed"]) == 64);
-  CHECK(u(r["payload_bytes_delivered"]) == 64 * 500'000);
-  CHECK(u(r["drops"]["tail"]) + u(r["drops"]["lossless"]) == 0);
-  CHECK(u(r["pfc"]["headroom_exhaustions"]) == 0);
-  CHECK(u(r["retransmitted_packets"]) == 0);
-  CHECK(u(r["pfc"]["pause_frames"]) > 0);
-  // Every sender's NIC was held by pause frames from the switch.
-  for (int h = 1; h <= 64; ++h) {
-    const auto& up = test_support::link_between(with, "h" + std::to_string(h), "sw");
-    INFO("h" << h);
-    CHECK(up.pause_frames_received > 0);
-    CHECK(up.paused.ps > 0);
+  // Static thresholds (xoff 40 KB), and the dynamic MMU (alpha x free shared pool).
+  for (const char* mode : {"static", "dynamic"}) {
+    INFO(mode);
+    scen::Json j = incast(64, true);
+    j["fabric"]["switch"]["threshold_mode"] = mode;
+    // The receiver's queue holds 64 ingresses' worth (about 2.6 MB, 210 us at 100 Gb/s with
+    // the dynamic thresholds): a longer RTO than that keeps go-back-N from firing spuriously.
+    j["fabric"]["nic"]["rto"] = "1ms";
+    const scen::RunOutcome with = scen::run_scenario(test_support::load(j));
+    const auto& r = with.results;
+    CHECK(u(r["flows_completed"]) == 64);
+    CHECK(u(r["payload_bytes_delivered"]) == 64 * 500'000);
+    CHECK(u(r["drops"]["tail"]) + u(r["drops"]["lossless"]) == 0);
+    CHECK(u(r["pfc"]["headroom_exhaustions"]) == 0);
+    CHECK(u(r["retransmitted_packets"]) == 0);
+    CHECK(u(r["pfc"]["pause_frames"]) > 0);
+    // Every (port, priority) stayed within its headroom, and the pools within their sizes.
+    CHECK(r["pfc"]["headroom_peaks"].size() > 0);
+    for (const auto& hp : r["pfc"]["headroom_peaks"]) {
+      CHECK(hp["peak_bytes"].get<int64_t>() <= hp["headroom_bytes"].get<int64_t>());
+    }
+    const auto& pool = r["pfc"]["pools"][0];
+    CHECK(pool["shared_pool_peak_bytes"].get<int64_t>() <=
+          pool["shared_pool_bytes"].get<int64_t>());
+    CHECK(pool["headroom_pool_peak_bytes"].get<int64_t>() > 0);
+    CHECK(pool["headroom_pool_peak_bytes"].get<int64_t>() <=
+          pool["headroom_pool_bytes"].get<int64_t>());
+    // Every sender's NIC was held by pause frames from the switch.
+    for (int h = 1; h <= 64; ++h) {
+      const auto& up = test_support::link_between(with, "h" + std::to_string(h), "sw");
+      INFO("h" << h);
+      CHECK(up.pause_frames_received > 0);
+      CHECK(up.paused.ps > 0);
+    }
+    j["fabric"]["pfc"]["enabled"] = false;
+    const scen::RunOutcome without = scen::run_scenario(test_support::load(j));
+    CHECK(u(without.results["drops"]["tail"]) > 0);
+    CHECK(u(without.results["payload_bytes_delivered"]) == 64 * 500'000);  // go-back-N recovered
+    CHECK_FALSE(without.results.contains("pfc"));
   }
-  const scen::RunOutcome without = scen::run_scenario(test_support::load(incast(64, false)));
-  CHECK(u(without.results["drops"]["tail"]) > 0);
-  CHECK(u(without.results["payload_bytes_delivered"]) == 64 * 500'000);  // go-back-N recovered
-  CHECK_FALSE(without.results.contains("pfc"));
+}
+
+TEST_CASE("pfc: a dynamic threshold pauses earlier the more ingress ports are congested",
+          "[pfc][mmu]") {
+  // Choudhury-Hahne: with N ingress ports filling together each pauses near
+  // alpha S / (1 + N alpha) of a shared pool of S bytes; alone, near alpha S / (1 + alpha).
+  auto xoff_bytes = [](const scen::RunOutcome& out) {
+    std::vector<int64_t> held;
+    for (const auto& e : out.pfc_events) {
+      if (e.kind == models::PfcEvent::Pause) held.push_back(e.ingress_bytes);
+    }
+    return held;
+  };
+  // One sender into a receiver on a 25 Gb/s link: a single congested ingress.
+  scen::Json one = incast(1, true);
+  one["topology"]["links"][0]["rate"] = "25Gbps";
+  one["fabric"]["switch"]["threshold_mode"] = "dynamic";
+  one["workload"]["flows"][0]["size"] = "2MB";
+  const scen::RunOutcome alone = scen::run_scenario(test_support::load(one));
+  const int64_t pool_alone = alone.results["pfc"]["pools"][0]["shared_pool_bytes"].get<int64_t>();
+  const auto held_alone = xoff_bytes(alone);
+  REQUIRE(held_alone.size() > 0);
+  // The first pause, with only this ingress (and a few ACKs) in the pool: S / 9 at alpha 1/8,
+  // less at most one frame (the one that would cross) and a few queued ACKs.
+  CHECK(held_alone[0] <= pool_alone / 9);
+  CHECK(held_alone[0] >= pool_alone / 9 - 2 * 4178);
+
+  scen::Json many = incast(64, true);
+  many["fabric"]["switch"]["threshold_mode"] = "dynamic";
+  const scen::RunOutcome crowd = scen::run_scenario(test_support::load(many));
+  const int64_t pool_crowd = crowd.results["pfc"]["pools"][0]["shared_pool_bytes"].get<int64_t>();
+  const auto held_crowd = xoff_bytes(crowd);
+  REQUIRE(held_crowd.size() >= 64);
+  // The first pauses, all 64 ingress filling together: near S / 72.
+  CHECK(held_crowd[0] <= pool_crowd / 72 + 4178);
+  CHECK(held_crowd[0] >= pool_crowd / 72 - 2 * 4178);
+  const int64_t most_crowd = *std::max_element(held_crowd.begin(), held_crowd.end());
+  const int64_t least_alone = *std::min_element(held_alone.begin(), held_alone.end());
+  INFO("alone: pool " << pool_alone << ", first XOFF at " << held_alone[0] << ", least "
+                      << least_alone << "; 64 ports: pool " << pool_crowd << ", first XOFF at "
+                      << held_crowd[0] << ", most " << most_crowd);
+  CHECK(most_crowd * 2 < least_alone);
 }
 
 TEST_CASE("pfc: a pause of Q quanta holds the class for exactly Q x 512 bit times", "[pfc]") {

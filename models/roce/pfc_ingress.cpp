@@ -13,20 +13,20 @@ PfcIngress::PfcIngress(Context& ctx, Switch& sw, const PfcParams& params,
       state_(sw.port_count() * kPriorities),
       port_stats_(sw.port_count()) {}
 
-void PfcIngress::on_ingress_bytes(uint16_t in_port, uint8_t priority, int64_t bytes) {
-  if (((params_.lossless_priorities >> priority) & 1u) == 0) return;
+void PfcIngress::on_xoff(uint16_t in_port, uint8_t priority, int64_t held_bytes) {
   State& st = state_[static_cast<size_t>(in_port) * kPriorities + priority];
-  if (!st.xoff && bytes > params_.xoff_bytes) {
-    st.xoff = true;
-    ++st.generation;
-    ++port_stats_[in_port].xoff_transitions;
-    send_frame(in_port, priority, static_cast<uint32_t>(params_.quanta), PfcEvent::Pause);
-    arm_refresh(in_port, priority);
-  } else if (st.xoff && bytes <= params_.xoff_bytes - params_.xon_offset_bytes) {
-    st.xoff = false;
-    ++st.generation;
-    send_frame(in_port, priority, 0, PfcEvent::Resume);
-  }
+  st.xoff = true;
+  ++st.generation;
+  ++port_stats_[in_port].xoff_transitions;
+  send_frame(in_port, priority, static_cast<uint32_t>(params_.quanta), PfcEvent::Pause, held_bytes);
+  arm_refresh(in_port, priority);
+}
+
+void PfcIngress::on_xon(uint16_t in_port, uint8_t priority, int64_t held_bytes) {
+  State& st = state_[static_cast<size_t>(in_port) * kPriorities + priority];
+  st.xoff = false;
+  ++st.generation;
+  send_frame(in_port, priority, 0, PfcEvent::Resume, held_bytes);
 }
 
 void PfcIngress::arm_refresh(uint16_t port, uint8_t priority) {
@@ -44,11 +44,13 @@ void PfcIngress::on_event(uint32_t, uint64_t arg) {
   if (!st.xoff || st.generation != (arg >> 32)) return;  // resumed since
   const uint16_t port = static_cast<uint16_t>(slot / kPriorities);
   const uint8_t priority = static_cast<uint8_t>(slot % kPriorities);
-  send_frame(port, priority, static_cast<uint32_t>(params_.quanta), PfcEvent::Refresh);
+  send_frame(port, priority, static_cast<uint32_t>(params_.quanta), PfcEvent::Refresh,
+             switch_.buffer().ingress_bytes(port, priority));
   arm_refresh(port, priority);
 }
 
-void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind) {
+void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind,
+                            int64_t held_bytes) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& p = ctx_.pool[h];
   p.type = PacketType::Pause;
@@ -60,7 +62,8 @@ void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, Pf
   } else {
     ++port_stats_[port].pause_frames_sent;
   }
-  if (log_ != nullptr) log_->push_back({ctx_.sim.now(), switch_.node(), port, priority, kind});
+  if (log_ != nullptr)
+    log_->push_back({ctx_.sim.now(), switch_.node(), port, priority, kind, held_bytes});
   switch_.port(port).send_control(h, p);
 }
 

@@ -1,7 +1,7 @@
-// The sending side of PFC at a switch: watches the bytes held per (ingress port, lossless
-// priority) and sends the upstream a pause frame when they pass XOFF, refreshes it while they
-// stay above XON (at half the pause time, so the upstream never resumes early), and sends a
-// resume (quanta 0) when they fall to XON.
+// The sending side of PFC at a switch: when the MMU (SwitchBuffer) decides XOFF for an
+// (ingress port, lossless priority) it sends the upstream a pause frame, refreshes it while
+// XOFF holds (at half the pause time, so the upstream never resumes early), and sends a resume
+// (quanta 0) at XON. The thresholds themselves (static or dynamic) are the MMU's.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,8 @@ struct PfcEvent {
   uint16_t port = 0;
   uint8_t priority = 0;
   enum Kind : uint8_t { Pause, Refresh, Resume } kind = Pause;
+  // Bytes the ingress held when XOFF or XON was decided (for a refresh, when it was sent).
+  int64_t ingress_bytes = 0;
 };
 
 struct PfcPortStats {
@@ -27,11 +29,12 @@ struct PfcPortStats {
   uint64_t xoff_transitions = 0;
 };
 
-class PfcIngress final : public IngressListener, public sim::EventHandler {
+class PfcIngress final : public XoffListener, public sim::EventHandler {
  public:
   PfcIngress(Context& ctx, Switch& sw, const PfcParams& params, std::vector<PfcEvent>* log);
 
-  void on_ingress_bytes(uint16_t in_port, uint8_t priority, int64_t bytes) override;
+  void on_xoff(uint16_t in_port, uint8_t priority, int64_t held_bytes) override;
+  void on_xon(uint16_t in_port, uint8_t priority, int64_t held_bytes) override;
   void on_event(uint32_t kind, uint64_t arg) override;  // refresh timers
 
   const PfcPortStats& port_stats(size_t port) const { return port_stats_[port]; }
@@ -41,7 +44,8 @@ class PfcIngress final : public IngressListener, public sim::EventHandler {
     bool xoff = false;
     uint32_t generation = 0;  // invalidates refresh timers of an earlier XOFF episode
   };
-  void send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind);
+  void send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind,
+                  int64_t held_bytes);
   void arm_refresh(uint16_t port, uint8_t priority);
 
   Context& ctx_;

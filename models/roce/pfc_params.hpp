@@ -10,13 +10,18 @@ namespace models {
 struct PfcParams {
   bool enabled = false;
   uint8_t lossless_priorities = 1u << 3;  // bit p set: class p is lossless (RoCE uses 3)
-  // Static thresholds per (ingress port, priority): XOFF when the bytes held from that ingress
-  // pass `xoff_bytes`; XON when they fall to xoff_bytes - xon_offset_bytes or below.
+  // Static threshold per (ingress port, priority): XOFF when the shared-pool bytes held from
+  // that ingress (above its reserve) would pass `xoff_bytes`; with the switch's dynamic
+  // thresholds, α × free shared pool replaces it. XON when they fall `xon_offset_bytes` below
+  // the threshold (and the headroom is empty).
   int64_t xoff_bytes = 100'000;
   int64_t xon_offset_bytes = 8'000;
-  // Headroom per (ingress port, priority) above XOFF for bytes still arriving after the pause
-  // is sent; 0 = computed from the formula (pfc_headroom.hpp).
+  // Headroom per (ingress port, priority) for bytes still arriving after XOFF; 0 = computed
+  // from the formula (pfc_headroom.hpp).
   int64_t headroom_bytes = 0;
+  // Switch-wide headroom pool the lossless (port, priority) pairs share, each still bounded by
+  // its own headroom; 0 = every pair's headroom is set aside in full (never oversubscribed).
+  int64_t headroom_pool_bytes = 0;
   // Pause time in each frame, in quanta of 512 bit times (65535 = the maximum).
   int64_t quanta = 65535;
   // Upstream's reaction time from receiving a pause frame to holding the class (on top of

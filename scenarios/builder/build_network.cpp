@@ -14,7 +14,8 @@ enum : uint64_t {
   kStreamEcn = 0x45434e00000000ULL,
 };
 
-// Per-port / per-priority overrides (queue_limit) after switch-wide ones.
+// Per-port / per-priority overrides (queue_limit, reserve, alpha) after switch-wide ones; an
+// override changes only the keys it sets.
 void apply_port_overrides(const Scenario& s, models::Switch& sw) {
   for (const auto& o : s.overrides) {
     if (o.port < 0 && o.priority < 0) continue;
@@ -22,15 +23,35 @@ void apply_port_overrides(const Scenario& s, models::Switch& sw) {
     models::SwitchParams p = sw.params();
     JsonReader r(o.set, o.path + ".set");
     read_fields(r, port_fields(), p);
+    models::SwitchBuffer& b = sw.buffer();
     for (size_t port = 0; port < sw.port_count(); ++port) {
       if (o.port >= 0 && static_cast<size_t>(o.port) != port) continue;
       for (int prio = 0; prio < models::kPriorities; ++prio) {
         if (o.priority >= 0 && o.priority != prio) continue;
-        sw.buffer().set_queue_limit(static_cast<uint16_t>(port), static_cast<uint8_t>(prio),
-                                    p.buffer.queue_limit_bytes);
+        const auto pt = static_cast<uint16_t>(port);
+        const auto pr = static_cast<uint8_t>(prio);
+        if (o.set.contains("queue_limit")) b.set_queue_limit(pt, pr, p.buffer.queue_limit_bytes);
+        if (o.set.contains("reserve")) b.set_reserve(pt, pr, p.buffer.reserve_bytes);
+        if (o.set.contains("alpha")) b.set_alpha(pt, pr, p.buffer.alpha);
       }
     }
   }
+}
+
+// The shared pool is what the reserves and the headroom leave of the buffer; none is a
+// configuration error, refused before the run.
+void check_pools(const models::Switch& sw) {
+  const models::SwitchBuffer& b = sw.buffer();
+  if (b.shared_pool_bytes() > 0) return;
+  throw InputError("fabric.switch.buffer", sim::format_bytes(b.params().buffer_bytes),
+                   "more than switch " + sw.name() + " sets aside for reserves (" +
+                       sim::format_bytes(b.reserved_bytes() - b.headroom_pool_bytes()) +
+                       ") and PFC headroom (" + sim::format_bytes(b.headroom_pool_bytes()) +
+                       "), so that a shared pool remains");
+}
+
+int lossless_priority_count(const models::PfcParams& p) {
+  return __builtin_popcount(p.lossless_priorities);
 }
 
 int port_towards(const topo::Fabric& f, int node, int peer) {
@@ -46,13 +67,16 @@ void wire_pfc(const Scenario& s, models::Network& net) {
   for (auto& sw : net.switches) {
     net.pfc_ingress.push_back(
         std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_log));
-    sw->buffer().set_listener(net.pfc_ingress.back().get());
+    models::SwitchBuffer& b = sw->buffer();
+    b.set_xoff_listener(net.pfc_ingress.back().get());
+    b.set_lossless_thresholds(
+        {s.pfc.xoff_bytes, s.pfc.xon_offset_bytes, s.pfc.headroom_pool_bytes});
     for (size_t port = 0; port < sw->port_count(); ++port) {
       const int link = f.ports[sw->node()][port].link;
-      const int64_t limit = s.pfc.xoff_bytes + pfc_headroom(s, sw->node(), link);
+      const int64_t headroom = pfc_headroom(s, sw->node(), link);
       for (uint8_t prio = 0; prio < models::kPriorities; ++prio) {
         if ((s.pfc.lossless_priorities >> prio) & 1u) {
-          sw->buffer().set_lossless_limit(static_cast<uint16_t>(port), prio, limit);
+          b.set_headroom(static_cast<uint16_t>(port), prio, headroom);
         }
       }
     }
@@ -87,7 +111,7 @@ int64_t pfc_headroom(const Scenario& s, int switch_node, int link) {
                                               ? sim::serialization_time(frame, l.rate_bps)
                                               : sim::Time(0));
   return models::pfc_headroom_bytes(l.rate_bps, sim::Time(l.latency_ps), s.pfc.response_time,
-                                    latency, frame);
+                                    latency, frame, lossless_priority_count(s.pfc));
 }
 
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
@@ -162,6 +186,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
 
   if (s.pfc.enabled) wire_pfc(s, *net);
+  for (const auto& sw : net->switches) check_pools(*sw);
   if (s.ecn.enabled) {
     net->link_marker.assign(net->links.size(), nullptr);
     for (size_t i = 0; i < net->links.size(); ++i) {

@@ -1,8 +1,49 @@
 #include "scenarios/loader/params.hpp"
 
+#include <numeric>
+
+#include "scenarios/import/exact_decimal.hpp"
 #include "scenarios/loader/scenario.hpp"
 
 namespace scen {
+namespace {
+
+constexpr const char* kAlphaExpected =
+    "a factor in [1/1024, 64]: a number such as 0.125 (up to 6 decimals) or a fraction such as "
+    "\"1/8\"";
+
+// α as written: a JSON number, or a string "0.125" or "1/8"; kept as an exact fraction.
+models::Alpha read_alpha(const Json& v, const std::string& path) {
+  const std::string shown = v.dump();
+  if (!v.is_number() && !v.is_string()) throw InputError(path, shown, kAlphaExpected);
+  const std::string text = v.is_string() ? v.get<std::string>() : shown;
+  int64_t num = 0, den = 1;
+  const auto slash = text.find('/');
+  auto whole = [&](const std::string& t, int64_t& out) {
+    return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos &&
+           (out = std::stoll(t), true);
+  };
+  if (slash != std::string::npos) {
+    if (!whole(text.substr(0, slash), num) || !whole(text.substr(slash + 1), den) || den == 0) {
+      throw InputError(path, shown, kAlphaExpected);
+    }
+  } else {
+    if (peer::scale_decimal(text, 1, 6, num) != peer::Exactness::ok) {
+      throw InputError(path, shown, kAlphaExpected);
+    }
+    den = 1'000'000;
+  }
+  if (num <= 0 || num * 1024 < den || num > 64 * den) throw InputError(path, shown, kAlphaExpected);
+  const int64_t g = std::gcd(num, den);
+  return {static_cast<int32_t>(num / g), static_cast<int32_t>(den / g)};
+}
+
+Json write_alpha(models::Alpha a) {
+  return Json(a.den == 1 ? std::to_string(a.num)
+                         : std::to_string(a.num) + "/" + std::to_string(a.den));
+}
+
+}  // namespace
 
 using models::NicParams;
 using models::SwitchParams;
@@ -31,11 +72,28 @@ const FieldTable<SwitchParams>& switch_fields() {
         }});
     f.push_back(Field<SwitchParams>{
         "buffer", "bytes",
-        "shared packet buffer of the switch; a packet that does not fit is tail-dropped",
+        "packet memory of the switch: reserves + PFC headroom pool + shared pool (the rest); a "
+        "lossy packet that does not fit is tail-dropped",
         [](JsonReader& r, SwitchParams& s) {
           s.buffer.buffer_bytes = r.bytes("buffer", s.buffer.buffer_bytes, 1);
         },
         [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.buffer_bytes)); }});
+    f.push_back(Field<SwitchParams>{
+        "threshold_mode", "choice",
+        "static | dynamic: a (port, priority)'s shared-pool threshold is fixed (fabric.pfc.xoff "
+        "for lossless classes; lossy ones only by the pool and queue_limit) or alpha x free "
+        "shared pool (Choudhury-Hahne dynamic threshold, Broadcom-style MMU)",
+        [](JsonReader& r, SwitchParams& s) {
+          const bool dyn = s.buffer.threshold_mode == models::ThresholdMode::Dynamic;
+          s.buffer.threshold_mode = r.choice("threshold_mode", {"static", "dynamic"},
+                                             dyn ? "dynamic" : "static") == "dynamic"
+                                        ? models::ThresholdMode::Dynamic
+                                        : models::ThresholdMode::Static;
+        },
+        [](const SwitchParams& s) {
+          return Json(s.buffer.threshold_mode == models::ThresholdMode::Dynamic ? "dynamic"
+                                                                                : "static");
+        }});
     return f;
   }();
   return t;
@@ -51,6 +109,24 @@ const FieldTable<SwitchParams>& port_fields() {
           s.buffer.queue_limit_bytes = r.bytes("queue_limit", s.buffer.queue_limit_bytes, 0);
         },
         [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.queue_limit_bytes)); }});
+    f.push_back(Field<SwitchParams>{
+        "reserve", "bytes",
+        "guaranteed bytes per (ingress port, priority), counted before the shared pool; set "
+        "aside from the buffer for all 8 priorities unless overridden per priority",
+        [](JsonReader& r, SwitchParams& s) {
+          s.buffer.reserve_bytes = r.bytes("reserve", s.buffer.reserve_bytes, 0);
+        },
+        [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.reserve_bytes)); }});
+    f.push_back(Field<SwitchParams>{
+        "alpha", "fraction",
+        "dynamic threshold factor: a (port, priority) may hold alpha x free shared pool "
+        "(1/8 typical; REFERENCES.md, ns-3 HPCC); 1/1024..64",
+        [](JsonReader& r, SwitchParams& s) {
+          if (!r.has("alpha")) return;
+          const JsonReader v = r.at("alpha");
+          s.buffer.alpha = read_alpha(v.json(), v.path());
+        },
+        [](const SwitchParams& s) { return write_alpha(s.buffer.alpha); }});
     return f;
   }();
   return t;
@@ -132,8 +208,13 @@ const FieldTable<models::PfcParams>& pfc_fields() {
                                "hysteresis: resume when the bytes fall to xoff - xon_offset", 0));
     f.push_back(bytes_field<PfcParams>(
         "headroom", &PfcParams::headroom_bytes,
-        "bytes above xoff a lossless ingress accepts; 0 = 2 x cable delay x rate + 2 frames + "
-        "PFC frame + response time x rate (REFERENCES.md)",
+        "bytes a lossless (ingress, priority) accepts after XOFF; 0 = rate x (2 x cable + switch "
+        "latency + response time) + 2 max frames + (lossless priorities + 1) PFC frames",
+        0));
+    f.push_back(bytes_field<PfcParams>(
+        "headroom_pool", &PfcParams::headroom_pool_bytes,
+        "switch-wide headroom pool shared by the lossless (port, priority) pairs, each still "
+        "bounded by its headroom; 0 = every pair's headroom set aside in full",
         0));
     f.push_back(int_field<PfcParams>("quanta", &PfcParams::quanta,
                                      "pause time per frame, in 512-bit-time quanta", 1, 65535));
@@ -199,7 +280,8 @@ std::string list_parameters() {
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
-      "switch-wide keys (latency, forwarding, buffer) may not be set per port.\n";
+      "switch-wide keys (latency, forwarding, buffer, threshold_mode) may not be set per port;\n"
+      "queue_limit, reserve and alpha may.\n";
   return out;
 }
 

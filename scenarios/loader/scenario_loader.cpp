@@ -79,11 +79,12 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
   try {
     set.finish();
   } catch (const InputError& e) {
-    throw InputError(e.path, e.value,
-                     o.port < 0 && o.priority < 0
-                         ? "a switch parameter (see rdmasim run --list-params)"
-                         : "a per-port parameter (queue_limit); switch-wide ones need no "
-                           "\"port\"/\"priority\"");
+    throw InputError(
+        e.path, e.value,
+        o.port < 0 && o.priority < 0
+            ? "a switch parameter (see rdmasim run --list-params)"
+            : "a per-port parameter (queue_limit, reserve, alpha); switch-wide ones need no "
+              "\"port\"/\"priority\"");
   }
   o.set = set.json();
   r.finish();

@@ -115,11 +115,11 @@ std::string rates_csv(const RunOutcome& out) {
 
 std::string pfc_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "time_ns,node,port,priority,event\n";
+  o << "time_ns,node,port,priority,event,ingress_bytes\n";
   static const char* kKinds[] = {"pause", "refresh", "resume"};
   for (const auto& e : out.pfc_events) {
     o << format_ns(e.time) << ',' << out.node_names[e.node] << ',' << e.port << ','
-      << static_cast<int>(e.priority) << ',' << kKinds[e.kind] << '\n';
+      << static_cast<int>(e.priority) << ',' << kKinds[e.kind] << ',' << e.ingress_bytes << '\n';
   }
   return o.str();
 }

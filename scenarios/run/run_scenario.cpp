@@ -337,6 +337,35 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   {"paused_time_ns", format_ns(paused)},
                   {"headroom_exhaustions", exhaustions.size()},
                   {"headroom_exhaustion_events", exhaustions}};
+    // The MMU's pools: per switch the shared pool and the headroom pool with their peaks, and
+    // every lossless (port, priority) that used headroom, with its allocation.
+    int64_t shared_peak = 0, headroom_peak = 0;
+    Json pools = Json::array(), headroom_peaks = Json::array();
+    for (const auto& sw : net->switches) {
+      const models::SwitchBuffer& b = sw->buffer();
+      shared_peak = std::max(shared_peak, b.peak_shared_used());
+      headroom_peak = std::max(headroom_peak, b.peak_headroom_used());
+      pools.push_back({{"switch", sw->name()},
+                       {"shared_pool_bytes", b.shared_pool_bytes()},
+                       {"shared_pool_peak_bytes", b.peak_shared_used()},
+                       {"headroom_pool_bytes", b.headroom_pool_bytes()},
+                       {"headroom_pool_peak_bytes", b.peak_headroom_used()}});
+      for (size_t port = 0; port < b.ports(); ++port) {
+        for (uint8_t prio = 0; prio < models::kPriorities; ++prio) {
+          const auto pt = static_cast<uint16_t>(port);
+          if (b.peak_headroom_bytes(pt, prio) == 0) continue;
+          headroom_peaks.push_back({{"switch", sw->name()},
+                                    {"port", port},
+                                    {"priority", prio},
+                                    {"headroom_bytes", b.headroom(pt, prio)},
+                                    {"peak_bytes", b.peak_headroom_bytes(pt, prio)}});
+        }
+      }
+    }
+    res["pfc"]["shared_pool_peak_bytes"] = shared_peak;
+    res["pfc"]["headroom_pool_peak_bytes"] = headroom_peak;
+    res["pfc"]["pools"] = std::move(pools);
+    res["pfc"]["headroom_peaks"] = std::move(headroom_peaks);
     out.pfc_events = net->pfc_log;
   }
   for (const auto& n : f.topo.nodes) out.node_names.push_back(n.name);

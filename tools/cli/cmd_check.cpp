@@ -71,9 +71,18 @@ int cmd_check(int argc, char** argv) {
       if ((s.pfc.lossless_priorities >> p) & 1u)
         prios += (prios.empty() ? "" : ",") + std::to_string(p);
     }
-    std::printf("pfc       lossless priorities %s, xoff %lld B, xon at %lld B\n", prios.c_str(),
-                static_cast<long long>(s.pfc.xoff_bytes),
-                static_cast<long long>(s.pfc.xoff_bytes - s.pfc.xon_offset_bytes));
+    if (s.switch_defaults.buffer.threshold_mode == models::ThresholdMode::Dynamic) {
+      const models::Alpha a = s.switch_defaults.buffer.alpha;
+      std::printf(
+          "pfc       lossless priorities %s, xoff at alpha %lld/%lld x free shared pool, xon "
+          "%lld B below it\n",
+          prios.c_str(), static_cast<long long>(a.num), static_cast<long long>(a.den),
+          static_cast<long long>(s.pfc.xon_offset_bytes));
+    } else {
+      std::printf("pfc       lossless priorities %s, xoff %lld B, xon at %lld B\n", prios.c_str(),
+                  static_cast<long long>(s.pfc.xoff_bytes),
+                  static_cast<long long>(s.pfc.xoff_bytes - s.pfc.xon_offset_bytes));
+    }
     for (const auto& [key, v] : by_link) {
       std::printf(
           "          headroom %lld B per (ingress, priority) on %d switch port(s) at %s, cable "
