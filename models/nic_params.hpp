@@ -29,8 +29,15 @@ struct NicParams {
   // WQE fetch, DMA read), and from a packet's last bit to its delivery (DMA write).
   sim::Time tx_latency{0};
   sim::Time rx_latency{0};
-  int data_priority = 3;  // traffic class of data (common RoCE deployments use 3)
+  // Traffic classes and DSCPs (qos_params.hpp). Common RoCE deployments put data in priority 3
+  // with DSCP 26 and CNPs in priority 6 with DSCP 48 (NVIDIA's lossless RoCE configuration);
+  // ACK/NACK go in a class of their own, ahead of data, with the class-selector DSCP of it.
+  int data_priority = 3;  // traffic class of data of flows that give none
+  int data_dscp = 26;     // DSCP of data of flows that give none (AF31)
   int ack_priority = 7;   // ACK/NACK class: ahead of data
+  int ack_dscp = 56;      // DSCP of ACK/NACK (CS7, which the default table maps to 7)
+  int cnp_priority = 6;   // class of congestion notification packets (DCQCN CNPs)
+  int cnp_dscp = 48;      // DSCP of CNPs (CS6)
   int ttl = 64;           // initial IP hop limit
 };
 
