@@ -83,9 +83,10 @@ const FieldTable<NicParams>& nic_fields() {
     f.push_back(time_field<NicParams>("rx_latency", &NicParams::rx_latency,
                                       "last bit in to delivery and ACK generation (DMA write)"));
     f.push_back(int_field<NicParams>("data_priority", &NicParams::data_priority,
-                                     "traffic class of data packets", 0, 7));
+                                     "traffic class of data of flows that give no class", 0, 7));
     f.push_back(int_field<NicParams>("data_dscp", &NicParams::data_dscp,
-                                     "DSCP of data packets (RoCE: 26, AF31)", 0, 63));
+                                     "DSCP of data of flows that give no class (RoCE: 26, AF31)", 0,
+                                     63));
     f.push_back(int_field<NicParams>("ack_priority", &NicParams::ack_priority,
                                      "traffic class of ACK/NACK packets", 0, 7));
     f.push_back(int_field<NicParams>("ack_dscp", &NicParams::ack_dscp,
