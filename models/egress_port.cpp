@@ -10,7 +10,7 @@ EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
 void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at) {
   const QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority};
   queues_[p.priority].push_back(q);
-  nonempty_classes_ |= 1u << p.priority;
+  nonempty_classes_ |= static_cast<uint8_t>(1u << p.priority);
   uint64_t& bytes = queue_bytes_[p.priority];
   bytes += p.wire_bytes;
   total_queue_bytes_ += p.wire_bytes;
@@ -29,8 +29,32 @@ void EgressPort::wake() {
   if (!busy_) try_send();
 }
 
-// Strict priority, highest class first; a class whose head is not yet ready (cut-through into
-// a faster egress) or is held by the gate is skipped. Packets of a class leave in FIFO order.
+// Whether class `prio`'s head may start now: not held by the gate, and ready (a cut-through
+// head waiting for its last bit is not; the earliest such time is kept for a wake-up).
+bool EgressPort::may_start(int prio, sim::Time now, sim::Time& earliest_ready) {
+  const QueuedPacket& head = queues_[prio].front();
+  if (gate_ != nullptr && !gate_->may_send(static_cast<uint8_t>(prio), head.wire_bytes)) {
+    return false;
+  }
+  if (head.ready_at > now) {
+    earliest_ready = std::min(earliest_ready, head.ready_at);
+    return false;
+  }
+  return true;
+}
+
+void EgressPort::take(int prio, QueuedPacket& out) {
+  auto& q = queues_[prio];
+  out = q.front();
+  q.pop_front();
+  if (q.empty()) nonempty_classes_ &= static_cast<uint8_t>(~(1u << prio));
+  queue_bytes_[prio] -= out.wire_bytes;
+  total_queue_bytes_ -= out.wire_bytes;
+}
+
+// Control frames first; then the strict classes, highest first; then the DWRR group. A class
+// that is held by the gate or whose head is not ready is skipped. Packets of a class leave in
+// FIFO order. Only non-empty classes are visited (most ports carry one or two classes).
 bool EgressPort::pick(QueuedPacket& out) {
   if (!control_.empty()) {
     out = control_.front();
@@ -40,23 +64,26 @@ bool EgressPort::pick(QueuedPacket& out) {
   }
   const sim::Time now = ctx_.sim.now();
   sim::Time earliest_ready = sim::Time::max();
-  // Only non-empty classes are visited, highest first (most ports carry one or two classes).
-  for (uint32_t mask = nonempty_classes_; mask != 0;) {
+  for (uint32_t mask = nonempty_classes_ & ~uint32_t{weighted_classes_}; mask != 0;) {
     const int prio = 31 - __builtin_clz(mask);
     mask &= ~(1u << prio);
-    auto& q = queues_[prio];
-    const QueuedPacket& head = q.front();
-    if (gate_ != nullptr && !gate_->may_send(static_cast<uint8_t>(prio), head.wire_bytes)) continue;
-    if (head.ready_at > now) {
-      earliest_ready = std::min(earliest_ready, head.ready_at);
-      continue;
-    }
-    out = head;
-    q.pop_front();
-    if (q.empty()) nonempty_classes_ &= ~(1u << prio);
-    queue_bytes_[prio] -= out.wire_bytes;
-    total_queue_bytes_ -= out.wire_bytes;
+    if (!may_start(prio, now, earliest_ready)) continue;
+    take(prio, out);
     return true;
+  }
+  if (const uint32_t weighted = nonempty_classes_ & weighted_classes_; weighted != 0) {
+    uint32_t eligible = 0;
+    for (uint32_t mask = weighted; mask != 0; mask &= mask - 1) {
+      const int c = __builtin_ctz(mask);
+      if (may_start(c, now, earliest_ready)) eligible |= 1u << c;
+    }
+    if (eligible != 0) {
+      const int c =
+          dwrr_.next(eligible, [this](int k) { return int64_t{queues_[k].front().wire_bytes}; });
+      take(c, out);
+      dwrr_.on_sent(c, out.wire_bytes, queues_[c].empty());
+      return true;
+    }
   }
   if (earliest_ready != sim::Time::max() && !ready_event_pending_) {
     ready_event_pending_ = true;
@@ -92,6 +119,8 @@ void EgressPort::start(const QueuedPacket& q) {
     stats_.stalled_time += ctx_.sim.now() - stalled_since_;
   }
   if (q.priority != kControlClass) {
+    ++stats_.class_packets[q.priority];
+    stats_.class_wire_bytes[q.priority] += q.wire_bytes;
     if (observer_ != nullptr) observer_->on_dequeue(*this, q);
     if (marker_ != nullptr) marker_->on_dequeue(*this, q);
     if (gate_ != nullptr) gate_->on_send(q.priority, q.wire_bytes);

@@ -1,14 +1,16 @@
-// An output port: one FIFO per traffic class, a class scheduler, and the serialiser that puts
-// one packet at a time on the link. Flow control and marking plug in at named points without
-// touching the switch: a FlowControlGate may hold a class (PFC pause, IB credits), an
-// EgressObserver hears every enqueue and dequeue (buffer release, ECN marking), and a
-// PacketSource lets a NIC hand over data only when the wire is free (no deep NIC queue).
+// An output port: one FIFO per traffic class, a class scheduler (strict priority and DWRR,
+// egress_scheduler.hpp), and the serialiser that puts one packet at a time on the link. Flow
+// control and marking plug in at named points without touching the switch: a FlowControlGate may
+// hold a class (PFC pause, IB credits), an EgressObserver hears every enqueue and dequeue (buffer
+// release, ECN marking), and a PacketSource lets a NIC hand over data only when the wire is free
+// (no deep NIC queue).
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "models/context.hpp"
+#include "models/egress_scheduler.hpp"
 #include "models/link.hpp"
 #include "models/ring.hpp"
 
@@ -70,6 +72,9 @@ struct EgressStats {
   // port without flow control has none.
   sim::Time stalled_time;
   std::array<uint64_t, kPriorities> max_queue_bytes{};
+  // Per traffic class: packets and wire bytes sent (MAC control frames are in neither).
+  std::array<uint64_t, kPriorities> class_packets{};
+  std::array<uint64_t, kPriorities> class_wire_bytes{};
 };
 
 class EgressPort final : public sim::EventHandler {
@@ -83,6 +88,11 @@ class EgressPort final : public sim::EventHandler {
   void set_marker(EgressObserver* m) { marker_ = m; }
   EgressObserver* marker() const { return marker_; }
   void set_source(PacketSource* s) { source_ = s; }
+  // Which classes are strict and which share the link by DWRR (default: all strict).
+  void set_schedule(const ClassSchedule& s) {
+    weighted_classes_ = s.weighted_mask();
+    dwrr_.configure(s);
+  }
 
   // Queue a packet in its traffic class and start sending if idle. `in_port` is where it
   // entered this node (switches), `ready_at` when it may start at the earliest.
@@ -111,6 +121,8 @@ class EgressPort final : public sim::EventHandler {
   enum Kind : uint32_t { kTxDone = 0, kReady = 1 };
   void try_send();
   bool pick(QueuedPacket& out);
+  bool may_start(int prio, sim::Time now, sim::Time& earliest_ready);
+  void take(int prio, QueuedPacket& out);
   void start(const QueuedPacket& q);
 
   // Hot fields first, in one cache line: what every transmission reads.
@@ -121,7 +133,8 @@ class EgressPort final : public sim::EventHandler {
   EgressObserver* observer_ = nullptr;
   EgressObserver* marker_ = nullptr;
   PacketSource* source_ = nullptr;
-  uint32_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets
+  uint8_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets
+  uint8_t weighted_classes_ = 0;  // bit p set when class p is in the DWRR group
   uint16_t index_;
   bool busy_ = false;
   bool ready_event_pending_ = false;
@@ -131,6 +144,7 @@ class EgressPort final : public sim::EventHandler {
   std::array<uint64_t, kPriorities> queue_bytes_{};
   bool stalled_ = false;
   sim::Time stalled_since_;
+  DwrrScheduler dwrr_;
   EgressStats stats_;
 };
 

@@ -120,6 +120,7 @@ PacketHandle Nic::make_data_packet(QueuePair& qp) {
   p.udp_sport = qp.udp_sport;
   p.type = PacketType::Data;
   p.priority = qp.priority;
+  p.dscp = qp.dscp;
   p.ecn = Ecn::Ect0;  // RoCEv2 traffic is ECN-capable
   p.ttl = static_cast<uint8_t>(params_.ttl);
   p.sent_at = ctx_.sim.now();
@@ -139,6 +140,7 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
   a.udp_sport = data.udp_sport;
   a.type = type;
   a.priority = static_cast<uint8_t>(params_.ack_priority);
+  a.dscp = static_cast<uint8_t>(params_.ack_dscp);
   a.ttl = static_cast<uint8_t>(params_.ttl);
   a.sent_at = ctx_.sim.now();
   QueuePair& qp = transport_.qp(data.qp);
@@ -166,6 +168,7 @@ void Nic::send_cnp(const Packet& data) {
   c.udp_sport = data.udp_sport;
   c.type = PacketType::Cnp;
   c.priority = static_cast<uint8_t>(params_.cnp_priority);
+  c.dscp = static_cast<uint8_t>(params_.cnp_dscp);
   c.ttl = static_cast<uint8_t>(params_.ttl);
   c.sent_at = ctx_.sim.now();
   ++stats_.cnps_sent;

@@ -29,7 +29,11 @@ struct NicParams {
   // WQE fetch, DMA read), and from a packet's last bit to its delivery (DMA write).
   sim::Time tx_latency{0};
   sim::Time rx_latency{0};
-  int data_priority = 3;  // traffic class of data (common RoCE deployments use 3)
+  // Traffic classes and DSCPs (qos_params.hpp). Common RoCE deployments put data in priority 3
+  // with DSCP 26 and CNPs in priority 6 with DSCP 48 (NVIDIA's lossless RoCE configuration);
+  // ACK/NACK go in a class of their own, ahead of data, with the class-selector DSCP of it.
+  int data_priority = 3;  // traffic class of data of flows that give none
+  int data_dscp = 26;     // DSCP of data of flows that give none (AF31)
   int ack_priority = 7;   // ACK/NACK class: ahead of data
   // DCQCN congestion notification packets: a class of their own, ahead of data (6 is the
   // common RoCE deployment choice, with DSCP 48).
@@ -37,7 +41,9 @@ struct NicParams {
   // A CNP is the RoCEv2 headers plus a 16-byte reserved payload (InfiniBand Architecture Spec.
   // Annex A17, "CNP").
   int64_t cnp_payload_bytes = 16;
-  int ttl = 64;  // initial IP hop limit
+  int ack_dscp = 56;      // DSCP of ACK/NACK (CS7, which the default table maps to 7)
+  int cnp_dscp = 48;      // DSCP of CNPs (CS6)
+  int ttl = 64;           // initial IP hop limit
 };
 
 }  // namespace models

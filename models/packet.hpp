@@ -39,9 +39,14 @@ struct Packet {
   uint8_t ttl = 64;
   uint8_t route_hop = 0;  // next index into the explicit route
   uint8_t flags = 0;      // kFlag* bits
+  uint8_t dscp = 0;       // IP Differentiated Services codepoint, 0..63 (RFC 2474)
   sim::Time ser_in;       // serialisation time on the link it arrived on
   sim::Time sent_at;      // when the NIC first put it on the wire (RTT samples)
 };
+
+// A packet is one cache line at most: the pool is walked per hop and its memory traffic sets
+// the speed of large fabrics (README, Benchmarks).
+static_assert(sizeof(Packet) <= 64, "Packet must fit in one cache line");
 
 // Chunked storage: handles stay valid and references stay stable while the pool grows.
 class PacketPool {

@@ -48,6 +48,9 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
     ctx_.pool.release(h);
     return;
   }
+  // Ingress classification: the class picks the egress queue, the buffer accounting and the
+  // PFC pause class, so it happens before admission.
+  if (trust_dscp_) p.priority = dscp_map_[p.dscp];
   // IP hop limit: decremented per switch so that a routing loop drains (RFC 791 TTL).
   if (p.ttl <= 1) return drop(h, stats_.ttl_drops);
   --p.ttl;

@@ -1,6 +1,7 @@
-// An output-queued switch. Forwarding: TTL, then the explicit route if the packet has one,
-// else ECMP over the routing table's next hops by a per-flow hash; then buffer admission
-// (tail drop when full) and the egress queue.
+// An output-queued switch. Forwarding: classification (the priority from the DSCP when the
+// switch trusts DSCP, else the sender's priority as tagged), TTL, then the explicit route if the
+// packet has one, else ECMP over the routing table's next hops by a per-flow hash; then buffer
+// admission (tail drop when full) and the egress queue.
 //
 // Switching latency is first bit in → first bit out, header reception included. The link
 // into the switch delivers a packet at first bit + latency (cut-through) or at last bit +
@@ -15,6 +16,7 @@
 
 #include "models/context.hpp"
 #include "models/egress_port.hpp"
+#include "models/qos_params.hpp"
 #include "models/switch_buffer.hpp"
 #include "topologies/routing.hpp"
 
@@ -61,6 +63,12 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const SwitchStats& stats() const { return stats_; }
 
   void set_routing(const topo::RoutingTables* tables) { routing_ = tables; }
+  // Trust DSCP: every arriving packet's priority becomes map[dscp] (IEEE 802.1Q ingress
+  // classification; the packet leaves with that priority as its tag). Default: trust the tag.
+  void trust_dscp(const DscpMap& map) {
+    dscp_map_ = map;
+    trust_dscp_ = true;
+  }
   void set_explicit_routes(const ExplicitRoutes* routes) { explicit_routes_ = routes; }
   // The PFC gate of each port (pause frames arriving on that port hold its egress).
   void set_pfc_gate(size_t port, PfcGate* gate) {
@@ -94,6 +102,8 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const topo::RoutingTables* routing_ = nullptr;
   const ExplicitRoutes* explicit_routes_ = nullptr;
   uint64_t ecmp_seed_;
+  bool trust_dscp_ = false;
+  DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;
   std::vector<HeadroomExhaustion> exhaustions_;

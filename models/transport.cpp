@@ -26,6 +26,7 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
     qp->dst_host = static_cast<uint32_t>(spec.dst_host);
     qp->udp_sport = static_cast<uint16_t>(first_udp_sport + k);
     qp->priority = static_cast<uint8_t>(spec.priority);
+    qp->dscp = static_cast<uint8_t>(spec.dscp);
     qp->route_id = route_id;
     const int64_t my_packets = packets / used_qps + (k < packets % used_qps ? 1 : 0);
     int64_t bytes = my_packets * mtu;

@@ -22,6 +22,7 @@ struct QueuePair {
   uint32_t dst_host = 0;
   uint16_t udp_sport = 0;
   uint8_t priority = 3;
+  uint8_t dscp = 26;
   uint32_t route_id = 0;
   int64_t bytes = 0;
   uint32_t total_packets = 0;

@@ -356,6 +356,51 @@ TEST_CASE("bad input: MMU parameters out of range or contradicting the buffer", 
   expect_refused(headroom, {"fabric.switch.buffer", "40KB", {"PFC headroom (50KB)"}});
 }
 
+TEST_CASE("bad input: traffic classes (DSCP table, scheduler weights, flow classes)",
+          "[bad_input][qos]") {
+  Json map = minimal_scenario();
+  map["fabric"]["qos"] = {{"dscp_to_priority", {{"64", 1}}}};
+  expect_refused(map, {"fabric.qos.dscp_to_priority.64", "\"64\"", {"a DSCP \"0\" .. \"63\""}});
+
+  Json map_prio = minimal_scenario();
+  map_prio["fabric"]["qos"] = {{"dscp_to_priority", {{"26", 8}}}};
+  expect_refused(map_prio, {"fabric.qos.dscp_to_priority.26", "8", {"[0, 7]"}});
+
+  Json flow_dscp = minimal_scenario();
+  flow_dscp["workload"]["flows"][0]["dscp"] = 64;
+  expect_refused(flow_dscp, {"workload.flows[0].dscp", "64", {"[0, 63]"}});
+
+  Json weight = minimal_scenario();
+  weight["fabric"]["qos"] = {{"scheduler", {{"3", 0}}}};
+  expect_refused(weight, {"fabric.qos.scheduler.3", "0", {"\"strict\" or a DWRR weight"}});
+
+  Json name = minimal_scenario();
+  name["fabric"]["qos"] = {{"scheduler", {{"high", 2}}}};
+  expect_refused(name, {"fabric.qos.scheduler.high", "\"high\"", {"a priority \"0\" .. \"7\""}});
+
+  Json trust = minimal_scenario();
+  trust["fabric"]["qos"] = {{"trust", "l3"}};
+  expect_refused(trust, {"fabric.qos.trust", "\"l3\"", {"\"pcp\", \"dscp\""}});
+
+  Json both = minimal_scenario();
+  both["workload"]["flows"][0]["dscp"] = 26;
+  both["workload"]["flows"][0]["priority"] = 5;
+  expect_refused(both, {"workload.flows[0].priority", "5", {"priority 3", "DSCP 26"}});
+
+  Json ack = minimal_scenario();
+  ack["fabric"]["qos"] = {{"trust", "dscp"}};
+  ack["fabric"]["nic"]["ack_dscp"] = 0;
+  expect_refused(ack, {"fabric.nic.ack_dscp", "0", {"fabric.nic.ack_priority (7)"}});
+
+  Json quantum = minimal_scenario();
+  quantum["fabric"]["qos"] = {{"quantum", "10B"}};
+  expect_refused(quantum, {"fabric.qos.quantum", "10B", {"at least 64B"}});
+
+  Json over = minimal_scenario();
+  over["overrides"] = Json::parse(R"([{"switch": "s0", "priority": 2, "set": {"scheduler": 0}}])");
+  expect_refused(over, {"overrides[0].set.scheduler", "0", {"a DWRR weight"}});
+}
+
 TEST_CASE("bad input: unknown topology generator", "[bad_input]") {
   Json s = minimal_scenario();
   s["topology"] = {{"generator", "torus"}, {"k", 4}};

@@ -2,6 +2,7 @@
 
 #include "models/roce/pfc_headroom.hpp"
 #include "scenarios/loader/params.hpp"
+#include "scenarios/loader/qos_section.hpp"
 #include "sim/rng.hpp"
 
 namespace scen {
@@ -52,6 +53,24 @@ void check_pools(const models::Switch& sw) {
 
 int lossless_priority_count(const models::PfcParams& p) {
   return __builtin_popcount(p.lossless_priorities);
+}
+
+// Traffic classes at a switch: DSCP classification when trusted, and each port's class
+// schedule (fabric.qos.scheduler, then the overrides' "scheduler" in order). All-strict ports
+// keep the default schedule.
+void apply_qos(const Scenario& s, models::Switch& sw) {
+  if (s.qos.trust == models::Trust::Dscp) sw.trust_dscp(s.qos.dscp_to_priority);
+  for (size_t port = 0; port < sw.port_count(); ++port) {
+    models::ClassSchedule sched = s.qos.scheduler;
+    sched.quantum_bytes = effective_quantum(s.qos, s.nic);
+    for (const auto& o : s.overrides) {
+      if (!o.has_scheduler) continue;
+      if (o.node >= 0 && o.node != sw.node()) continue;
+      if (o.port >= 0 && static_cast<size_t>(o.port) != port) continue;
+      apply_scheduler_setting(o.set.at("scheduler"), o.path + ".set.scheduler", o.priority, sched);
+    }
+    if (sched.weighted_mask() != 0) sw.port(port).set_schedule(sched);
+  }
 }
 
 int port_towards(const topo::Fabric& f, int node, int peer) {
@@ -143,6 +162,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       sw->set_routing(&net->routes);
       sw->set_explicit_routes(&net->explicit_routes);
       apply_port_overrides(s, *sw);
+      apply_qos(s, *sw);
       net->switches.push_back(std::move(sw));
     }
   }

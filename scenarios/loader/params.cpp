@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 
 namespace scen {
@@ -158,12 +159,19 @@ const FieldTable<NicParams>& nic_fields() {
     f.push_back(time_field<NicParams>("rx_latency", &NicParams::rx_latency,
                                       "last bit in to delivery and ACK generation (DMA write)"));
     f.push_back(int_field<NicParams>("data_priority", &NicParams::data_priority,
-                                     "traffic class of data packets", 0, 7));
+                                     "traffic class of data of flows that give no class", 0, 7));
+    f.push_back(int_field<NicParams>("data_dscp", &NicParams::data_dscp,
+                                     "DSCP of data of flows that give no class (RoCE: 26, AF31)", 0,
+                                     63));
     f.push_back(int_field<NicParams>("ack_priority", &NicParams::ack_priority,
                                      "traffic class of ACK/NACK packets", 0, 7));
+    f.push_back(int_field<NicParams>("ack_dscp", &NicParams::ack_dscp,
+                                     "DSCP of ACK/NACK packets (CS7)", 0, 63));
     f.push_back(int_field<NicParams>("cnp_priority", &NicParams::cnp_priority,
-                                     "traffic class of DCQCN congestion notification packets", 0,
+                                     "traffic class of congestion notification packets (CNPs)", 0,
                                      7));
+    f.push_back(int_field<NicParams>("cnp_dscp", &NicParams::cnp_dscp,
+                                     "DSCP of CNPs (RoCE: 48, CS6)", 0, 63));
     f.push_back(int_field<NicParams>("ttl", &NicParams::ttl,
                                      "initial IP hop limit; a switch drops a packet at 0", 1, 255));
     return f;
@@ -277,11 +285,13 @@ std::string list_parameters() {
   list_fields(out, "fabric.pfc", pfc_fields(), models::PfcParams{});
   list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
   list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
+  list_fields(out, "fabric.qos", qos_fields(), models::QosParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
       "switch-wide keys (latency, forwarding, buffer, threshold_mode) may not be set per port;\n"
-      "queue_limit, reserve and alpha may.\n";
+      "queue_limit, reserve, alpha and scheduler may (\"scheduler\" is \"strict\" or a weight with "
+      "\"priority\", else an object like fabric.qos.scheduler).\n";
   return out;
 }
 

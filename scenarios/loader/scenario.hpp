@@ -8,6 +8,7 @@
 
 #include "models/nic_params.hpp"
 #include "models/roce/dcqcn_params.hpp"
+#include "models/qos_params.hpp"
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
@@ -19,11 +20,12 @@ namespace scen {
 
 // A parameter set on one switch, or one port of it, or one priority of a port.
 struct SwitchOverride {
-  int node = -1;      // switch node; -1 = every switch
-  int port = -1;      // -1 = every port
-  int priority = -1;  // -1 = every priority
-  Json set;           // the parameters, as written
-  std::string path;   // JSON path, for errors found while applying
+  int node = -1;               // switch node; -1 = every switch
+  int port = -1;               // -1 = every port
+  int priority = -1;           // -1 = every priority
+  Json set;                    // the parameters, as written
+  bool has_scheduler = false;  // "scheduler" in set: the egress class schedule of these ports
+  std::string path;            // JSON path, for errors found while applying
 };
 
 struct TimeseriesSpec {
@@ -48,6 +50,7 @@ struct Scenario {
   models::PfcParams pfc;
   models::EcnParams ecn;
   models::DcqcnParams dcqcn;
+  models::QosParams qos;
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   sim::Time stop_time = sim::Time::max();

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "scenarios/loader/params.hpp"
+#include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
@@ -76,6 +77,12 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
   models::SwitchParams scratch;
   read_fields(set, port_fields(), scratch);
   if (o.port < 0 && o.priority < 0) read_fields(set, switch_fields(), scratch);
+  if (set.has("scheduler")) {
+    const JsonReader sched = set.at("scheduler");
+    models::ClassSchedule check;
+    apply_scheduler_setting(sched.json(), sched.path(), o.priority, check);
+    o.has_scheduler = true;
+  }
   try {
     set.finish();
   } catch (const InputError& e) {
@@ -83,7 +90,7 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
         e.path, e.value,
         o.port < 0 && o.priority < 0
             ? "a switch parameter (see rdmasim run --list-params)"
-            : "a per-port parameter (queue_limit, reserve, alpha); switch-wide ones need no "
+            : "a per-port parameter (queue_limit, reserve, alpha, scheduler); switch-wide ones need no "
               "\"port\"/\"priority\"");
   }
   o.set = set.json();
@@ -312,6 +319,11 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
       read_fields(*dc, dcqcn_fields(), s.dcqcn);
       dc->finish();
     }
+    if (auto qos = fab->get("qos")) {
+      qos->expect_object();
+      read_fields(*qos, qos_fields(), s.qos);
+      qos->finish();
+    }
     if (auto link = fab->get("link")) {
       link->expect_object();
       read_fields(*link, link_fields(), link_defaults);
@@ -319,6 +331,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     }
     fab->finish();
   }
+  check_qos(s.qos, s.nic);
   if (link_defaults.loss_rate > 0) {
     for (auto& l : s.fabric.topo.links) {
       if (l.loss_rate == 0.0) l.loss_rate = link_defaults.loss_rate;
@@ -334,7 +347,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   if (auto lf = r.get("link_failures")) read_link_failures(*lf, s);
 
   JsonReader w = r.at("workload");
-  s.flows = read_workload_section(w, s.fabric, s.nic, s.seed, dir);
+  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir);
 
   if (auto st = r.get("stop")) {
     st->expect_object();
@@ -361,6 +374,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["pfc"] = write_fields(pfc_fields(), s.pfc);
   eff["fabric"]["ecn"] = write_fields(ecn_fields(), s.ecn);
   eff["fabric"]["dcqcn"] = write_fields(dcqcn_fields(), s.dcqcn);
+  eff["fabric"]["qos"] = write_fields(qos_fields(), s.qos);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
   eff["workload"] = root["workload"];

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/workloads/generators.hpp"
+#include "scenarios/loader/qos_section.hpp"
 #include "sim/rng.hpp"
 
 namespace scen {
@@ -121,11 +122,14 @@ std::string data_dir() {
 }
 
 std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::Fabric& f,
-                                                    const models::NicParams& nic, uint64_t seed,
+                                                    const models::NicParams& nic,
+                                                    const models::QosParams& qos, uint64_t seed,
                                                     const std::string& base_dir) {
   w.expect_object();
   std::vector<models::FlowSpec> flows;
-  const int default_priority = static_cast<int>(w.integer("priority", nic.data_priority, 0, 7));
+  // The workload's class ("priority" and/or "dscp"), default for every generator below.
+  const TrafficClass default_class =
+      read_traffic_class(w, TrafficClass{nic.data_priority, nic.data_dscp}, qos, nic);
   const int default_qps = static_cast<int>(w.integer("qps", 1, 1, 4096));
   const int hosts = static_cast<int>(f.host_node.size());
   if (auto list = w.get("flows")) {
@@ -141,7 +145,9 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
       }
       fs.bytes = r.bytes("size", 1);
       fs.start = r.time("start", sim::Time(0), sim::Time(0));
-      fs.priority = static_cast<int>(r.integer("priority", default_priority, 0, 7));
+      const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+      fs.priority = tc.priority;
+      fs.dscp = tc.dscp;
       fs.qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
       if (auto route = r.get("route")) {
         route->expect_array();
@@ -188,10 +194,11 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     }
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
-    const int prio = static_cast<int>(r.integer("priority", default_priority, 0, 7));
+    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_incast(p)) {
-      fs.priority = prio;
+      fs.priority = tc.priority;
+      fs.dscp = tc.dscp;
       fs.qps = qps;
       fs.tag = "incast";
       flows.push_back(fs);
@@ -204,10 +211,11 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     sim::Rng rng(seed, kStreamPermutation + i);
-    const int prio = static_cast<int>(r.integer("priority", default_priority, 0, 7));
+    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_permutation(p, rng)) {
-      fs.priority = prio;
+      fs.priority = tc.priority;
+      fs.dscp = tc.dscp;
       fs.qps = qps;
       fs.tag = "permutation";
       flows.push_back(fs);
@@ -219,10 +227,11 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     if (p.hosts.size() < 2) throw InputError(r.child_path("hosts"), "", "at least two hosts");
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
-    const int prio = static_cast<int>(r.integer("priority", default_priority, 0, 7));
+    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_all_to_all(p)) {
-      fs.priority = prio;
+      fs.priority = tc.priority;
+      fs.dscp = tc.dscp;
       fs.qps = qps;
       fs.tag = "all_to_all";
       flows.push_back(fs);
@@ -252,10 +261,11 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     p.duration = r.time("duration", sim::Time(1));
     sim::Rng rng(seed, kStreamPoisson + i);
-    const int prio = static_cast<int>(r.integer("priority", default_priority, 0, 7));
+    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_poisson(p, rng)) {
-      fs.priority = prio;
+      fs.priority = tc.priority;
+      fs.dscp = tc.dscp;
       fs.qps = qps;
       fs.tag = "poisson";
       flows.push_back(fs);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/nic_params.hpp"
+#include "models/qos_params.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
 #include "topologies/topology.hpp"
@@ -13,7 +14,8 @@
 namespace scen {
 
 std::vector<models::FlowSpec> read_workload_section(JsonReader& r, const topo::Fabric& f,
-                                                    const models::NicParams& nic, uint64_t seed,
+                                                    const models::NicParams& nic,
+                                                    const models::QosParams& qos, uint64_t seed,
                                                     const std::string& base_dir);
 
 // Where the shipped data files (flow-size CDFs) live.

@@ -80,6 +80,20 @@ std::string links_csv(const RunOutcome& out) {
   return o.str();
 }
 
+std::string classes_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes\n";
+  for (const auto& r : out.links) {
+    for (int c = 0; c < models::kPriorities; ++c) {
+      if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0) continue;
+      o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
+        << r.from_port << ',' << r.to << ',' << r.to_port << ',' << c << ',' << r.class_packets[c]
+        << ',' << r.class_wire_bytes[c] << ',' << r.class_max_queue_bytes[c] << '\n';
+    }
+  }
+  return o.str();
+}
+
 std::string timeseries_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "time_ns,series,queue_bytes,tx_bytes,rate_limit_gbps\n";
@@ -129,6 +143,7 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   write_file_atomic(dir + "/summary.json", summary_json(s, out));
   write_file_atomic(dir + "/flows.csv", flows_csv(out));
   write_file_atomic(dir + "/links.csv", links_csv(out));
+  write_file_atomic(dir + "/classes.csv", classes_csv(out));
   if (!out.samples.empty() || !out.flow_samples.empty()) {
     write_file_atomic(dir + "/timeseries.csv", timeseries_csv(out));
   }

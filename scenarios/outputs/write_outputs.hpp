@@ -8,7 +8,7 @@
 
 namespace scen {
 
-// Writes summary.json, run_stats.json, flows.csv, links.csv and (when sampled)
+// Writes summary.json, run_stats.json, flows.csv, links.csv, classes.csv and (when sampled)
 // timeseries.csv and, with DCQCN, rates.csv into `dir` (created if needed).
 void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& dir);
 
@@ -16,6 +16,8 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
 std::string summary_json(const Scenario& s, const RunOutcome& out);
 std::string flows_csv(const RunOutcome& out);
 std::string links_csv(const RunOutcome& out);
+// Per link direction and traffic class that carried or queued anything.
+std::string classes_csv(const RunOutcome& out);
 std::string timeseries_csv(const RunOutcome& out);
 std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
 std::string rates_csv(const RunOutcome& out);  // DCQCN rate changes of the sampled flows

@@ -208,6 +208,9 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     lost += r.lost_packets;
     r.tail_drops = port.stats().tail_drops;
     for (auto q : port.stats().max_queue_bytes) r.max_queue_bytes = std::max(r.max_queue_bytes, q);
+    r.class_packets = port.stats().class_packets;
+    r.class_wire_bytes = port.stats().class_wire_bytes;
+    r.class_max_queue_bytes = port.stats().max_queue_bytes;
     r.busy = port.stats().busy_time;
     r.stalled = port.stats().stalled_time;
     r.up = net->links[i]->up();

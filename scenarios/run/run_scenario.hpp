@@ -2,6 +2,7 @@
 // condition, checks conservation, and gathers results for the output files.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct LinkResult {
   uint64_t pause_frames_received = 0;  // PFC frames that held the sending port
   sim::Time paused;                    // time classes of the sending port were held by PFC
   uint64_t ecn_marks = 0;              // packets marked CE at this direction's sending port
+  // Per traffic class at the sending port (classes.csv): packets, wire bytes, peak queue.
+  std::array<uint64_t, models::kPriorities> class_packets{};
+  std::array<uint64_t, models::kPriorities> class_wire_bytes{};
+  std::array<uint64_t, models::kPriorities> class_max_queue_bytes{};
 };
 
 struct RunOutcome {

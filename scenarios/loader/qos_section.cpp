@@ -1,0 +1,195 @@
+#include "scenarios/loader/qos_section.hpp"
+
+#include <string>
+
+namespace scen {
+namespace {
+
+using models::QosParams;
+
+constexpr int64_t kMaxWeight = 1000;
+constexpr int64_t kMinQuantum = 64;  // the minimum Ethernet frame
+
+// "0".."7" (or "0".."63" for DSCPs): digits only, no sign, no leading zeros.
+int parse_index(const std::string& key, int max) {
+  if (key.empty() || key.size() > 2 || (key.size() > 1 && key[0] == '0')) return -1;
+  int v = 0;
+  for (char ch : key) {
+    if (ch < '0' || ch > '9') return -1;
+    v = v * 10 + (ch - '0');
+  }
+  return v <= max ? v : -1;
+}
+
+uint32_t read_weight(const Json& v, const std::string& path) {
+  const std::string expected =
+      "\"strict\" or a DWRR weight, an integer in [1, " + std::to_string(kMaxWeight) + "]";
+  if (v.is_string() && v.get<std::string>() == "strict") return 0;
+  if (!v.is_number_integer()) throw InputError(path, v.dump(), expected);
+  const int64_t w =
+      v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX ? INT64_MAX : v.get<int64_t>();
+  if (w < 1 || w > kMaxWeight) throw InputError(path, v.dump(), expected);
+  return static_cast<uint32_t>(w);
+}
+
+void read_schedule_object(const Json& v, const std::string& path, models::ClassSchedule& s) {
+  if (!v.is_object()) {
+    throw InputError(path, v.dump(), "an object of priority: \"strict\" | weight, e.g. {\"3\": 1}");
+  }
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string where = path + "." + it.key();
+    const int prio = parse_index(it.key(), 7);
+    if (prio < 0)
+      throw InputError(where, "\"" + it.key() + "\"", "a priority \"0\" .. \"7\" as the key");
+    s.weight[prio] = read_weight(it.value(), where);
+  }
+}
+
+std::string trust_name(models::Trust t) {
+  return t == models::Trust::Dscp ? "dscp" : "pcp";
+}
+
+}  // namespace
+
+const FieldTable<QosParams>& qos_fields() {
+  static const FieldTable<QosParams> t = [] {
+    FieldTable<QosParams> f;
+    f.push_back(Field<QosParams>{
+        "trust", "choice",
+        "pcp | dscp: switches keep the sender's priority tag, or classify on the DSCP by "
+        "dscp_to_priority",
+        [](JsonReader& r, QosParams& q) {
+          q.trust = r.choice("trust", {"pcp", "dscp"}, trust_name(q.trust)) == "dscp"
+                        ? models::Trust::Dscp
+                        : models::Trust::Pcp;
+        },
+        [](const QosParams& q) { return Json(trust_name(q.trust)); }});
+    f.push_back(Field<QosParams>{
+        "dscp_to_priority", "map",
+        "{\"DSCP\": priority} entries that differ from the class selector DSCP>>3 (which "
+        "already maps RoCE data DSCP 26 to 3 and CNP DSCP 48 to 6)",
+        [](JsonReader& r, QosParams& q) {
+          if (!r.has("dscp_to_priority")) return;
+          JsonReader m = r.at("dscp_to_priority");
+          m.expect_object();
+          for (auto it = m.json().begin(); it != m.json().end(); ++it) {
+            const int dscp = parse_index(it.key(), models::kDscpValues - 1);
+            if (dscp < 0) {
+              throw InputError(m.child_path(it.key()), "\"" + it.key() + "\"",
+                               "a DSCP \"0\" .. \"63\" as the key");
+            }
+            q.dscp_to_priority.priority[dscp] = static_cast<uint8_t>(m.integer(it.key(), 0, 7));
+          }
+        },
+        [](const QosParams& q) {
+          Json j = Json::object();
+          const models::DscpMap class_selector;
+          for (int d = 0; d < models::kDscpValues; ++d) {
+            if (q.dscp_to_priority[d] != class_selector[d]) {
+              j[std::to_string(d)] = q.dscp_to_priority[d];
+            }
+          }
+          return j;
+        }});
+    f.push_back(Field<QosParams>{
+        "scheduler", "map",
+        "{\"priority\": \"strict\" | weight} per class at switch egress: strict classes first, "
+        "highest first, then DWRR by weight",
+        [](JsonReader& r, QosParams& q) {
+          if (!r.has("scheduler")) return;
+          const JsonReader s = r.at("scheduler");
+          read_schedule_object(s.json(), s.path(), q.scheduler);
+        },
+        [](const QosParams& q) {
+          Json j = Json::object();
+          for (int c = 0; c < models::kPriorities; ++c) {
+            j[std::to_string(c)] =
+                q.scheduler.weight[c] == 0 ? Json("strict") : Json(q.scheduler.weight[c]);
+          }
+          return j;
+        }});
+    f.push_back(Field<QosParams>{
+        "quantum", "bytes",
+        "DWRR bytes per unit of weight and round; 0 = one maximum frame (mtu + header_bytes + "
+        "framing_bytes)",
+        [](JsonReader& r, QosParams& q) {
+          q.scheduler.quantum_bytes = r.bytes("quantum", q.scheduler.quantum_bytes, 0);
+        },
+        [](const QosParams& q) { return Json(sim::format_bytes(q.scheduler.quantum_bytes)); }});
+    return f;
+  }();
+  return t;
+}
+
+void check_qos(const QosParams& q, const models::NicParams& nic) {
+  if (q.scheduler.quantum_bytes != 0 && q.scheduler.quantum_bytes < kMinQuantum) {
+    throw InputError("fabric.qos.quantum", sim::format_bytes(q.scheduler.quantum_bytes),
+                     "0 (one maximum frame) or at least 64B");
+  }
+  if (q.trust != models::Trust::Dscp) return;
+  struct Pair {
+    const char* name;
+    int priority, dscp;
+  };
+  for (const Pair& p :
+       {Pair{"data", nic.data_priority, nic.data_dscp}, Pair{"ack", nic.ack_priority, nic.ack_dscp},
+        Pair{"cnp", nic.cnp_priority, nic.cnp_dscp}}) {
+    const int mapped = q.dscp_to_priority[p.dscp];
+    if (mapped != p.priority) {
+      throw InputError(std::string("fabric.nic.") + p.name + "_dscp", std::to_string(p.dscp),
+                       std::string("a DSCP that fabric.qos.dscp_to_priority maps to fabric.nic.") +
+                           p.name + "_priority (" + std::to_string(p.priority) +
+                           ") when switches trust DSCP; it maps to " + std::to_string(mapped));
+    }
+  }
+}
+
+int64_t effective_quantum(const QosParams& q, const models::NicParams& nic) {
+  return q.scheduler.quantum_bytes > 0 ? q.scheduler.quantum_bytes
+                                       : nic.mtu + nic.header_bytes + nic.framing_bytes;
+}
+
+void apply_scheduler_setting(const Json& v, const std::string& path, int priority,
+                             models::ClassSchedule& s) {
+  if (priority >= 0) {
+    s.weight[priority] = read_weight(v, path);
+  } else {
+    read_schedule_object(v, path, s);
+  }
+}
+
+TrafficClass read_traffic_class(JsonReader& r, const TrafficClass& def, const QosParams& q,
+                                const models::NicParams& nic) {
+  const bool has_dscp = r.has("dscp"), has_priority = r.has("priority");
+  if (!has_dscp && !has_priority) return def;
+  TrafficClass c;
+  if (has_dscp) {
+    c.dscp = static_cast<int>(r.integer("dscp", 0, models::kDscpValues - 1));
+    c.priority = q.dscp_to_priority[c.dscp];
+    if (has_priority && r.integer("priority", 0, 7) != c.priority) {
+      throw InputError(r.child_path("priority"), r.value_text("priority"),
+                       "priority " + std::to_string(c.priority) +
+                           ", where fabric.qos.dscp_to_priority puts DSCP " +
+                           std::to_string(c.dscp) + " (or give only one of the two)");
+    }
+    return c;
+  }
+  c.priority = static_cast<int>(r.integer("priority", 0, 7));
+  if (nic.data_dscp >= 0 && nic.data_dscp < models::kDscpValues &&
+      q.dscp_to_priority[nic.data_dscp] == c.priority) {
+    c.dscp = nic.data_dscp;
+    return c;
+  }
+  c.dscp = q.dscp_to_priority.lowest_dscp_for(c.priority);
+  if (c.dscp < 0) {
+    if (q.trust == models::Trust::Dscp) {
+      throw InputError(r.child_path("priority"), r.value_text("priority"),
+                       "a priority that fabric.qos.dscp_to_priority maps some DSCP to (switches "
+                       "trust DSCP), or a \"dscp\"");
+    }
+    c.dscp = c.priority << 3;  // the class-selector codepoint; switches trust the tag
+  }
+  return c;
+}
+
+}  // namespace scen
