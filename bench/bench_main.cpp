@@ -75,6 +75,23 @@ int main(int argc, char** argv) {
       const std::string dir = RDMASIM_SCENARIO_DIR;
       files = {dir + "/quickstart.json", dir + "/incast-8to1.json",
                dir + "/permutation-fattree-1024.json", dir + "/websearch-fattree.json"};
+      for (const auto& f : files)
+        report(f.substr(f.find_last_of('/') + 1), scen::load_scenario_file(f));
+      // The RoCE benchmarks of the issue tracker: the htsim peer's permutation with PFC as that
+      // simulator ran it (XOFF at 15 packets of 4,000 B, XON at 12), and the HPCC peer's
+      // WebSearch with its DCQCN, ECN and dynamic-threshold PFC (../shared/peers/README.md).
+      scen::LoadOptions pfc;
+      pfc.sets = {"fabric.pfc.enabled=true", "fabric.pfc.xoff=60000B",
+                  "fabric.pfc.xon_offset=12000B"};
+      report("permutation-fattree-1024 +PFC",
+             scen::load_scenario_file(dir + "/permutation-fattree-1024.json", pfc));
+      scen::LoadOptions dcqcn;
+      dcqcn.sets = {"fabric.pfc.enabled=true",   "fabric.switch.threshold_mode=dynamic",
+                    "fabric.switch.alpha=1/8",   "fabric.ecn.enabled=true",
+                    "fabric.dcqcn.enabled=true", "fabric.dcqcn.preset=hpcc-ns3"};
+      report("websearch-fattree +DCQCN hpcc-ns3",
+             scen::load_scenario_file(dir + "/websearch-fattree.json", dcqcn));
+      return 0;
     }
     for (const auto& f : files)
       report(f.substr(f.find_last_of('/') + 1), scen::load_scenario_file(f));
