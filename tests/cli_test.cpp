@@ -273,3 +273,23 @@ TEST_CASE("cli: imported hpcc and htsim scenarios run", "[cli]") {
   CHECK(summary["topology"]["switches"] == 20);  // k^2/4 cores + k^2 edge and aggregation
   CHECK(summary["results"]["flows_completed"] == 2);
 }
+
+TEST_CASE("cli: check reports a cyclic buffer dependency, and fails with --strict",
+          "[cli][deadlock]") {
+  TempDir dir;
+  const std::string ring = RDMASIM_SOURCE_DIR "/scenarios/deadlock-ring4.json";
+  const Run warn = rdmasim({"check", ring}, dir);
+  CHECK(warn.exit_code == 0);
+  CHECK(contains(warn.out, "cyclic buffer dependency"));
+  CHECK(contains(warn.out, "s0:2:p3 -> s1:1:p3 -> s2:1:p3 -> s3:1:p3 -> s0:2:p3"));
+  CHECK(rdmasim({"check", ring, "--strict"}, dir).exit_code == 3);
+  // Without PFC nothing is held: no dependency, no warning.
+  const Run lossy = rdmasim({"check", ring, "--strict", "--set", "fabric.pfc.enabled=false"}, dir);
+  CHECK(lossy.exit_code == 0);
+  CHECK(contains(lossy.out, "no lossless class"));
+  // All pairs on the quickstart leaf-spine: shortest paths are up/down, no cycle.
+  const Run pairs = rdmasim(
+      {"check", kQuickstart, "--all-pairs", "--strict", "--set", "fabric.pfc.enabled=true"}, dir);
+  CHECK(pairs.exit_code == 0);
+  CHECK(contains(pairs.out, "all host pairs"));
+}

@@ -11,17 +11,68 @@
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
 #include "topologies/analysis.hpp"
+#include "topologies/buffer_dependency.hpp"
 
 namespace po = boost::program_options;
 
 namespace cli {
+
+namespace {
+
+// Cyclic buffer dependencies among the lossless classes: the precondition of a PFC deadlock,
+// found from the routes before anything runs.
+void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTables& routes,
+                               bool all_pairs, std::vector<std::string>& problems) {
+  if (!s.pfc.enabled) {
+    std::printf(
+        "deadlock  no lossless class (PFC off): packets are dropped, never held, so no buffer "
+        "dependency can deadlock\n");
+    return;
+  }
+  std::vector<topo::RouteDemand> demands;
+  const int hosts = static_cast<int>(s.fabric.host_node.size());
+  if (all_pairs) {
+    for (int p = 0; p < 8; ++p) {
+      if (((s.pfc.lossless_priorities >> p) & 1u) == 0) continue;
+      for (int a = 0; a < hosts; ++a) {
+        for (int b = 0; b < hosts; ++b) {
+          if (a != b) demands.push_back({a, b, p, {}});
+        }
+      }
+    }
+  } else {
+    for (const auto& f : s.flows) {
+      if ((s.pfc.lossless_priorities >> f.priority) & 1u) {
+        demands.push_back({f.src_host, f.dst_host, f.priority, f.route});
+      }
+    }
+  }
+  const topo::DependencyReport r = topo::buffer_dependency_cycles(s.fabric, routes, demands);
+  std::printf(
+      "deadlock  buffer dependency graph of %s over every ECMP next hop: %zu lossless ingress "
+      "buffers, %zu dependencies, %s%zu cycle(s)\n",
+      all_pairs ? "all host pairs" : "the workload's lossless flows", r.buffers, r.dependencies,
+      r.truncated ? "more than " : "", r.cycles.size());
+  const size_t shown = std::min<size_t>(r.cycles.size(), 20);
+  for (size_t i = 0; i < shown; ++i) {
+    problems.push_back("cyclic buffer dependency (a PFC deadlock can form): " +
+                       topo::format_cycle(s.fabric, r.cycles[i]));
+  }
+  if (r.cycles.size() > shown) {
+    problems.push_back("... " + std::to_string(r.cycles.size() - shown) + (r.truncated ? "+" : "") +
+                       " more cyclic buffer dependencies");
+  }
+}
+
+}  // namespace
 
 int cmd_check(int argc, char** argv) {
   po::options_description opts("rdmasim check SCENARIO [options]");
   std::vector<std::string> sets;
   opts.add_options()("help,h", "this help")("set", po::value(&sets)->composing(),
                                             "override a value (as for run)")(
-      "strict", "exit with code 3 when the check finds problems");
+      "strict", "exit with code 3 when the check finds problems")(
+      "all-pairs", "check buffer dependencies for every host pair, not only the workload's flows");
   po::options_description hidden;
   std::string scenario;
   hidden.add_options()("scenario", po::value(&scenario));
@@ -125,6 +176,7 @@ int cmd_check(int argc, char** argv) {
     problems.push_back(std::to_string(detours) +
                        " explicit route(s) longer than the shortest path");
   }
+  check_buffer_dependencies(s, net->routes, vm.count("all-pairs") > 0, problems);
   for (const auto& l : s.fabric.topo.links) {
     if (l.loss_rate > 0) {
       problems.push_back("random loss configured on links (loss experiment)");
