@@ -4,6 +4,7 @@
 
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_gate.hpp"
+#include "models/roce/pfc_headroom.hpp"
 
 namespace models {
 
@@ -184,6 +185,7 @@ void Nic::receive(PacketHandle h, uint16_t) {
     return;
   }
   if (p.type == PacketType::Data) {
+    if (params_.rx_drain_rate_bps > 0) return rx_arrive(h);  // the host takes it later
     on_data(h);
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
@@ -193,6 +195,109 @@ void Nic::receive(PacketHandle h, uint16_t) {
     on_ack(h);
   }
   ctx_.pool.release(h);
+}
+
+void Nic::enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log) {
+  rx_pfc_lossless_ = lossless;
+  pfc_quanta_ = quanta;
+  node_ = node;
+  pfc_log_ = log;
+}
+
+// A data packet enters the receive buffer (ACKs, NACKs, CNPs and pause frames are consumed by
+// the NIC itself and never wait for the host). Wire bytes are what occupy the buffer, as in
+// the switch's accounting, so that the headroom formula applies unchanged.
+void Nic::rx_arrive(PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  if (params_.rx_buffer_bytes > 0 && rx_bytes_ + p.wire_bytes > params_.rx_buffer_bytes) {
+    ++stats_.rx_overflow_drops;  // counted, never silent: go-back-N recovers it end to end
+    ctx_.pool.release(h);
+    return;
+  }
+  const uint8_t prio = p.priority;
+  rx_bytes_ += p.wire_bytes;
+  rx_class_bytes_[prio] += p.wire_bytes;
+  stats_.rx_buffer_peak_bytes = std::max(stats_.rx_buffer_peak_bytes, rx_bytes_);
+  rx_queue_.push_back(h);
+  if (((rx_pfc_lossless_ >> prio) & 1u) != 0 && !xoff_[prio] &&
+      rx_class_bytes_[prio] > params_.pfc_xoff_bytes) {
+    xoff_[prio] = true;
+    ++xoff_generation_[prio];
+    xoff_since_[prio] = ctx_.sim.now();
+    ++stats_.xoff_transitions;
+    send_pause(prio, pfc_quanta_, PfcEvent::Pause);
+    arm_pfc_refresh(prio);
+  }
+  if (!rx_draining_) rx_start_drain();
+}
+
+// The host takes the head packet's payload at the drain rate (one DMA write at a time).
+void Nic::rx_start_drain() {
+  rx_draining_ = true;
+  const Packet& p = ctx_.pool[rx_queue_.front()];
+  ctx_.sim.after(sim::serialization_time(p.payload_bytes, params_.rx_drain_rate_bps), this,
+                 kRxDrained);
+}
+
+void Nic::rx_drained() {
+  const PacketHandle h = rx_queue_.front();
+  rx_queue_.pop_front();
+  const Packet& p = ctx_.pool[h];
+  const uint8_t prio = p.priority;
+  rx_bytes_ -= p.wire_bytes;
+  rx_class_bytes_[prio] -= p.wire_bytes;
+  if (xoff_[prio] &&
+      rx_class_bytes_[prio] <= params_.pfc_xoff_bytes - params_.pfc_xon_offset_bytes) {
+    xoff_[prio] = false;
+    ++xoff_generation_[prio];
+    stats_.pause_asserted_time += ctx_.sim.now() - xoff_since_[prio];
+    send_pause(prio, 0, PfcEvent::Resume);
+  }
+  on_data(h);
+  ctx_.pool.release(h);
+  if (rx_queue_.empty()) {
+    rx_draining_ = false;
+  } else {
+    rx_start_drain();
+  }
+}
+
+// A PFC frame for one priority to the switch, ahead of any data on this port (the frame
+// format and conventions of PfcIngress: quanta in `psn`, 0 = resume).
+void Nic::send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind) {
+  const PacketHandle h = ctx_.pool.alloc();
+  Packet& f = ctx_.pool[h];
+  f.type = PacketType::Pause;
+  f.priority = priority;
+  f.psn = quanta;
+  f.src_host = host_;
+  f.wire_bytes = static_cast<uint32_t>(kPfcFrameWireBytes);
+  if (quanta == 0) {
+    ++stats_.resume_frames_sent;
+  } else {
+    ++stats_.pause_frames_sent;
+  }
+  if (pfc_log_ != nullptr) {
+    pfc_log_->push_back({ctx_.sim.now(), node_, 0, priority, kind, rx_class_bytes_[priority]});
+  }
+  port_.send_control(h, f);
+}
+
+// Refresh at half the pause time while XOFF holds, so the switch never resumes early (the
+// convention of PfcIngress).
+void Nic::arm_pfc_refresh(uint8_t priority) {
+  const sim::Time pause =
+      sim::serialization_time(static_cast<int64_t>(pfc_quanta_) * 64, port_.rate_bps());
+  const uint64_t arg = (static_cast<uint64_t>(xoff_generation_[priority]) << 8) | priority;
+  ctx_.sim.after(sim::Time(pause.ps / 2), this, kPfcRefresh, arg);
+}
+
+void Nic::finish_accounting() {
+  for (uint8_t p = 0; p < kPriorities; ++p) {
+    if (!xoff_[p]) continue;
+    stats_.pause_asserted_time += ctx_.sim.now() - xoff_since_[p];
+    xoff_since_[p] = ctx_.sim.now();
+  }
 }
 
 void Nic::on_data(PacketHandle h) {
@@ -283,6 +388,16 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       pacing_wake_pending_ = false;
       port_.wake();
       break;
+    case kRxDrained:
+      rx_drained();
+      break;
+    case kPfcRefresh: {
+      const auto prio = static_cast<uint8_t>(arg & 0xffu);
+      if (!xoff_[prio] || xoff_generation_[prio] != (arg >> 8)) break;  // resumed since
+      send_pause(prio, pfc_quanta_, PfcEvent::Refresh);
+      arm_pfc_refresh(prio);
+      break;
+    }
   }
 }
 

@@ -3,13 +3,21 @@
 // is free); as a receiver it accepts in-order packets, acknowledges them (coalescing every
 // `ack_every`), NACKs the first gap, and re-ACKs duplicates. Go-back-N on NACK and on the
 // retransmission timeout.
+//
+// With a finite host drain rate (NicParams::rx_drain_rate_bps) arriving data waits in a
+// receive buffer until the host has taken it, and the NIC may pause lossless priorities
+// upstream when that buffer fills (PFC sent by the NIC, as on real RDMA NICs whose host
+// cannot keep up; Guo et al., SIGCOMM 2016, REFERENCES.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/context.hpp"
 #include "models/egress_port.hpp"
 #include "models/ring.hpp"
+#include "models/roce/pfc_params.hpp"
 #include "models/transport.hpp"
 
 namespace models {
@@ -28,6 +36,13 @@ struct NicStats {
   uint64_t cnps_sent = 0;                  // DCQCN notification point
   uint64_t cnps_received = 0;              // DCQCN reaction point (CNPs only, not flagged ACKs)
   uint64_t congestion_flags_received = 0;  // ACKs/NACKs carrying the congestion flag
+  // Receive buffer (rx_drain_rate > 0) and the pause frames it made the NIC send.
+  uint64_t rx_overflow_drops = 0;    // data packets that found the receive buffer full
+  int64_t rx_buffer_peak_bytes = 0;  // most wire bytes the receive buffer held
+  uint64_t pause_frames_sent = 0;    // pause and refresh frames
+  uint64_t resume_frames_sent = 0;
+  uint64_t xoff_transitions = 0;
+  sim::Time pause_asserted_time;  // sum over priorities of the time the NIC held XOFF
 };
 
 class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
@@ -37,6 +52,13 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort& port() { return port_; }
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
   void set_dcqcn(Dcqcn* dcqcn) { dcqcn_ = dcqcn; }
+  // NIC-sent PFC on the receive buffer: the priorities in `lossless` pause upstream with
+  // `quanta`; frames are logged as node `node`, port 0.
+  void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log);
+  // Bytes of `priority` in the receive buffer now.
+  int64_t rx_buffer_bytes(uint8_t priority) const { return rx_class_bytes_[priority]; }
+  // Adds the time XOFF has been held up to now (end of run).
+  void finish_accounting();
   const EgressPort& port() const { return port_; }
   uint32_t host() const { return host_; }
   const NicStats& stats() const { return stats_; }
@@ -51,7 +73,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   PacketHandle next_packet(FlowControlGate* gate) override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
-  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2 };
+  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2, kRxDrained = 3, kPfcRefresh = 4 };
 
  private:
   void activate(QueuePair& qp);
@@ -63,6 +85,11 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void send_cnp(const Packet& data);
   void on_data(PacketHandle h);
   void on_ack(PacketHandle h);
+  void rx_arrive(PacketHandle h);
+  void rx_start_drain();
+  void rx_drained();
+  void send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind);
+  void arm_pfc_refresh(uint8_t priority);
 
   Context& ctx_;
   Transport& transport_;
@@ -75,6 +102,19 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;
   NicStats stats_;
+  // Receive buffer: packets in arrival order, drained one at a time by the host.
+  Ring<PacketHandle> rx_queue_;
+  int64_t rx_bytes_ = 0;
+  std::array<int64_t, kPriorities> rx_class_bytes_{};
+  bool rx_draining_ = false;
+  // NIC-sent PFC: lossless priorities (0 = off), per-priority XOFF state.
+  uint8_t rx_pfc_lossless_ = 0;
+  uint32_t pfc_quanta_ = 0;
+  int node_ = -1;
+  std::vector<PfcEvent>* pfc_log_ = nullptr;
+  std::array<bool, kPriorities> xoff_{};
+  std::array<uint32_t, kPriorities> xoff_generation_{};  // invalidates stale refresh timers
+  std::array<sim::Time, kPriorities> xoff_since_{};
 };
 
 }  // namespace models

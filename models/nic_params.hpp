@@ -41,9 +41,24 @@ struct NicParams {
   // A CNP is the RoCEv2 headers plus a 16-byte reserved payload (InfiniBand Architecture Spec.
   // Annex A17, "CNP").
   int64_t cnp_payload_bytes = 16;
-  int ack_dscp = 56;      // DSCP of ACK/NACK (CS7, which the default table maps to 7)
-  int cnp_dscp = 48;      // DSCP of CNPs (CS6)
-  int ttl = 64;           // initial IP hop limit
+  int ack_dscp = 56;  // DSCP of ACK/NACK (CS7, which the default table maps to 7)
+  int cnp_dscp = 48;  // DSCP of CNPs (CS6)
+  int ttl = 64;       // initial IP hop limit
+  // Host receive path. Data packets wait in the NIC's receive buffer until the host takes
+  // them at `rx_drain_rate_bps` (PCIe / host memory bandwidth, counted on the payload that is
+  // DMA-written), and only then reach the transport (ACK, completion). 0 = an infinitely fast
+  // host: no buffer, delivery at last bit + rx_latency, the NIC never pauses.
+  int64_t rx_drain_rate_bps = 0;
+  // Receive buffer size in wire bytes, 0 = unbounded. A packet that does not fit is dropped
+  // and counted (nic_rx_overflow_drops); with PFC it fits whenever the buffer holds pfc_xoff
+  // plus the link's headroom (pfc_headroom.hpp).
+  int64_t rx_buffer_bytes = 0;
+  // NIC-sent PFC (receive-buffer pressure, as RDMA NICs do when the host cannot keep up): when
+  // a lossless priority's bytes in the receive buffer pass `pfc_xoff_bytes` the NIC pauses
+  // that priority upstream, refreshes while above xoff - xon_offset, and resumes there.
+  // 0 = the NIC never sends pause frames.
+  int64_t pfc_xoff_bytes = 0;
+  int64_t pfc_xon_offset_bytes = 8'000;
 };
 
 }  // namespace models

@@ -467,3 +467,66 @@ TEST_CASE("bad input: a refused run creates no part of a nested --out folder", "
   CHECK_FALSE(fs::exists(out_dir));
   CHECK_FALSE(fs::exists(dir.path() / "results"));
 }
+
+TEST_CASE("bad input: NIC receive buffer and NIC-sent PFC", "[bad_input][nic_pfc]") {
+  Json drain = minimal_scenario();
+  drain["fabric"]["nic"] = {{"rx_drain_rate", "-5Gbps"}};
+  expect_refused(drain, {"fabric.nic.rx_drain_rate", "\"-5Gbps\"", {}});
+
+  Json bare = minimal_scenario();
+  bare["fabric"]["nic"] = {{"rx_drain_rate", 50}};
+  expect_refused(bare, {"fabric.nic.rx_drain_rate", "50", {"a positive rate with a unit"}});
+
+  Json neg = minimal_scenario();
+  neg["fabric"]["nic"] = {{"rx_buffer", -1}};
+  expect_refused(neg, {"fabric.nic.rx_buffer", "-1", {"at least 0 bytes"}});
+
+  Json tiny = minimal_scenario();
+  tiny["fabric"]["nic"] = {{"rx_drain_rate", "50Gbps"}, {"rx_buffer", "1KB"}};
+  expect_refused(tiny, {"fabric.nic.rx_buffer", "1KB", {"at least one full frame (4178B)"}});
+
+  Json no_pfc = minimal_scenario();
+  no_pfc["fabric"]["nic"] = {{"rx_drain_rate", "50Gbps"}, {"pfc_xoff", "40KB"}};
+  expect_refused(no_pfc, {"fabric.nic.pfc_xoff", "40KB", {"fabric.pfc.enabled"}});
+
+  Json no_drain = minimal_scenario();
+  no_drain["fabric"]["pfc"] = {{"enabled", true}};
+  no_drain["fabric"]["nic"] = {{"pfc_xoff", "40KB"}};
+  expect_refused(no_drain, {"fabric.nic.pfc_xoff", "40KB", {"rx_drain_rate is 0"}});
+
+  Json xon = minimal_scenario();
+  xon["fabric"]["pfc"] = {{"enabled", true}};
+  xon["fabric"]["nic"] = {
+      {"rx_drain_rate", "50Gbps"}, {"pfc_xoff", "8KB"}, {"pfc_xon_offset", "8KB"}};
+  expect_refused(xon, {"fabric.nic.pfc_xon_offset", "8KB", {"less than fabric.nic.pfc_xoff"}});
+
+  Json small = minimal_scenario();
+  small["fabric"]["pfc"] = {{"enabled", true}};
+  small["fabric"]["nic"] = {
+      {"rx_drain_rate", "50Gbps"}, {"pfc_xoff", "40KB"}, {"rx_buffer", "40KB"}};
+  expect_refused(small, {"fabric.nic.rx_buffer", "40KB", {"more than fabric.nic.pfc_xoff"}});
+}
+
+TEST_CASE("bad input: per-port ECN overrides", "[bad_input][ecn]") {
+  // kmin above the fabric's kmax (1600KB) once resolved for that (port, priority).
+  Json kmin = minimal_scenario();
+  kmin["overrides"] = Json::parse(
+      R"([{"switch": "s0", "port": 1, "priority": 3, "set": {"ecn": {"kmin": "2MB"}}}])");
+  expect_refused(kmin,
+                 {"overrides[0].set.ecn.kmin", "2MB", {"switch s0 port 1 priority 3", "kmax"}});
+
+  Json kmax = minimal_scenario();
+  kmax["fabric"]["ecn"] = {{"enabled", true}, {"kmin", "100KB"}, {"kmax", "400KB"}};
+  kmax["overrides"] = Json::parse(R"([{"switch": "s0", "set": {"ecn": {"kmax": "50KB"}}}])");
+  expect_refused(kmax, {"overrides[0].set.ecn.kmax", "50KB", {"kmin 100KB"}});
+
+  Json mark_at = minimal_scenario();
+  mark_at["overrides"] =
+      Json::parse(R"([{"switch": "s0", "port": 0, "set": {"ecn": {"mark_at": "dequeue"}}}])");
+  expect_refused(mark_at, {"overrides[0].set.ecn.mark_at", "\"dequeue\"", {"fabric-wide"}});
+
+  Json pmax = minimal_scenario();
+  pmax["overrides"] =
+      Json::parse(R"([{"switch": "s0", "priority": 3, "set": {"ecn": {"pmax": 2}}}])");
+  expect_refused(pmax, {"overrides[0].set.ecn.pmax", "2", {"[0, 1]"}});
+}

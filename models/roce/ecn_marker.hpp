@@ -1,11 +1,13 @@
 // ECN marking at a switch egress (RFC 3168), RED-style on the bytes queued in the packet's
 // (port, priority): probability 0 up to Kmin, rising linearly to Pmax at Kmax, 1 above Kmax
-// (REFERENCES.md). Only ECN-capable packets are marked (CE); the decision is taken at enqueue
-// (the queue the packet joins) or at dequeue (the queue it leaves), per configuration.
+// (REFERENCES.md). Kmin, Kmax, Pmax and whether to mark at all may differ per port and
+// priority (the overrides' "ecn" object). Only ECN-capable packets are marked (CE); the decision is
+// taken at enqueue (the queue the packet joins) or at dequeue (the queue it leaves), per
+// configuration.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <vector>
 
 #include "models/egress_port.hpp"
 #include "sim/rng.hpp"
@@ -21,33 +23,60 @@ struct EcnParams {
   bool mark_at_dequeue = false;
 };
 
+// One (port, priority)'s marking curve, resolved from fabric.ecn and the overrides.
+struct EcnCurve {
+  bool enabled = false;
+  int64_t kmin_bytes = 0;
+  int64_t kmax_bytes = 1;
+  double pmax = 0.0;
+
+  static EcnCurve from(const EcnParams& p) {
+    return {p.enabled, p.kmin_bytes, p.kmax_bytes, p.pmax};
+  }
+  double probability(int64_t queue_bytes) const {
+    if (queue_bytes <= kmin_bytes) return 0.0;
+    if (queue_bytes >= kmax_bytes) return 1.0;
+    return pmax * static_cast<double>(queue_bytes - kmin_bytes) /
+           static_cast<double>(kmax_bytes - kmin_bytes);
+  }
+};
+
+// The marker of one port: a curve per priority (RED "per port and priority", so that a class
+// with shallow queues, e.g. latency-sensitive RDMA, can mark earlier than a bulk class on the
+// same port), looked up by the packet's class in a small array.
 class EcnMarker final : public EgressObserver {
  public:
+  // Every priority starts with `params`; set_curve changes one.
   EcnMarker(Context& ctx, const EcnParams& params, uint64_t rng_stream)
-      : ctx_(ctx), params_(params), rng_(ctx.sim.rng(rng_stream)) {}
+      : ctx_(ctx), mark_at_dequeue_(params.mark_at_dequeue), rng_(ctx.sim.rng(rng_stream)) {
+    curves_.fill(EcnCurve::from(params));
+  }
+  void set_curve(uint8_t priority, const EcnCurve& c) { curves_[priority] = c; }
+  const EcnCurve& curve(uint8_t priority) const { return curves_[priority]; }
 
   void on_enqueue(EgressPort& port, const QueuedPacket& q) override {
     // The queue the packet joins, itself excluded.
-    if (!params_.mark_at_dequeue) decide(port.queue_bytes(q.priority) - q.wire_bytes, q.handle);
+    if (!mark_at_dequeue_) {
+      decide(q.priority, port.queue_bytes(q.priority) - q.wire_bytes, q.handle);
+    }
   }
   void on_dequeue(EgressPort& port, const QueuedPacket& q) override {
-    if (params_.mark_at_dequeue) decide(port.queue_bytes(q.priority), q.handle);
+    if (mark_at_dequeue_) decide(q.priority, port.queue_bytes(q.priority), q.handle);
   }
 
-  // RED marking probability at `queue_bytes`.
-  double probability(int64_t queue_bytes) const {
-    if (queue_bytes <= params_.kmin_bytes) return 0.0;
-    if (queue_bytes >= params_.kmax_bytes) return 1.0;
-    return params_.pmax * static_cast<double>(queue_bytes - params_.kmin_bytes) /
-           static_cast<double>(params_.kmax_bytes - params_.kmin_bytes);
+  // RED marking probability of `priority` at `queue_bytes`.
+  double probability(uint8_t priority, int64_t queue_bytes) const {
+    return curves_[priority].probability(queue_bytes);
   }
   uint64_t marks() const { return marks_; }
 
  private:
-  void decide(uint64_t queue_bytes, PacketHandle h) {
+  void decide(uint8_t priority, uint64_t queue_bytes, PacketHandle h) {
+    const EcnCurve& c = curves_[priority];
+    if (!c.enabled) return;
     Packet& p = ctx_.pool[h];
     if (p.ecn == Ecn::NotEct || p.ecn == Ecn::Ce) return;
-    const double prob = probability(static_cast<int64_t>(queue_bytes));
+    const double prob = c.probability(static_cast<int64_t>(queue_bytes));
     if (prob > 0.0 && (prob >= 1.0 || rng_.uniform() < prob)) {
       p.ecn = Ecn::Ce;
       ++marks_;
@@ -55,7 +84,8 @@ class EcnMarker final : public EgressObserver {
   }
 
   Context& ctx_;
-  EcnParams params_;
+  bool mark_at_dequeue_;
+  std::array<EcnCurve, kPriorities> curves_;
   sim::Rng rng_;
   uint64_t marks_ = 0;
 };

@@ -12,17 +12,6 @@
 
 namespace models {
 
-// One line of pfc.csv.
-struct PfcEvent {
-  sim::Time time;
-  int node = 0;
-  uint16_t port = 0;
-  uint8_t priority = 0;
-  enum Kind : uint8_t { Pause, Refresh, Resume } kind = Pause;
-  // Bytes the ingress held when XOFF or XON was decided (for a refresh, when it was sent).
-  int64_t ingress_bytes = 0;
-};
-
 struct PfcPortStats {
   uint64_t pause_frames_sent = 0;  // pause and refresh frames
   uint64_t resume_frames_sent = 0;

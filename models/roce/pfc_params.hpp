@@ -29,4 +29,17 @@ struct PfcParams {
   sim::Time response_time{0};
 };
 
+// One line of pfc.csv: a frame sent by a switch (for an ingress port) or by a NIC (port 0,
+// for its receive buffer).
+struct PfcEvent {
+  sim::Time time;
+  int node = 0;
+  uint16_t port = 0;
+  uint8_t priority = 0;
+  enum Kind : uint8_t { Pause, Refresh, Resume } kind = Pause;
+  // Bytes the ingress (or the NIC receive buffer) held for the priority when XOFF or XON was
+  // decided (for a refresh, when it was sent).
+  int64_t ingress_bytes = 0;
+};
+
 }  // namespace models

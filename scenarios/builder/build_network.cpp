@@ -1,5 +1,7 @@
 #include "scenarios/builder/build_network.hpp"
 
+#include <algorithm>
+
 #include "models/roce/pfc_headroom.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
@@ -133,6 +135,18 @@ int64_t pfc_headroom(const Scenario& s, int switch_node, int link) {
                                     latency, frame, lossless_priority_count(s.pfc));
 }
 
+int64_t nic_pfc_headroom(const Scenario& s, uint32_t host) {
+  const topo::Fabric& f = s.fabric;
+  const int node = f.host_node[host];
+  const topo::Link& l = f.topo.links[f.ports[node][0].link];
+  // The NIC accounts a packet at its last bit + rx_latency: the formula's receiver latency is
+  // rx_latency plus one frame time, as for a store-and-forward switch.
+  const int64_t frame = s.nic.mtu + s.nic.header_bytes + s.nic.framing_bytes;
+  const sim::Time latency = s.nic.rx_latency + sim::serialization_time(frame, l.rate_bps);
+  return models::pfc_headroom_bytes(l.rate_bps, sim::Time(l.latency_ps), s.pfc.response_time,
+                                    latency, frame, lossless_priority_count(s.pfc));
+}
+
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
   const topo::Fabric& f = s.fabric;
   auto net = std::make_unique<models::Network>(sim);
@@ -206,16 +220,37 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
 
   if (s.pfc.enabled) wire_pfc(s, *net);
+  if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
+    for (size_t h = 0; h < hosts; ++h) {
+      net->nics[h]->enable_rx_pfc(s.pfc.lossless_priorities, static_cast<uint32_t>(s.pfc.quanta),
+                                  f.host_node[h], &net->pfc_log);
+    }
+  }
   for (const auto& sw : net->switches) check_pools(*sw);
-  if (s.ecn.enabled) {
+  // ECN: one marker per switch port on which some priority marks, with each priority's curve
+  // resolved from fabric.ecn and the overrides (a port none of whose classes mark has none).
+  const bool ecn_overrides = std::any_of(s.overrides.begin(), s.overrides.end(),
+                                         [](const SwitchOverride& o) { return o.has_ecn; });
+  if (s.ecn.enabled || ecn_overrides) {
     net->link_marker.assign(net->links.size(), nullptr);
     for (size_t i = 0; i < net->links.size(); ++i) {
       const topo::Link& l = f.topo.links[i / 2];
-      if (f.host_index[i % 2 == 0 ? l.a : l.b] >= 0) continue;  // NICs do not mark
-      net->ecn_markers.push_back(
-          std::make_unique<models::EcnMarker>(net->ctx, s.ecn, kStreamEcn + i));
-      net->link_sender[i]->set_marker(net->ecn_markers.back().get());
-      net->link_marker[i] = net->ecn_markers.back().get();
+      const int from = i % 2 == 0 ? l.a : l.b, from_port = i % 2 == 0 ? l.a_port : l.b_port;
+      if (f.host_index[from] >= 0) continue;  // NICs do not mark
+      auto marker = std::make_unique<models::EcnMarker>(net->ctx, s.ecn, kStreamEcn + i);
+      bool any = s.ecn.enabled;
+      if (ecn_overrides) {
+        const auto per_priority = ecn_params_for(s, from, from_port);
+        any = false;
+        for (uint8_t prio = 0; prio < models::kPriorities; ++prio) {
+          marker->set_curve(prio, models::EcnCurve::from(per_priority[prio]));
+          any = any || per_priority[prio].enabled;
+        }
+      }
+      if (!any) continue;
+      net->link_sender[i]->set_marker(marker.get());
+      net->link_marker[i] = marker.get();
+      net->ecn_markers.push_back(std::move(marker));
     }
   }
 

@@ -14,6 +14,9 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
 
 // PFC headroom at switch `switch_node` for its ingress from topology link `link`.
 int64_t pfc_headroom(const Scenario& s, int switch_node, int link);
+// Headroom a host's NIC receive buffer needs above fabric.nic.pfc_xoff so that NIC-sent PFC
+// never overflows it (fabric.nic.rx_buffer >= pfc_xoff + this).
+int64_t nic_pfc_headroom(const Scenario& s, uint32_t host);
 
 // The hops a packet from src to dst takes (ECMP resolved with the given entropy), as the
 // ideal-FCT recursion needs them. Empty if the destination is unreachable.

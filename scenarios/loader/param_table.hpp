@@ -69,6 +69,23 @@ Field<S> number_field(std::string key, double S::*m, std::string meaning, double
           [m](const S& s) { return Json(s.*m); }};
 }
 
+// A rate where 0 (the number or "0") means "off / unlimited".
+template <typename S>
+Field<S> rate_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
+  return {key, "rate", std::move(meaning),
+          [key, m](JsonReader& r, S& s) {
+            if (!r.has(key)) return;
+            const Json& v = r.json()[key];
+            if ((v.is_number_integer() && v.get<int64_t>() == 0) || (v.is_string() && v == "0")) {
+              (void)r.at(key);  // mark as read
+              s.*m = 0;
+              return;
+            }
+            s.*m = r.rate_bps(key);
+          },
+          [m](const S& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
+}
+
 // Reads every field of `table` present in `r` into `s` (absent ones keep their value).
 template <typename S>
 void read_fields(JsonReader& r, const FieldTable<S>& table, S& s) {

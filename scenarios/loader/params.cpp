@@ -174,6 +174,23 @@ const FieldTable<NicParams>& nic_fields() {
                                      "DSCP of CNPs (RoCE: 48, CS6)", 0, 63));
     f.push_back(int_field<NicParams>("ttl", &NicParams::ttl,
                                      "initial IP hop limit; a switch drops a packet at 0", 1, 255));
+    f.push_back(rate_or_zero_field<NicParams>(
+        "rx_drain_rate", &NicParams::rx_drain_rate_bps,
+        "host drain rate of the receive buffer (PCIe / host memory bandwidth, on payload); data "
+        "reaches the transport when drained; 0 = infinite (no buffer)"));
+    f.push_back(bytes_field<NicParams>(
+        "rx_buffer", &NicParams::rx_buffer_bytes,
+        "receive buffer size (wire bytes); a packet that does not fit is dropped and counted "
+        "(nic_rx_overflow_drops); 0 = unbounded",
+        0));
+    f.push_back(bytes_field<NicParams>(
+        "pfc_xoff", &NicParams::pfc_xoff_bytes,
+        "receive-buffer bytes of a lossless priority above which the NIC pauses it upstream "
+        "(needs fabric.pfc and rx_drain_rate); 0 = the NIC never sends pause",
+        0));
+    f.push_back(bytes_field<NicParams>(
+        "pfc_xon_offset", &NicParams::pfc_xon_offset_bytes,
+        "NIC hysteresis: resume when the priority's bytes fall to pfc_xoff - pfc_xon_offset", 0));
     return f;
   }();
   return t;
@@ -235,7 +252,7 @@ const FieldTable<models::PfcParams>& pfc_fields() {
   return t;
 }
 
-const FieldTable<models::EcnParams>& ecn_fields() {
+const FieldTable<models::EcnParams>& ecn_port_fields() {
   using models::EcnParams;
   static const FieldTable<EcnParams> t = [] {
     FieldTable<EcnParams> f;
@@ -250,6 +267,15 @@ const FieldTable<models::EcnParams>& ecn_fields() {
         "bytes at which the probability reaches pmax; everything above is marked", 1));
     f.push_back(
         number_field<EcnParams>("pmax", &EcnParams::pmax, "marking probability at kmax", 0.0, 1.0));
+    return f;
+  }();
+  return t;
+}
+
+const FieldTable<models::EcnParams>& ecn_fields() {
+  using models::EcnParams;
+  static const FieldTable<EcnParams> t = [] {
+    FieldTable<EcnParams> f = ecn_port_fields();
     f.push_back(Field<EcnParams>{
         "mark_at", "choice",
         "enqueue (the queue the packet joins) | dequeue (the queue it leaves behind)",
@@ -291,7 +317,9 @@ std::string list_parameters() {
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
       "switch-wide keys (latency, forwarding, buffer, threshold_mode) may not be set per port;\n"
       "queue_limit, reserve, alpha and scheduler may (\"scheduler\" is \"strict\" or a weight with "
-      "\"priority\", else an object like fabric.qos.scheduler).\n";
+      "\"priority\", else an object like fabric.qos.scheduler),\n"
+      "and so may \"ecn\": {\"enabled\", \"kmin\", \"kmax\", \"pmax\"} (RED per port and priority; "
+      "mark_at stays fabric-wide).\n";
   return out;
 }
 

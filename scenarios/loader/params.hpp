@@ -15,6 +15,9 @@ const FieldTable<models::SwitchParams>& port_fields();    // per port / priority
 const FieldTable<models::NicParams>& nic_fields();
 const FieldTable<models::PfcParams>& pfc_fields();
 const FieldTable<models::EcnParams>& ecn_fields();
+// The keys of an override's "ecn" object (per switch / port / priority): ecn_fields without
+// mark_at, which stays fabric-wide.
+const FieldTable<models::EcnParams>& ecn_port_fields();
 const FieldTable<models::DcqcnParams>& dcqcn_fields();  // dcqcn_fields.cpp
 
 struct LinkDefaults {

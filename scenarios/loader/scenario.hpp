@@ -2,13 +2,14 @@
 // anything is wrong (InputError with the JSON path).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "models/nic_params.hpp"
-#include "models/roce/dcqcn_params.hpp"
 #include "models/qos_params.hpp"
+#include "models/roce/dcqcn_params.hpp"
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
@@ -25,6 +26,7 @@ struct SwitchOverride {
   int priority = -1;           // -1 = every priority
   Json set;                    // the parameters, as written
   bool has_scheduler = false;  // "scheduler" in set: the egress class schedule of these ports
+  bool has_ecn = false;        // "ecn" in set: RED parameters of these (port, priority) queues
   std::string path;            // JSON path, for errors found while applying
 };
 
@@ -35,7 +37,7 @@ struct TimeseriesSpec {
     std::string label;  // as written: "leaf0:3" or "h5"
   };
   std::vector<PortRef> ports;
-  std::vector<uint32_t> flows;  // flow ids: payload delivered and rate limit per interval
+  std::vector<uint32_t> flows;    // flow ids: payload delivered and rate limit per interval
   sim::Time interval{1'000'000};  // 1 us
 };
 
@@ -77,6 +79,12 @@ void apply_set(Json& root, const std::string& assignment);
 
 // Resolves the per-switch parameters after overrides (switch-wide fields).
 models::SwitchParams switch_params_for(const Scenario& s, int node);
+
+// The ECN marking parameters of each priority of a switch port: fabric.ecn, then the
+// overrides' "ecn" objects in order. Throws InputError (the path of the override that made it
+// so) when a resolved setting has kmax <= kmin.
+std::array<models::EcnParams, models::kPriorities> ecn_params_for(const Scenario& s, int node,
+                                                                  int port);
 
 // Every model parameter with unit, default and meaning (for --list-params).
 std::string list_parameters();

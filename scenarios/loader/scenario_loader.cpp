@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -83,15 +84,30 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
     apply_scheduler_setting(sched.json(), sched.path(), o.priority, check);
     o.has_scheduler = true;
   }
+  if (set.has("ecn")) {
+    JsonReader ecn = set.at("ecn");
+    ecn.expect_object();
+    models::EcnParams check;
+    read_fields(ecn, ecn_port_fields(), check);
+    try {
+      ecn.finish();
+    } catch (const InputError& e) {
+      throw InputError(e.path, e.value,
+                       "an ECN parameter that may differ per port and priority (enabled, kmin, "
+                       "kmax, pmax); mark_at is fabric-wide");
+    }
+    o.has_ecn = true;
+  }
   try {
     set.finish();
   } catch (const InputError& e) {
-    throw InputError(
-        e.path, e.value,
-        o.port < 0 && o.priority < 0
-            ? "a switch parameter (see rdmasim run --list-params)"
-            : "a per-port parameter (queue_limit, reserve, alpha, scheduler); switch-wide ones need no "
-              "\"port\"/\"priority\"");
+    throw InputError(e.path, e.value,
+                     o.port < 0 && o.priority < 0
+                         ? "a switch parameter (see rdmasim run --list-params)"
+                         : "a per-port parameter (queue_limit, reserve, alpha, scheduler, ecn); "
+                           "switch-wide ones "
+                           "need no "
+                           "\"port\"/\"priority\"");
   }
   o.set = set.json();
   r.finish();
@@ -180,6 +196,36 @@ void read_outputs(JsonReader& r, Scenario& s) {
     ts->finish();
   }
   r.finish();
+}
+
+// The NIC receive buffer and NIC-sent PFC: refused when contradictory or without effect.
+void check_nic_rx(const Scenario& s) {
+  const models::NicParams& n = s.nic;
+  const int64_t frame = n.mtu + n.header_bytes + n.framing_bytes;
+  if (n.rx_buffer_bytes > 0 && n.rx_buffer_bytes < frame) {
+    throw InputError("fabric.nic.rx_buffer", sim::format_bytes(n.rx_buffer_bytes),
+                     "0 (unbounded) or at least one full frame (" + sim::format_bytes(frame) + ")");
+  }
+  if (n.pfc_xoff_bytes == 0) return;
+  const std::string xoff = sim::format_bytes(n.pfc_xoff_bytes);
+  if (!s.pfc.enabled) {
+    throw InputError("fabric.nic.pfc_xoff", xoff,
+                     "0 unless fabric.pfc.enabled is true (the switch must obey the NIC's pause "
+                     "frames)");
+  }
+  if (n.rx_drain_rate_bps == 0) {
+    throw InputError("fabric.nic.pfc_xoff", xoff,
+                     "0 while fabric.nic.rx_drain_rate is 0 (an infinitely fast host never fills "
+                     "the receive buffer)");
+  }
+  if (n.pfc_xon_offset_bytes >= n.pfc_xoff_bytes) {
+    throw InputError("fabric.nic.pfc_xon_offset", sim::format_bytes(n.pfc_xon_offset_bytes),
+                     "less than fabric.nic.pfc_xoff (" + xoff + ")");
+  }
+  if (n.rx_buffer_bytes > 0 && n.rx_buffer_bytes <= n.pfc_xoff_bytes) {
+    throw InputError("fabric.nic.rx_buffer", sim::format_bytes(n.rx_buffer_bytes),
+                     "more than fabric.nic.pfc_xoff (" + xoff + ") plus the headroom");
+  }
 }
 
 }  // namespace
@@ -332,6 +378,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     fab->finish();
   }
   check_qos(s.qos, s.nic);
+  check_nic_rx(s);
   if (link_defaults.loss_rate > 0) {
     for (auto& l : s.fabric.topo.links) {
       if (l.loss_rate == 0.0) l.loss_rate = link_defaults.loss_rate;
@@ -342,6 +389,16 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     for (size_t i = 0; i < ov->size(); ++i) {
       JsonReader e = ov->element(i);
       s.overrides.push_back(read_override(e, s.fabric));
+    }
+  }
+  // Every resolved ECN setting is checked now, before any simulation.
+  if (std::any_of(s.overrides.begin(), s.overrides.end(),
+                  [](const SwitchOverride& o) { return o.has_ecn; })) {
+    for (size_t n = 0; n < s.fabric.topo.nodes.size(); ++n) {
+      if (s.fabric.host_index[n] >= 0) continue;
+      for (size_t port = 0; port < s.fabric.ports[n].size(); ++port) {
+        (void)ecn_params_for(s, static_cast<int>(n), static_cast<int>(port));
+      }
     }
   }
   if (auto lf = r.get("link_failures")) read_link_failures(*lf, s);
@@ -395,6 +452,40 @@ models::SwitchParams switch_params_for(const Scenario& s, int node) {
     read_fields(r, port_fields(), p);
   }
   return p;
+}
+
+}  // namespace scen
+
+namespace scen {
+
+std::array<models::EcnParams, models::kPriorities> ecn_params_for(const Scenario& s, int node,
+                                                                  int port) {
+  std::array<models::EcnParams, models::kPriorities> out;
+  out.fill(s.ecn);
+  std::array<const SwitchOverride*, models::kPriorities> last{};
+  for (const auto& o : s.overrides) {
+    if (!o.has_ecn) continue;
+    if (o.node >= 0 && o.node != node) continue;
+    if (o.port >= 0 && o.port != port) continue;
+    for (int prio = 0; prio < models::kPriorities; ++prio) {
+      if (o.priority >= 0 && o.priority != prio) continue;
+      JsonReader r(o.set.at("ecn"), o.path + ".set.ecn");
+      read_fields(r, ecn_port_fields(), out[prio]);
+      last[prio] = &o;
+    }
+  }
+  for (int prio = 0; prio < models::kPriorities; ++prio) {
+    const models::EcnParams& e = out[prio];
+    if (last[prio] == nullptr || e.kmax_bytes > e.kmin_bytes) continue;
+    const SwitchOverride& o = *last[prio];
+    const std::string key = o.set.at("ecn").contains("kmax") ? "kmax" : "kmin";
+    throw InputError(
+        o.path + ".set.ecn." + key, sim::format_bytes(key == "kmax" ? e.kmax_bytes : e.kmin_bytes),
+        "kmax more than kmin as resolved for switch " + s.fabric.topo.nodes[node].name + " port " +
+            std::to_string(port) + " priority " + std::to_string(prio) + " (kmin " +
+            sim::format_bytes(e.kmin_bytes) + ", kmax " + sim::format_bytes(e.kmax_bytes) + ")");
+  }
+  return out;
 }
 
 }  // namespace scen

@@ -226,6 +226,9 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
       if (f.host_index[from] < 0) {
         const auto& ps = net->pfc_ingress[net->node_switch[from]]->port_stats(r.from_port);
         r.pause_frames_sent = ps.pause_frames_sent + ps.resume_frames_sent;
+      } else {  // NIC-sent PFC (receive-buffer pressure)
+        const models::NicStats& ns = net->nics[f.host_index[from]]->stats();
+        r.pause_frames_sent = ns.pause_frames_sent + ns.resume_frames_sent;
       }
     }
     out.links.push_back(std::move(r));
@@ -233,8 +236,10 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
 
   // Conservation of packets: every packet ever created was consumed by a NIC, dropped, or is
   // still in the network.
-  uint64_t consumed = 0, data_sent = 0, acks = 0;
+  uint64_t consumed = 0, data_sent = 0, acks = 0, rx_overflow = 0;
   for (const auto& nic : net->nics) {
+    nic->finish_accounting();
+    rx_overflow += nic->stats().rx_overflow_drops;
     consumed += nic->stats().data_packets_received + nic->stats().acks_received +
                 nic->stats().pause_frames_received + nic->stats().cnps_received;
     data_sent += nic->stats().data_packets_sent;
@@ -242,7 +247,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   const uint64_t created = net->pool.allocated_total();
   consumed += pause_consumed;
-  const uint64_t dropped = tail_drops + ttl_drops + no_route + lost + lossless_drops;
+  const uint64_t dropped = tail_drops + ttl_drops + no_route + lost + lossless_drops + rx_overflow;
   const uint64_t in_flight = net->pool.live();
   if (created != consumed + dropped + in_flight) {
     throw std::logic_error("packet conservation broken: created " + std::to_string(created) +
@@ -299,7 +304,29 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   {"no_route", no_route},
                   {"link_loss", lost},
                   {"lossless", lossless_drops}};
-  if (s.ecn.enabled) {
+  if (s.nic.rx_drain_rate_bps > 0) {
+    // The host receive path: only shown when modelled, so default runs are unchanged.
+    res["drops"]["nic_rx_overflow"] = rx_overflow;
+    int64_t peak = 0;
+    uint64_t pauses = 0, resumes = 0, xoffs = 0;
+    sim::Time asserted;
+    for (const auto& nic : net->nics) {
+      const models::NicStats& ns = nic->stats();
+      peak = std::max(peak, ns.rx_buffer_peak_bytes);
+      pauses += ns.pause_frames_sent;
+      resumes += ns.resume_frames_sent;
+      xoffs += ns.xoff_transitions;
+      asserted += ns.pause_asserted_time;
+    }
+    res["nic_rx"] = {{"drain_rate_gbps", format_milli(s.nic.rx_drain_rate_bps / 1'000'000)},
+                     {"rx_buffer_peak_bytes", peak},
+                     {"nic_rx_overflow_drops", rx_overflow},
+                     {"pause_frames", pauses},
+                     {"resume_frames", resumes},
+                     {"xoff_transitions", xoffs},
+                     {"pause_asserted_ns", format_ns(asserted)}};
+  }
+  if (s.ecn.enabled || !net->ecn_markers.empty()) {
     uint64_t marks = 0, ce = 0;
     for (const auto& lr : out.links) marks += lr.ecn_marks;
     for (const auto& nic : net->nics) ce += nic->stats().ce_marked_received;
@@ -334,7 +361,10 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     }
     sim::Time paused;
     for (const auto& lr : out.links) paused += lr.paused;
+    uint64_t nic_pauses = 0;
+    for (const auto& nic : net->nics) nic_pauses += nic->stats().pause_frames_sent;
     res["pfc"] = {{"pause_frames", pauses},
+                  {"nic_pause_frames", nic_pauses},
                   {"resume_frames", resumes},
                   {"xoff_transitions", xoffs},
                   {"paused_time_ns", format_ns(paused)},

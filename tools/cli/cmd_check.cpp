@@ -1,5 +1,6 @@
 // rdmasim check: validate a scenario and print what a network engineer checks before running
 // it — the fabric's size, bisection and path diversity, and the routes of the workload.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -144,6 +145,24 @@ int cmd_check(int argc, char** argv) {
     }
   }
   std::vector<std::string> problems;
+  if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
+    // NIC-sent PFC: the receive buffer a host needs so that its pauses never overflow it.
+    int64_t need = 0;
+    for (uint32_t h = 0; h < s.fabric.host_node.size(); ++h) {
+      need = std::max(need, s.nic.pfc_xoff_bytes + scen::nic_pfc_headroom(s, h));
+    }
+    std::printf(
+        "nic pfc   host drain %s, xoff %lld B, receive buffer needed %lld B (xoff + "
+        "headroom), configured %s\n",
+        sim::format_rate(s.nic.rx_drain_rate_bps).c_str(),
+        static_cast<long long>(s.nic.pfc_xoff_bytes), static_cast<long long>(need),
+        s.nic.rx_buffer_bytes > 0 ? sim::format_bytes(s.nic.rx_buffer_bytes).c_str() : "unbounded");
+    if (s.nic.rx_buffer_bytes > 0 && s.nic.rx_buffer_bytes < need) {
+      problems.push_back("fabric.nic.rx_buffer " + sim::format_bytes(s.nic.rx_buffer_bytes) +
+                         " is below pfc_xoff + headroom (" + std::to_string(need) +
+                         " B): the NIC receive buffer may overflow (nic_rx_overflow drops)");
+    }
+  }
   size_t down = 0;
   for (bool up : s.link_up) down += up ? 0 : 1;
   if (down > 0)
