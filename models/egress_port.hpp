@@ -66,7 +66,8 @@ struct EgressStats {
   uint64_t packets = 0;
   uint64_t wire_bytes = 0;
   uint64_t tail_drops = 0;  // refused at enqueue (buffer full)
-  sim::Time busy_time;      // time the serialiser was sending
+  std::array<uint64_t, kPriorities> class_tail_drops{};
+  sim::Time busy_time;  // time the serialiser was sending
   // Time with packets queued but the serialiser idle: classes held by the gate (PFC pause,
   // no credits) or heads waiting for their last bit (store-and-forward). A work-conserving
   // port without flow control has none.
@@ -100,7 +101,10 @@ class EgressPort final : public sim::EventHandler {
                sim::Time ready_at = sim::Time(0));
   // Try to start a transmission (after a gate opened or a source got data).
   void wake();
-  void count_tail_drop() { ++stats_.tail_drops; }
+  void count_tail_drop(uint8_t priority) {
+    ++stats_.tail_drops;
+    ++stats_.class_tail_drops[priority];
+  }
   // MAC control frames (PFC): sent before any data, never held by the gate.
   void send_control(PacketHandle h, const Packet& p);
 

@@ -60,7 +60,7 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   EgressPort& egress = *ports_[out];
   const Admission a = buffer_.admit(in_port, static_cast<uint16_t>(out), p.priority, p.wire_bytes);
   if (a == Admission::TailDrop) {
-    egress.count_tail_drop();
+    egress.count_tail_drop(p.priority);
     return drop(h, stats_.tail_drops);
   }
   if (a == Admission::HeadroomExhausted) {

@@ -243,3 +243,40 @@ TEST_CASE("pfc: runs with PFC are deterministic", "[pfc][determinism]") {
   CHECK(scen::summary_json(s, a) == scen::summary_json(s, b));
   CHECK(a.pfc_events.size() > 0);
 }
+
+TEST_CASE("pfc: per-class counters add up to the link's and sit in the lossless class",
+          "[pfc][counters]") {
+  scen::LoadOptions o;
+  o.sets = {"fabric.dcqcn.enabled=true", "stop.time=5ms", "fabric.switch.queue_limit=150KB"};
+  const auto out = scen::run_scenario(scen::load_scenario_file(
+      std::string(RDMASIM_SOURCE_DIR) + "/scenarios/roce-victim-flow.json", o));
+  uint64_t frames_received = 0, frames_sent = 0, marks = 0;
+  for (const auto& l : out.links) {
+    uint64_t received = 0, sent = 0, ecn = 0, drops = 0;
+    sim::Time paused;
+    for (int c = 0; c < models::kPriorities; ++c) {
+      received += l.class_pause_frames_received[c];
+      sent += l.class_pause_frames_sent[c] + l.class_resume_frames_sent[c];
+      ecn += l.class_ecn_marks[c];
+      drops += l.class_tail_drops[c];
+      paused += l.class_paused[c];
+      if (c != 3) {  // only priority 3 is lossless here; only data (class 3) is marked
+        CHECK(l.class_pause_frames_received[c] == 0);
+        CHECK(l.class_pause_frames_sent[c] == 0);
+        CHECK(l.class_ecn_marks[c] == 0);
+      }
+      CHECK(l.class_xoff_transitions[c] <= l.class_pause_frames_sent[c]);
+    }
+    CHECK(received == l.pause_frames_received);
+    CHECK(sent == l.pause_frames_sent);
+    CHECK(ecn == l.ecn_marks);
+    CHECK(drops == l.tail_drops);
+    CHECK(paused == l.paused);
+    frames_received += received;
+    frames_sent += sent;
+    marks += ecn;
+  }
+  CHECK(frames_received > 0);
+  CHECK(frames_sent == frames_received);  // every frame sent arrived and was obeyed
+  CHECK(marks == out.results["ecn"]["marks"].get<uint64_t>());
+}

@@ -69,6 +69,7 @@ class EcnMarker final : public EgressObserver {
     return curves_[priority].probability(queue_bytes);
   }
   uint64_t marks() const { return marks_; }
+  uint64_t marks(uint8_t priority) const { return marks_by_priority_[priority]; }
 
  private:
   void decide(uint8_t priority, uint64_t queue_bytes, PacketHandle h) {
@@ -80,6 +81,7 @@ class EcnMarker final : public EgressObserver {
     if (prob > 0.0 && (prob >= 1.0 || rng_.uniform() < prob)) {
       p.ecn = Ecn::Ce;
       ++marks_;
+      ++marks_by_priority_[p.priority];
     }
   }
 
@@ -88,6 +90,7 @@ class EcnMarker final : public EgressObserver {
   std::array<EcnCurve, kPriorities> curves_;
   sim::Rng rng_;
   uint64_t marks_ = 0;
+  std::array<uint64_t, kPriorities> marks_by_priority_{};
 };
 
 }  // namespace models

@@ -14,6 +14,8 @@ namespace models {
 struct PfcGateStats {
   uint64_t pause_frames_received = 0;
   sim::Time paused_time;  // sum over priorities of the time each was held
+  std::array<uint64_t, kPriorities> frames_by_priority{};
+  std::array<sim::Time, kPriorities> paused_by_priority{};
 };
 
 class PfcGate final : public FlowControlGate, public sim::EventHandler {
@@ -30,6 +32,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   // A PFC frame for `priority` with `quanta` arrived on this port's link.
   void on_pause_frame(uint8_t priority, uint32_t quanta) {
     ++stats_.pause_frames_received;
+    ++stats_.frames_by_priority[priority];
     const sim::Time start = ctx_.sim.now() + response_;
     // 1 quantum = 512 bit times = 64 bytes' time at the port's rate, exact.
     const sim::Time until =
@@ -59,7 +62,10 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
 
  private:
   void account(uint8_t p, sim::Time end) {
-    if (end > paused_from_[p]) stats_.paused_time += end - paused_from_[p];
+    if (end > paused_from_[p]) {
+      stats_.paused_time += end - paused_from_[p];
+      stats_.paused_by_priority[p] += end - paused_from_[p];
+    }
   }
 
   Context& ctx_;

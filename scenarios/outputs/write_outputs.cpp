@@ -82,13 +82,23 @@ std::string links_csv(const RunOutcome& out) {
 
 std::string classes_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes\n";
+  o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes,"
+       "tail_drops,ecn_marks,pause_frames_received,paused_ns,pause_frames_sent,"
+       "resume_frames_sent,xoff_transitions,peak_ingress_bytes\n";
   for (const auto& r : out.links) {
     for (int c = 0; c < models::kPriorities; ++c) {
-      if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0) continue;
+      if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0 &&
+          r.class_tail_drops[c] == 0 && r.class_pause_frames_received[c] == 0 &&
+          r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0) {
+        continue;
+      }
       o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
         << r.from_port << ',' << r.to << ',' << r.to_port << ',' << c << ',' << r.class_packets[c]
-        << ',' << r.class_wire_bytes[c] << ',' << r.class_max_queue_bytes[c] << '\n';
+        << ',' << r.class_wire_bytes[c] << ',' << r.class_max_queue_bytes[c] << ','
+        << r.class_tail_drops[c] << ',' << r.class_ecn_marks[c] << ','
+        << r.class_pause_frames_received[c] << ',' << format_ns(r.class_paused[c]) << ','
+        << r.class_pause_frames_sent[c] << ',' << r.class_resume_frames_sent[c] << ','
+        << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << '\n';
     }
   }
   return o.str();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "models/ideal_fct.hpp"
@@ -211,17 +212,31 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     r.class_packets = port.stats().class_packets;
     r.class_wire_bytes = port.stats().class_wire_bytes;
     r.class_max_queue_bytes = port.stats().max_queue_bytes;
+    r.class_tail_drops = port.stats().class_tail_drops;
+    const int to_node = dir == 0 ? l.b : l.a;
+    if (f.host_index[to_node] < 0) {
+      const models::SwitchBuffer& buf = net->switches[net->node_switch[to_node]]->buffer();
+      for (int c = 0; c < models::kPriorities; ++c) {
+        r.class_peak_ingress_bytes[c] =
+            buf.peak_ingress_bytes(static_cast<uint16_t>(r.to_port), static_cast<uint8_t>(c));
+      }
+    }
     r.busy = port.stats().busy_time;
     r.stalled = port.stats().stalled_time;
     r.up = net->links[i]->up();
     if (!net->link_marker.empty() && net->link_marker[i] != nullptr) {
       r.ecn_marks = net->link_marker[i]->marks();
+      for (int c = 0; c < models::kPriorities; ++c) {
+        r.class_ecn_marks[c] = net->link_marker[i]->marks(static_cast<uint8_t>(c));
+      }
     }
     if (!net->link_gate.empty()) {
       models::PfcGate& gate = *net->link_gate[i];
       gate.finish_accounting();
       r.pause_frames_received = gate.stats().pause_frames_received;
       r.paused = gate.stats().paused_time;
+      r.class_pause_frames_received = gate.stats().frames_by_priority;
+      r.class_paused = gate.stats().paused_by_priority;
       const int from = dir == 0 ? l.a : l.b;
       if (f.host_index[from] < 0) {
         const auto& ps = net->pfc_ingress[net->node_switch[from]]->port_stats(r.from_port);
@@ -232,6 +247,26 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
       }
     }
     out.links.push_back(std::move(r));
+  }
+  // PFC frames sent, per link direction and class, from the event log (switch and NIC frames).
+  if (!net->pfc_log.empty()) {
+    std::map<std::pair<int, int>, size_t> direction_of;  // (node, port) -> out.links index
+    for (size_t i = 0; i < out.links.size(); ++i) {
+      const topo::Link& l = f.topo.links[i / 2];
+      const bool a_side = i % 2 == 0;
+      direction_of[{a_side ? l.a : l.b, out.links[i].from_port}] = i;
+    }
+    for (const models::PfcEvent& e : net->pfc_log) {
+      const auto it = direction_of.find({e.node, e.port});
+      if (it == direction_of.end()) continue;
+      LinkResult& r = out.links[it->second];
+      if (e.kind == models::PfcEvent::Resume) {
+        ++r.class_resume_frames_sent[e.priority];
+      } else {
+        ++r.class_pause_frames_sent[e.priority];
+        if (e.kind == models::PfcEvent::Pause) ++r.class_xoff_transitions[e.priority];
+      }
+    }
   }
 
   // Conservation of packets: every packet ever created was consumed by a NIC, dropped, or is

@@ -42,6 +42,17 @@ struct LinkResult {
   std::array<uint64_t, models::kPriorities> class_packets{};
   std::array<uint64_t, models::kPriorities> class_wire_bytes{};
   std::array<uint64_t, models::kPriorities> class_max_queue_bytes{};
+  std::array<uint64_t, models::kPriorities> class_tail_drops{};
+  std::array<uint64_t, models::kPriorities> class_ecn_marks{};
+  // PFC per class: frames that held the sending port and how long; frames the sending node
+  // sent on this direction (pause + refresh; resume) and its XOFF decisions; the receiving
+  // switch's peak ingress bytes from this link.
+  std::array<uint64_t, models::kPriorities> class_pause_frames_received{};
+  std::array<sim::Time, models::kPriorities> class_paused{};
+  std::array<uint64_t, models::kPriorities> class_pause_frames_sent{};
+  std::array<uint64_t, models::kPriorities> class_resume_frames_sent{};
+  std::array<uint64_t, models::kPriorities> class_xoff_transitions{};
+  std::array<int64_t, models::kPriorities> class_peak_ingress_bytes{};
 };
 
 struct RunOutcome {
