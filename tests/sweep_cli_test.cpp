@@ -336,7 +336,9 @@ TEST_CASE("sweep cli: --emit-slurm writes an array job whose tasks run the shard
 }
 
 TEST_CASE("plot: a PNG of a metric against an axis, by another axis", "[sweep][cli]") {
-  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+  // The interpreter rdmasim plot uses: Debian's, where python3-matplotlib installs.
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0) {
     std::printf("SKIPPED: python3 with matplotlib is not installed (python3-matplotlib)\n");
     return;
   }

@@ -96,7 +96,7 @@ TEST_CASE("sweep: constraints skip combinations and require comparisons", "[swee
 TEST_CASE("sweep: repeats run innermost with seeds derived from the base seed", "[sweep]") {
   const Json axes = {
       {{"name", "size"}, {"path", "workload.incast.size"}, {"values", {"64KB", "128KB"}}}};
-  const uint64_t s1 = sim::derive_seed(1, 1), s2 = sim::derive_seed(1, 2);
+  const uint64_t s1 = sim::derive_seed(1, 1) >> 1, s2 = sim::derive_seed(1, 2) >> 1;
   CHECK(s1 != 1);
   CHECK(s2 != s1);
   const auto t1 = std::to_string(s1), t2 = std::to_string(s2);
@@ -106,8 +106,8 @@ TEST_CASE("sweep: repeats run innermost with seeds derived from the base seed", 
   // An axis on the seed replaces the base seed of its points.
   const Json seeds = {{{"name", "s"}, {"path", "seed"}, {"values", {5, 9}}}};
   CHECK(listing(sweep_with(seeds, {{"repeats", 2}})) ==
-        std::vector<std::string>{"5#0@5", "5#1@" + std::to_string(sim::derive_seed(5, 1)), "9#0@9",
-                                 "9#1@" + std::to_string(sim::derive_seed(9, 1))});
+        std::vector<std::string>{"5#0@5", "5#1@" + std::to_string(sim::derive_seed(5, 1) >> 1),
+                                 "9#0@9", "9#1@" + std::to_string(sim::derive_seed(9, 1) >> 1)});
 }
 
 TEST_CASE("sweep: ranges multiply and step exactly, `to` only when hit", "[sweep]") {
@@ -167,7 +167,7 @@ TEST_CASE("sweep: a point loads like run --set, and a refused value names axis a
   REQUIRE(points.size() == 4);
   const scen::Scenario s = scen::sweep::load_point(spec, points[1]);
   CHECK(s.switch_defaults.latency == sim::Time(300'000));
-  CHECK(s.seed == sim::derive_seed(1, 1));
+  CHECK(s.seed == (sim::derive_seed(1, 1) >> 1));
   // Exactly what `rdmasim run incast-8to1.json --set fabric.switch.latency=300ns` loads.
   scen::LoadOptions lo;
   lo.sets = {"fabric.switch.latency=300ns"};
@@ -182,4 +182,26 @@ TEST_CASE("sweep: a point loads like run --set, and a refused value names axis a
               "point 2 (lat=-1ns repeat=0): axis lat = -1ns: fabric.switch.latency: got \"-1ns\"",
               0) == 0);
   }
+}
+
+TEST_CASE("sweep: repeats draw different random workloads; seeds above 2^63 are refused",
+          "[sweep]") {
+  // The shipped oversubscription sweep: a seeded random permutation, three repeats per spine
+  // count. Each repeat must be its own permutation (a seed lost on the way would repeat one).
+  const auto spec = scen::sweep::read_sweep_file(kScenarios + "/sweeps/oversubscription.json");
+  const auto points = expand_points(spec);
+  REQUIRE(points.size() == 12);
+  auto destinations = [&](size_t id) {
+    std::vector<int> d;
+    for (const auto& f : scen::sweep::load_point(spec, points[id]).flows) d.push_back(f.dst_host);
+    return d;
+  };
+  CHECK(destinations(0) != destinations(1));
+  CHECK(destinations(1) != destinations(2));
+  CHECK(destinations(0) == destinations(3));  // same seed, another spine count
+
+  Json j = scen::read_json_file(kScenarios + "/incast-8to1.json");
+  j["seed"] = uint64_t{1} << 63;
+  CHECK_THROWS_WITH(scen::load_scenario_json(j, kScenarios, {}),
+                    Catch::StartsWith("seed: got 9223372036854775808; expected an integer"));
 }

@@ -55,7 +55,8 @@ Json run_point(const SweepSpec& spec, const SweepPoint& p, const std::string& ou
   }
   Json record = point_record(spec, p, ok, error, metrics);
   write_file_atomic((tmp / "point.json").string(), record.dump(2) + "\n");
-  // A folder of the same point from an earlier, non-resumed sweep is replaced whole.
+  // The folder exists only if two runs of the same shard raced (the CLI refuses to run over
+  // finished points without --resume): the later commit replaces the earlier one whole.
   fs::remove_all(final_dir);
   fs::rename(tmp, final_dir);
   return record;

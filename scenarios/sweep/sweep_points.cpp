@@ -53,7 +53,9 @@ bool kept(const SweepSpec& spec, const std::vector<Json>& values) {
 }  // namespace
 
 uint64_t point_seed(uint64_t base_seed, int repeat) {
-  return repeat == 0 ? base_seed : sim::derive_seed(base_seed, static_cast<uint64_t>(repeat));
+  // A scenario seed is a non-negative signed 64-bit integer: keep the derived seed's top 63
+  // bits.
+  return repeat == 0 ? base_seed : sim::derive_seed(base_seed, static_cast<uint64_t>(repeat)) >> 1;
 }
 
 std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
@@ -107,6 +109,10 @@ std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
       p.seed = point_seed(base_seed, r);
       points.push_back(std::move(p));
     }
+  }
+  if (points.empty()) {
+    throw InputError("constraints", std::to_string(combinations) + " combinations, all dropped",
+                     "constraints that leave at least one point");
   }
   return points;
 }

@@ -25,9 +25,9 @@ struct SweepPoint {
 };
 
 // Repeat 0 runs with the base seed (a point is then exactly `rdmasim run BASE --set ...`);
-// repeat r > 0 with sim::derive_seed(base seed, r). Every combination uses the same seeds
-// (common random numbers): differences between points come from the parameters, not luck.
-// An axis on "seed" replaces the base seed of its points.
+// repeat r > 0 with sim::derive_seed(base seed, r) >> 1 (a scenario seed has 63 bits). Every
+// combination uses the same seeds (common random numbers): differences between points come from the
+// parameters, not luck. An axis on "seed" replaces the base seed of its points.
 uint64_t point_seed(uint64_t base_seed, int repeat);
 
 std::vector<SweepPoint> expand_points(const SweepSpec& spec);

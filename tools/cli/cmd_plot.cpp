@@ -50,7 +50,13 @@ int cmd_plot(int argc, char** argv) {
   const std::string script = env_script != nullptr && *env_script != '\0'
                                  ? env_script
                                  : std::string(RDMASIM_PLOT_SCRIPT_DEFAULT);
-  std::vector<std::string> args = {"python3", script, results, "--x", x, "--y", y, "-o", output};
+  // Debian's python3-matplotlib installs for the system interpreter, which a python3 earlier
+  // on PATH (a virtualenv, pyenv) may not see; RDMASIM_PYTHON chooses another.
+  const char* env_python = std::getenv("RDMASIM_PYTHON");
+  const std::string python = env_python != nullptr && *env_python != '\0'  ? env_python
+                             : std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3"
+                                                                           : "python3";
+  std::vector<std::string> args = {python, script, results, "--x", x, "--y", y, "-o", output};
   if (!by.empty()) {
     args.push_back("--by");
     args.push_back(by);
@@ -59,8 +65,9 @@ int cmd_plot(int argc, char** argv) {
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "python3", nullptr, nullptr, cargs.data(), environ) != 0) {
-    std::cerr << "rdmasim plot: cannot run python3 (Debian: apt-get install python3-matplotlib)\n";
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, cargs.data(), environ) != 0) {
+    std::cerr << "rdmasim plot: cannot run " << python
+              << " (Debian: apt-get install python3-matplotlib)\n";
     return kInternal;
   }
   int status = 0;

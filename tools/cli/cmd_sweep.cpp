@@ -202,6 +202,8 @@ int cmd_sweep(int argc, char** argv) {
     if (tasks == 0) {
       throw scen::InputError("--tasks", "", "the number of array tasks (shards), at least 1");
     }
+    // Slurm opens each task's --output file in DIR before the task runs: DIR must exist.
+    fs::create_directories(out_dir);
     scen::write_file_atomic(slurm_file,
                             slurm_script(spec, points.size(), tasks, sweep_file, out_dir, jobs));
     ::chmod(slurm_file.c_str(), 0755);
