@@ -95,7 +95,7 @@ std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
     uint64_t base_seed = spec.base_seed;
     if (seed_axis >= 0) {
       const Json& v = values[static_cast<size_t>(seed_axis)];
-      if (!v.is_number_unsigned()) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0) {
         throw InputError(spec.axes[static_cast<size_t>(seed_axis)].json_path, v.dump(),
                          "non-negative integer seeds");
       }
