@@ -101,9 +101,12 @@ int64_t JsonReader::integer(std::string_view key, int64_t min, int64_t max) {
   const Json& v = value_at(key);
   const std::string range =
       "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-  if (!v.is_number_integer()) throw InputError(child_path(key), compact(v), range);
-  const int64_t x =
-      v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX ? INT64_MAX : v.get<int64_t>();
+  // A value beyond 64-bit signed range is refused, never clamped (two different seeds above
+  // 2^63 must not silently become the same seed).
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX)) {
+    throw InputError(child_path(key), compact(v), range);
+  }
+  const int64_t x = v.get<int64_t>();
   if (x < min || x > max) throw InputError(child_path(key), compact(v), range);
   return x;
 }

@@ -11,5 +11,7 @@ int cmd_run(int argc, char** argv);
 int cmd_check(int argc, char** argv);
 int cmd_topo(int argc, char** argv);
 int cmd_import(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
+int cmd_plot(int argc, char** argv);
 
 }  // namespace cli

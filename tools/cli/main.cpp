@@ -20,6 +20,8 @@ const char* kUsage =
     "commands:\n"
     "  run SCENARIO        simulate a scenario file, write results to --out DIR\n"
     "  check SCENARIO      validate a scenario, print topology and route summary\n"
+    "  sweep SWEEP         run a parameter sweep's points in parallel into --out DIR\n"
+    "  plot RESULTS.csv    draw a sweep's results.csv: --x AXIS --y METRIC [--by AXIS] -o PNG\n"
     "  topo gen KIND ...   generate a topology file (leaf-spine, fat-tree, clos3, rail)\n"
     "  topo show FILE      counts, bisection, path diversity (--dot for Graphviz)\n"
     "  import hpcc|htsim   convert a peer simulator's input files to a scenario\n"
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
     if (cmd == "check") return cli::cmd_check(argc - 1, argv + 1);
     if (cmd == "topo") return cli::cmd_topo(argc - 1, argv + 1);
     if (cmd == "import") return cli::cmd_import(argc - 1, argv + 1);
+    if (cmd == "sweep") return cli::cmd_sweep(argc - 1, argv + 1);
+    if (cmd == "plot") return cli::cmd_plot(argc - 1, argv + 1);
     std::fprintf(stderr, "rdmasim: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return cli::kBadInput;
   } catch (const scen::InputError& e) {

@@ -1,0 +1,80 @@
+// rdmasim plot: draws a sweep's results.csv with tools/plot_sweep.py (matplotlib). The
+// script does the reading and the drawing; this command finds it and passes the options on.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include "scenarios/loader/input_error.hpp"
+#include "tools/cli/commands.hpp"
+
+extern char** environ;
+
+namespace po = boost::program_options;
+
+namespace cli {
+
+int cmd_plot(int argc, char** argv) {
+  po::options_description opts("rdmasim plot RESULTS.csv --x AXIS --y METRIC [options]");
+  std::string results, x, y, by, output;
+  opts.add_options()("help,h", "this help")("x", po::value(&x), "the axis along x")(
+      "y", po::value(&y), "the metric along y (a results.csv column)")(
+      "by", po::value(&by), "one line per value of this axis")("output,o", po::value(&output),
+                                                               "the PNG file to write");
+  po::options_description hidden;
+  hidden.add_options()("results", po::value(&results));
+  po::positional_options_description pos;
+  pos.add("results", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kOk;
+  }
+  if (results.empty()) throw scen::InputError("RESULTS", "", "a sweep's results.csv");
+  if (x.empty()) throw scen::InputError("--x", "", "the axis along x");
+  if (y.empty()) throw scen::InputError("--y", "", "the metric along y");
+  if (output.empty()) throw scen::InputError("--output", "", "the PNG file to write (-o)");
+  if (!std::filesystem::is_regular_file(results)) {
+    throw scen::InputError(results, "", "a readable results.csv");
+  }
+  const char* env_script = std::getenv("RDMASIM_PLOT_SCRIPT");
+  const std::string script = env_script != nullptr && *env_script != '\0'
+                                 ? env_script
+                                 : std::string(RDMASIM_PLOT_SCRIPT_DEFAULT);
+  // Debian's python3-matplotlib installs for the system interpreter, which a python3 earlier
+  // on PATH (a virtualenv, pyenv) may not see; RDMASIM_PYTHON chooses another.
+  const char* env_python = std::getenv("RDMASIM_PYTHON");
+  const std::string python = env_python != nullptr && *env_python != '\0'  ? env_python
+                             : std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3"
+                                                                           : "python3";
+  std::vector<std::string> args = {python, script, results, "--x", x, "--y", y, "-o", output};
+  if (!by.empty()) {
+    args.push_back("--by");
+    args.push_back(by);
+  }
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, cargs.data(), environ) != 0) {
+    std::cerr << "rdmasim plot: cannot run " << python
+              << " (Debian: apt-get install python3-matplotlib)\n";
+    return kInternal;
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return kInternal;
+  // The script speaks the same exit codes: 0 ok, 1 matplotlib missing, 2 bad input.
+  const int code = WEXITSTATUS(status);
+  return code == kOk || code == kBadInput ? code : kInternal;
+}
+
+}  // namespace cli

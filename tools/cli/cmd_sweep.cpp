@@ -1,0 +1,282 @@
+// rdmasim sweep: runs every point of a sweep file (or one shard of them) in parallel with
+// OpenMP, commits each point's folder atomically, and rebuilds results.csv from the records.
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
+#include "scenarios/sweep/point_store.hpp"
+#include "scenarios/sweep/sweep_points.hpp"
+#include "scenarios/sweep/sweep_spec.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+namespace sw = scen::sweep;
+
+namespace cli {
+namespace {
+
+struct Shard {
+  size_t index = 0, count = 1;
+  bool has(size_t id) const { return id % count == index; }
+};
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  Shard s;
+  try {
+    size_t used = 0;
+    if (slash == std::string::npos) throw std::invalid_argument("no /");
+    s.index = std::stoul(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("index");
+    s.count = std::stoul(text.substr(slash + 1), &used);
+    if (used != text.size() - slash - 1) throw std::invalid_argument("count");
+  } catch (const std::exception&) {
+    throw scen::InputError("--shard", text, "i/N with integers 0 <= i < N, such as 0/4");
+  }
+  if (s.count == 0 || s.index >= s.count) {
+    throw scen::InputError("--shard", text, "i/N with 0 <= i < N, such as 0/4");
+  }
+  return s;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The Slurm array job: task i runs shard i/N into the shared DIR (each point is committed by
+// exactly one task; --resume makes a requeued task skip what it already finished).
+std::string slurm_script(const sw::SweepSpec& spec, size_t points, size_t tasks,
+                         const std::string& sweep_file, const std::string& out_dir, int jobs) {
+  const std::string bin = fs::canonical("/proc/self/exe").string();
+  const std::string sweep_abs = fs::absolute(sweep_file).lexically_normal().string();
+  const std::string out_abs = fs::absolute(out_dir).lexically_normal().string();
+  const std::string n = std::to_string(tasks);
+  std::string s;
+  s += "#!/bin/bash\n";
+  s += "# Slurm array job for the sweep " + spec.name + " (" + std::to_string(points) +
+       " points in " + n + " shards), written by rdmasim sweep --emit-slurm.\n";
+  s += "# Every task writes its points into the same folder, which must be on a file system\n";
+  s += "# that all nodes share. Submit it with sbatch; when every task is done, build the\n";
+  s += "# complete table with:\n";
+  s += "#   " + shell_quote(bin) + " sweep " + shell_quote(sweep_abs) + " --merge " +
+       shell_quote(out_abs) + "\n";
+  s += "#SBATCH --job-name=rdmasim-" + spec.name + "\n";
+  s += "#SBATCH --array=0-" + std::to_string(tasks - 1) + "\n";
+  s += "#SBATCH --ntasks=1\n";
+  s += "#SBATCH --cpus-per-task=" + std::to_string(jobs) + "\n";
+  s += "#SBATCH --output=" + out_abs + "/slurm-%A_%a.out\n";
+  s += "set -euo pipefail\n";
+  s += "mkdir -p " + shell_quote(out_abs) + "\n";
+  s += "exec " + shell_quote(bin) + " sweep " + shell_quote(sweep_abs) + " --out " +
+       shell_quote(out_abs) +
+       " --resume -j \"${SLURM_CPUS_PER_TASK:-1}\" --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\"\n";
+  return s;
+}
+
+// "[#########.........]  12/40 points, 1 failed, ETA 35 s" on one terminal line.
+class ProgressBar {
+ public:
+  ProgressBar(size_t total, bool shown)
+      : total_(total), shown_(shown), start_(std::chrono::steady_clock::now()) {}
+  void update(size_t done, size_t failed) {
+    if (!shown_) return;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const size_t width = 30;
+    const size_t filled = total_ ? done * width / total_ : width;
+    std::string bar(filled, '#');
+    bar += std::string(width - filled, '.');
+    char eta[48] = "";
+    if (done > 0 && done < total_) {
+      std::snprintf(eta, sizeof eta, ", ETA %.0f s",
+                    wall / static_cast<double>(done) * static_cast<double>(total_ - done));
+    }
+    std::fprintf(stderr, "\r  [%s] %zu/%zu points, %zu failed%s   ", bar.c_str(), done, total_,
+                 failed, eta);
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  size_t total_;
+  bool shown_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+int report(const sw::SweepSpec& spec, const std::vector<sw::SweepPoint>& points,
+           const std::vector<std::optional<scen::Json>>& records, const std::string& out_dir,
+           bool quiet) {
+  size_t ok = 0, failed = 0;
+  std::vector<size_t> missing;
+  for (const auto& p : points) {
+    if (!records[p.id]) {
+      missing.push_back(p.id);
+    } else if ((*records[p.id])["status"] == "ok") {
+      ++ok;
+    } else {
+      ++failed;
+      if (!quiet) {
+        std::fprintf(stderr, "rdmasim sweep: point %zu failed: %s\n", p.id,
+                     (*records[p.id])["error"].get<std::string>().c_str());
+      }
+    }
+  }
+  if (!quiet) {
+    std::printf("sweep %s: %zu points, %zu ok, %zu failed, %zu not run\n", spec.name.c_str(),
+                points.size(), ok, failed, missing.size());
+    std::printf("  results in %s\n", (fs::path(out_dir) / "results.csv").string().c_str());
+  }
+  return failed > 0 ? kBatchFailed : kOk;
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv) {
+  po::options_description opts("rdmasim sweep SWEEP.json --out DIR [options]");
+  std::string out_dir, shard_text, merge_dir, slurm_file;
+  int jobs = 0;
+  size_t tasks = 0;
+  opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
+                                            "output folder: points/<id>/, results.csv")(
+      "jobs,j", po::value(&jobs), "points run at once (default: OMP_NUM_THREADS or the cores)")(
+      "resume", "keep the points already finished in DIR, run only the others")(
+      "shard", po::value(&shard_text), "run only points with id % N == i (i/N, such as 0/4)")(
+      "merge", po::value(&merge_dir),
+      "rebuild DIR/results.csv from every shard's points (run nothing)")(
+      "emit-slurm", po::value(&slurm_file),
+      "write a Slurm array job script (with --out and --tasks) and run nothing")(
+      "tasks", po::value(&tasks), "number of array tasks (shards) for --emit-slurm")(
+      "quiet,q", "no progress bar and no summary");
+  po::options_description hidden;
+  std::string sweep_file;
+  hidden.add_options()("sweep", po::value(&sweep_file));
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kOk;
+  }
+  const bool quiet = vm.count("quiet") > 0;
+  if (sweep_file.empty()) {
+    std::cerr << "rdmasim sweep: missing SWEEP\n" << opts << "\n";
+    return kBadInput;
+  }
+  const sw::SweepSpec spec = sw::read_sweep_file(sweep_file);
+  const std::vector<sw::SweepPoint> points = sw::expand_points(spec);
+
+  if (!merge_dir.empty()) {
+    if (!fs::is_directory(fs::path(merge_dir) / "points")) {
+      throw scen::InputError("--merge", merge_dir, "a sweep output folder (with points/)");
+    }
+    const auto records = sw::rebuild_results(spec, points, merge_dir);
+    const int code = report(spec, points, records, merge_dir, quiet);
+    for (const auto& r : records) {
+      if (!r) return kBatchFailed;  // an incomplete table is not a finished batch
+    }
+    return code;
+  }
+  if (out_dir.empty()) throw scen::InputError("--out", "", "an output folder --out DIR");
+  if (jobs < 0) throw scen::InputError("--jobs", std::to_string(jobs), "a positive count");
+  if (jobs == 0) jobs = omp_get_max_threads();
+
+  if (!slurm_file.empty()) {
+    if (tasks == 0) {
+      throw scen::InputError("--tasks", "", "the number of array tasks (shards), at least 1");
+    }
+    // Slurm opens each task's --output file in DIR before the task runs: DIR must exist.
+    fs::create_directories(out_dir);
+    scen::write_file_atomic(slurm_file,
+                            slurm_script(spec, points.size(), tasks, sweep_file, out_dir, jobs));
+    ::chmod(slurm_file.c_str(), 0755);
+    if (!quiet) {
+      std::printf("wrote %s: %zu points in %zu array tasks; submit with sbatch %s\n",
+                  slurm_file.c_str(), points.size(), tasks, slurm_file.c_str());
+    }
+    return kOk;
+  }
+  const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
+  const bool resume = vm.count("resume") > 0;
+
+  // Before anything is written: every record already in DIR must belong to this sweep, and
+  // without --resume this shard's points must not exist yet (nothing finished is lost).
+  std::vector<const sw::SweepPoint*> todo;
+  std::atomic<size_t> failed{0};
+  size_t done_before = 0;
+  for (const auto& p : points) {
+    const auto record = sw::read_record(spec, p, out_dir);
+    if (!shard.has(p.id)) continue;
+    if (record) {
+      if (!resume) {
+        throw scen::InputError("--out", out_dir,
+                               "a folder without finished points of this sweep (point " +
+                                   sw::point_folder_name(p.id) +
+                                   " exists); use --resume to keep them, or another --out");
+      }
+      ++done_before;
+      if ((*record)["status"] != "ok") ++failed;
+      continue;
+    }
+    todo.push_back(&p);
+  }
+  fs::create_directories(fs::path(out_dir) / "points");
+
+  // The parameter tables are function-local statics (initialisation is thread-safe in C++11);
+  // building them here keeps that first-use work out of the parallel region all the same.
+  (void)scen::list_parameters();
+  const size_t mine = done_before + todo.size();
+  ProgressBar bar(mine, !quiet && isatty(STDERR_FILENO));
+  std::atomic<size_t> done{done_before};
+  bar.update(done, failed);
+  const auto n = static_cast<long>(todo.size());
+  // Each point is a whole simulation with its own Simulator and network; nothing mutable is
+  // shared between them (DESIGN.md: no globals). Dynamic scheduling: points differ in length.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(jobs)
+  for (long i = 0; i < n; ++i) {
+    bool ok = false;
+    try {
+      ok = sw::run_point(spec, *todo[static_cast<size_t>(i)], out_dir)["status"] == "ok";
+    } catch (const std::exception& e) {
+      // Committing the folder failed (disk full, permissions): the point stays unfinished and
+      // a --resume will run it again.
+#pragma omp critical(sweep_output)
+      std::fprintf(stderr, "\nrdmasim sweep: point %zu not committed: %s\n",
+                   todo[static_cast<size_t>(i)]->id, e.what());
+    }
+    if (!ok) ++failed;
+    ++done;
+#pragma omp critical(sweep_output)
+    bar.update(done, failed);
+  }
+  bar.finish();
+  const auto records = sw::rebuild_results(spec, points, out_dir);
+  std::vector<sw::SweepPoint> shard_points;
+  for (const auto& p : points) {
+    if (shard.has(p.id)) shard_points.push_back(p);
+  }
+  int code = report(spec, shard_points, records, out_dir, quiet);
+  for (const auto& p : shard_points) {
+    if (!records[p.id]) code = kBatchFailed;
+  }
+  return code;
+}
+
+}  // namespace cli
