@@ -9,12 +9,12 @@ EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
 
 void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at) {
   const QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority};
-  queues_[p.priority].push_back(q);
+  ClassState& c = classes_[p.priority];
+  c.queue.push_back(q);
   nonempty_classes_ |= static_cast<uint8_t>(1u << p.priority);
-  uint64_t& bytes = queue_bytes_[p.priority];
-  bytes += p.wire_bytes;
+  c.bytes += p.wire_bytes;
   total_queue_bytes_ += p.wire_bytes;
-  stats_.max_queue_bytes[p.priority] = std::max(stats_.max_queue_bytes[p.priority], bytes);
+  c.max_bytes = std::max(c.max_bytes, c.bytes);
   if (observer_ != nullptr) observer_->on_enqueue(*this, q);
   if (marker_ != nullptr) marker_->on_enqueue(*this, q);
   if (!busy_) try_send();
@@ -32,7 +32,7 @@ void EgressPort::wake() {
 // Whether class `prio`'s head may start now: not held by the gate, and ready (a cut-through
 // head waiting for its last bit is not; the earliest such time is kept for a wake-up).
 bool EgressPort::may_start(int prio, sim::Time now, sim::Time& earliest_ready) {
-  const QueuedPacket& head = queues_[prio].front();
+  const QueuedPacket& head = classes_[prio].queue.front();
   if (gate_ != nullptr && !gate_->may_send(static_cast<uint8_t>(prio), head.wire_bytes)) {
     return false;
   }
@@ -44,11 +44,11 @@ bool EgressPort::may_start(int prio, sim::Time now, sim::Time& earliest_ready) {
 }
 
 void EgressPort::take(int prio, QueuedPacket& out) {
-  auto& q = queues_[prio];
-  out = q.front();
-  q.pop_front();
-  if (q.empty()) nonempty_classes_ &= static_cast<uint8_t>(~(1u << prio));
-  queue_bytes_[prio] -= out.wire_bytes;
+  ClassState& c = classes_[prio];
+  out = c.queue.front();
+  c.queue.pop_front();
+  if (c.queue.empty()) nonempty_classes_ &= static_cast<uint8_t>(~(1u << prio));
+  c.bytes -= out.wire_bytes;
   total_queue_bytes_ -= out.wire_bytes;
 }
 
@@ -78,10 +78,10 @@ bool EgressPort::pick(QueuedPacket& out) {
       if (may_start(c, now, earliest_ready)) eligible |= 1u << c;
     }
     if (eligible != 0) {
-      const int c =
-          dwrr_.next(eligible, [this](int k) { return int64_t{queues_[k].front().wire_bytes}; });
+      const int c = dwrr_.next(
+          eligible, [this](int k) { return int64_t{classes_[k].queue.front().wire_bytes}; });
       take(c, out);
-      dwrr_.on_sent(c, out.wire_bytes, queues_[c].empty());
+      dwrr_.on_sent(c, out.wire_bytes, classes_[c].queue.empty());
       return true;
     }
   }
@@ -116,19 +116,20 @@ void EgressPort::try_send() {
 void EgressPort::start(const QueuedPacket& q) {
   if (stalled_) {
     stalled_ = false;
-    stats_.stalled_time += ctx_.sim.now() - stalled_since_;
+    stalled_time_ += ctx_.sim.now() - stalled_since_;
   }
   if (q.priority != kControlClass) {
-    ++stats_.class_packets[q.priority];
-    stats_.class_wire_bytes[q.priority] += q.wire_bytes;
+    ClassState& c = classes_[q.priority];
+    ++c.packets;
+    c.wire_bytes += q.wire_bytes;
     if (observer_ != nullptr) observer_->on_dequeue(*this, q);
     if (marker_ != nullptr) marker_->on_dequeue(*this, q);
     if (gate_ != nullptr) gate_->on_send(q.priority, q.wire_bytes);
   }
   const sim::Time ser = sim::serialization_time(q.wire_bytes, rate_bps_);
-  ++stats_.packets;
-  stats_.wire_bytes += q.wire_bytes;
-  stats_.busy_time += ser;
+  ++sent_packets_;
+  sent_wire_bytes_ += q.wire_bytes;
+  busy_time_ += ser;
   busy_ = true;
   ctx_.sim.after(ser, this, kTxDone);
   link_->transmit(q.handle, ser, q.wire_bytes, q.priority == kControlClass);
@@ -146,8 +147,24 @@ void EgressPort::on_event(uint32_t kind, uint64_t) {
 void EgressPort::finish_accounting() {
   if (stalled_) {
     stalled_ = false;
-    stats_.stalled_time += ctx_.sim.now() - stalled_since_;
+    stalled_time_ += ctx_.sim.now() - stalled_since_;
   }
+}
+
+EgressStats EgressPort::stats() const {
+  EgressStats s;
+  s.packets = sent_packets_;
+  s.wire_bytes = sent_wire_bytes_;
+  s.tail_drops = tail_drops_;
+  s.busy_time = busy_time_;
+  s.stalled_time = stalled_time_;
+  for (int p = 0; p < kPriorities; ++p) {
+    s.max_queue_bytes[p] = classes_[p].max_bytes;
+    s.class_packets[p] = classes_[p].packets;
+    s.class_wire_bytes[p] = classes_[p].wire_bytes;
+    s.class_tail_drops[p] = classes_[p].tail_drops;
+  }
+  return s;
 }
 
 }  // namespace models

@@ -102,8 +102,8 @@ class EgressPort final : public sim::EventHandler {
   // Try to start a transmission (after a gate opened or a source got data).
   void wake();
   void count_tail_drop(uint8_t priority) {
-    ++stats_.tail_drops;
-    ++stats_.class_tail_drops[priority];
+    ++tail_drops_;
+    ++classes_[priority].tail_drops;
   }
   // MAC control frames (PFC): sent before any data, never held by the gate.
   void send_control(PacketHandle h, const Packet& p);
@@ -114,10 +114,11 @@ class EgressPort final : public sim::EventHandler {
   uint16_t index() const { return index_; }
   Link* link() const { return link_; }
   bool busy() const { return busy_; }
-  uint64_t queue_bytes(int priority) const { return queue_bytes_[priority]; }
+  uint64_t queue_bytes(int priority) const { return classes_[priority].bytes; }
   uint64_t total_queue_bytes() const { return total_queue_bytes_; }
-  size_t queue_packets(int priority) const { return queues_[priority].size(); }
-  const EgressStats& stats() const { return stats_; }
+  size_t queue_packets(int priority) const { return classes_[priority].queue.size(); }
+  // Assembled from the per-class records (reporting, not the packet path).
+  EgressStats stats() const;
   // Closes an open stalled interval at the end of a run.
   void finish_accounting();
 
@@ -129,6 +130,18 @@ class EgressPort final : public sim::EventHandler {
   void take(int prio, QueuedPacket& out);
   void start(const QueuedPacket& q);
 
+  // Everything a packet of one class touches at this port, in one cache line: on a large
+  // fabric each line a hop touches is a likely cache miss, and per-class arrays side by side
+  // (queue, bytes, peak, counters) cost one line each.
+  struct alignas(64) ClassState {
+    Ring<QueuedPacket> queue;
+    uint64_t bytes = 0;      // queued wire bytes
+    uint64_t max_bytes = 0;  // peak of `bytes`
+    uint64_t packets = 0;    // sent
+    uint64_t wire_bytes = 0;
+    uint64_t tail_drops = 0;  // refused at enqueue (rare: last, still inside the line)
+  };
+
   // Hot fields first, in one cache line: what every transmission reads.
   Context& ctx_;
   Link* link_ = nullptr;
@@ -137,19 +150,23 @@ class EgressPort final : public sim::EventHandler {
   EgressObserver* observer_ = nullptr;
   EgressObserver* marker_ = nullptr;
   PacketSource* source_ = nullptr;
-  uint8_t nonempty_classes_ = 0;  // bit p set when queues_[p] holds packets
+  uint8_t nonempty_classes_ = 0;  // bit p set when classes_[p] holds packets
   uint8_t weighted_classes_ = 0;  // bit p set when class p is in the DWRR group
   uint16_t index_;
   bool busy_ = false;
   bool ready_event_pending_ = false;
-  uint64_t total_queue_bytes_ = 0;
-  Ring<QueuedPacket> control_;
-  std::array<Ring<QueuedPacket>, kPriorities> queues_;
-  std::array<uint64_t, kPriorities> queue_bytes_{};
   bool stalled_ = false;
+  uint64_t total_queue_bytes_ = 0;
+  // Per-port counters every transmission updates, next to the control queue.
+  uint64_t sent_packets_ = 0;
+  uint64_t sent_wire_bytes_ = 0;
+  sim::Time busy_time_;
+  Ring<QueuedPacket> control_;
+  std::array<ClassState, kPriorities> classes_;
+  uint64_t tail_drops_ = 0;
+  sim::Time stalled_time_;
   sim::Time stalled_since_;
   DwrrScheduler dwrr_;
-  EgressStats stats_;
 };
 
 }  // namespace models

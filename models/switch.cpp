@@ -11,6 +11,7 @@ Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& par
       name_(std::move(name)),
       params_(params),
       buffer_(params.buffer, static_cast<int>(port_rates.size())),
+      port_rates_(port_rates),
       ecmp_seed_(ecmp_seed) {
   ports_.reserve(port_rates.size());
   for (size_t i = 0; i < port_rates.size(); ++i) {
@@ -69,8 +70,8 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   }
   const sim::Time now = ctx_.sim.now();
   // Cut-through into a faster egress would underrun: wait for the last bit (ser_in later).
-  const bool underrun = params_.forwarding == Forwarding::CutThrough &&
-                        egress.rate_bps() > ports_[in_port]->rate_bps();
+  const bool underrun =
+      params_.forwarding == Forwarding::CutThrough && egress.rate_bps() > port_rates_[in_port];
   egress.enqueue(h, p, in_port, underrun ? now + p.ser_in : now);
 }
 

@@ -18,7 +18,7 @@ StopReason Simulator::run(Time limit) {
   stop_requested_ = false;
   uint64_t countdown = progress_every_;
   while (!scheduler_.empty()) {
-    if (scheduler_.top().time > limit) {
+    if (scheduler_.top_time() > limit) {
       now_ = limit;
       return StopReason::TimeLimit;
     }

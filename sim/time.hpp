@@ -56,8 +56,16 @@ constexpr Time operator""_s(unsigned long long v) {
 
 // Time to put `bytes` on a wire of `rate_bps`: ceil(bytes * 8 * 10^12 / rate), exact in
 // 128-bit arithmetic, never from a truncated per-byte time (which drifts).
+// Every packet pays for this once per hop, so sizes whose product fits in 64 bits (up to about
+// 1 MB, any packet) take a 64-bit division; a 128-bit one is a library call several times
+// slower. Both give the same exact ceiling.
 constexpr Time serialization_time(int64_t bytes, int64_t rate_bps) {
-  const __int128 bits_ps = static_cast<__int128>(bytes) * 8 * 1'000'000'000'000LL;
+  constexpr int64_t kBitPs = 8 * 1'000'000'000'000LL;
+  if (bytes >= 0 && bytes < (int64_t{1} << 20) && rate_bps > 0 && rate_bps < (int64_t{1} << 42)) {
+    // bytes × 8·10^12 < 2^20 × 2^43 = 2^63 and rate − 1 < 2^42: no overflow in 64 bits.
+    return Time((bytes * kBitPs + rate_bps - 1) / rate_bps);
+  }
+  const __int128 bits_ps = static_cast<__int128>(bytes) * kBitPs;
   return Time(static_cast<int64_t>((bits_ps + rate_bps - 1) / rate_bps));
 }
 

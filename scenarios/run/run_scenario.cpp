@@ -207,12 +207,13 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     r.packets = net->links[i]->stats().packets;
     r.lost_packets = net->links[i]->stats().lost_packets;
     lost += r.lost_packets;
-    r.tail_drops = port.stats().tail_drops;
-    for (auto q : port.stats().max_queue_bytes) r.max_queue_bytes = std::max(r.max_queue_bytes, q);
-    r.class_packets = port.stats().class_packets;
-    r.class_wire_bytes = port.stats().class_wire_bytes;
-    r.class_max_queue_bytes = port.stats().max_queue_bytes;
-    r.class_tail_drops = port.stats().class_tail_drops;
+    const models::EgressStats port_stats = port.stats();
+    r.tail_drops = port_stats.tail_drops;
+    for (auto q : port_stats.max_queue_bytes) r.max_queue_bytes = std::max(r.max_queue_bytes, q);
+    r.class_packets = port_stats.class_packets;
+    r.class_wire_bytes = port_stats.class_wire_bytes;
+    r.class_max_queue_bytes = port_stats.max_queue_bytes;
+    r.class_tail_drops = port_stats.class_tail_drops;
     const int to_node = dir == 0 ? l.b : l.a;
     if (f.host_index[to_node] < 0) {
       const models::SwitchBuffer& buf = net->switches[net->node_switch[to_node]]->buffer();
@@ -221,8 +222,8 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
             buf.peak_ingress_bytes(static_cast<uint16_t>(r.to_port), static_cast<uint8_t>(c));
       }
     }
-    r.busy = port.stats().busy_time;
-    r.stalled = port.stats().stalled_time;
+    r.busy = port_stats.busy_time;
+    r.stalled = port_stats.stalled_time;
     r.up = net->links[i]->up();
     if (!net->link_marker.empty() && net->link_marker[i] != nullptr) {
       r.ecn_marks = net->link_marker[i]->marks();
