@@ -280,3 +280,20 @@ TEST_CASE("pfc: per-class counters add up to the link's and sit in the lossless 
   CHECK(frames_sent == frames_received);  // every frame sent arrived and was obeyed
   CHECK(marks == out.results["ecn"]["marks"].get<uint64_t>());
 }
+
+TEST_CASE("pfc: headroom set per port through overrides replaces the formula there only", "[pfc]") {
+  const std::string file = std::string(RDMASIM_SOURCE_DIR) + "/scenarios/roce-incast-pfc.json";
+  const auto plain = scen::run_scenario(scen::load_scenario_file(file));
+  CHECK(plain.results["pfc"]["headroom_exhaustions"] == 0);
+  scen::LoadOptions o;
+  o.sets = {
+      R"(overrides=[{"switch": "sw", "port": 2, "priority": 3, "set": {"headroom": "2KB"}}])"};
+  const auto out = scen::run_scenario(scen::load_scenario_file(file, o));
+  const auto& events = out.results["pfc"]["headroom_exhaustion_events"];
+  REQUIRE(events.size() > 0);
+  for (const auto& e : events) {
+    CHECK(e["port"] == 2);
+    CHECK(e["priority"] == 3);
+  }
+  CHECK(out.results["flows_completed"] == 16);  // go-back-N recovers the lossless drops
+}

@@ -82,6 +82,20 @@ int port_towards(const topo::Fabric& f, int node, int peer) {
   return -1;
 }
 
+// The headroom of one (ingress port, priority): the last override that sets it, else `formula`.
+int64_t headroom_override(const Scenario& s, int node, int port, int prio, int64_t formula) {
+  int64_t h = formula;
+  for (const auto& o : s.overrides) {
+    if (o.headroom_bytes == 0) continue;
+    if ((o.node >= 0 && o.node != node) || (o.port >= 0 && o.port != port) ||
+        (o.priority >= 0 && o.priority != prio)) {
+      continue;
+    }
+    h = o.headroom_bytes;
+  }
+  return h;
+}
+
 // PFC: each switch watches its ingress counters; every sending port obeys pause frames.
 void wire_pfc(const Scenario& s, models::Network& net) {
   const topo::Fabric& f = s.fabric;
@@ -97,7 +111,8 @@ void wire_pfc(const Scenario& s, models::Network& net) {
       const int64_t headroom = pfc_headroom(s, sw->node(), link);
       for (uint8_t prio = 0; prio < models::kPriorities; ++prio) {
         if ((s.pfc.lossless_priorities >> prio) & 1u) {
-          b.set_headroom(static_cast<uint16_t>(port), prio, headroom);
+          b.set_headroom(static_cast<uint16_t>(port), prio,
+                         headroom_override(s, sw->node(), static_cast<int>(port), prio, headroom));
         }
       }
     }

@@ -27,6 +27,7 @@ struct SwitchOverride {
   Json set;                    // the parameters, as written
   bool has_scheduler = false;  // "scheduler" in set: the egress class schedule of these ports
   bool has_ecn = false;        // "ecn" in set: RED parameters of these (port, priority) queues
+  int64_t headroom_bytes = 0;  // "headroom" in set: PFC headroom of these ingress buffers
   std::string path;            // JSON path, for errors found while applying
 };
 

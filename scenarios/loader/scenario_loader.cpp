@@ -98,13 +98,18 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
     }
     o.has_ecn = true;
   }
+  if (set.has("headroom")) {
+    // PFC headroom of these (ingress port, priority) buffers, instead of the formula's.
+    o.headroom_bytes = set.bytes("headroom", 1);
+  }
   try {
     set.finish();
   } catch (const InputError& e) {
     throw InputError(e.path, e.value,
                      o.port < 0 && o.priority < 0
                          ? "a switch parameter (see rdmasim run --list-params)"
-                         : "a per-port parameter (queue_limit, reserve, alpha, scheduler, ecn); "
+                         : "a per-port parameter (queue_limit, reserve, alpha, scheduler, ecn, "
+                           "headroom); "
                            "switch-wide ones "
                            "need no "
                            "\"port\"/\"priority\"");
