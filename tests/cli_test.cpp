@@ -113,8 +113,8 @@ TEST_CASE("cli: run writes the documented outputs, identically twice", "[cli]") 
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.empty());  // -q: no headline
 
-  for (const char* f :
-       {"summary.json", "run_stats.json", "flows.csv", "links.csv", "timeseries.csv"}) {
+  for (const char* f : {"summary.json", "run_stats.json", "flows.csv", "links.csv", "classes.csv",
+                        "nics.csv", "timeseries.csv"}) {
     INFO(f);
     CHECK(fs::is_regular_file(a / f));
   }

@@ -243,6 +243,13 @@ TEST_CASE("dcqcn: two flows on one bottleneck converge to a fair share, queue be
     CHECK(c.rate_bps <= kLine);
     CHECK(c.rate_bps >= 1'000'000);
   }
+  // Per NIC (nics.csv): the receiver sent every CNP, the two senders received them all.
+  REQUIRE(out.nics.size() == 3);  // h0, h1, r
+  const uint64_t cnps = out.results["dcqcn"]["cnps_sent"].get<uint64_t>();
+  CHECK(out.nics[2].cnps_sent == cnps);
+  CHECK(out.nics[0].cnps_received + out.nics[1].cnps_received == cnps);
+  CHECK(out.nics[0].cnps_received > 0);
+  CHECK(out.nics[1].cnps_received > 0);
   // At most one CNP per QP per 50 us interval: CNPs received <= flows x (span / 50 us + 1).
   CHECK(out.results["dcqcn"]["cnps_sent"].get<uint64_t>() <= 2 * (20'000 / 50 + 1));
 }

@@ -104,6 +104,24 @@ std::string classes_csv(const RunOutcome& out) {
   return o.str();
 }
 
+std::string nics_csv(const RunOutcome& out) {
+  std::ostringstream o;
+  o << "host,data_packets_sent,data_packets_received,acks_sent,nacks_sent,acks_received,"
+       "ce_packets_received,cnps_sent,cnps_received,congestion_flagged_acks_received,"
+       "pause_frames_received,pause_frames_sent,resume_frames_sent,pause_asserted_ns,"
+       "rx_buffer_peak_bytes,rx_overflow_drops\n";
+  for (size_t h = 0; h < out.nics.size(); ++h) {
+    const models::NicStats& n = out.nics[h];
+    o << out.host_names[h] << ',' << n.data_packets_sent << ',' << n.data_packets_received << ','
+      << n.acks_sent << ',' << n.nacks_sent << ',' << n.acks_received << ',' << n.ce_marked_received
+      << ',' << n.cnps_sent << ',' << n.cnps_received << ',' << n.congestion_flags_received << ','
+      << n.pause_frames_received << ',' << n.pause_frames_sent << ',' << n.resume_frames_sent << ','
+      << format_ns(n.pause_asserted_time) << ',' << n.rx_buffer_peak_bytes << ','
+      << n.rx_overflow_drops << '\n';
+  }
+  return o.str();
+}
+
 std::string timeseries_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "time_ns,series,queue_bytes,tx_bytes,rate_limit_gbps\n";
@@ -154,6 +172,7 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   write_file_atomic(dir + "/flows.csv", flows_csv(out));
   write_file_atomic(dir + "/links.csv", links_csv(out));
   write_file_atomic(dir + "/classes.csv", classes_csv(out));
+  write_file_atomic(dir + "/nics.csv", nics_csv(out));
   if (!out.samples.empty() || !out.flow_samples.empty()) {
     write_file_atomic(dir + "/timeseries.csv", timeseries_csv(out));
   }

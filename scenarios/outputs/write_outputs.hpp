@@ -20,7 +20,8 @@ std::string links_csv(const RunOutcome& out);
 std::string classes_csv(const RunOutcome& out);
 std::string timeseries_csv(const RunOutcome& out);
 std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
-std::string rates_csv(const RunOutcome& out);  // DCQCN rate changes of the sampled flows
+std::string rates_csv(const RunOutcome& out);
+std::string nics_csv(const RunOutcome& out);  // one row per NIC: its counters  // DCQCN rate changes of the sampled flows
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const std::string& content);

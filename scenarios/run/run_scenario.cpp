@@ -438,6 +438,10 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     out.pfc_events = net->pfc_log;
   }
   for (const auto& n : f.topo.nodes) out.node_names.push_back(n.name);
+  for (size_t h = 0; h < net->nics.size(); ++h) {
+    out.nics.push_back(net->nics[h]->stats());
+    out.host_names.push_back(f.topo.nodes[f.host_node[h]].name);
+  }
   res["packets_in_flight_at_end"] = in_flight;
   out.results = std::move(res);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/timeseries_sampler.hpp"
+#include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -71,6 +72,8 @@ struct RunOutcome {
   std::vector<models::RateChange> rate_changes;  // DCQCN rate limiter changes of sampled flows
   std::vector<models::PfcEvent> pfc_events;
   std::vector<std::string> node_names;  // for rendering events
+  std::vector<models::NicStats> nics;   // [host number] (nics.csv)
+  std::vector<std::string> host_names;  // [host number]
   Json results;                         // headline results (deterministic)
   Json counters;                        // all counters (deterministic)
 };
