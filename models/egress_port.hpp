@@ -117,6 +117,10 @@ class EgressPort final : public sim::EventHandler {
   uint64_t queue_bytes(int priority) const { return classes_[priority].bytes; }
   uint64_t total_queue_bytes() const { return total_queue_bytes_; }
   size_t queue_packets(int priority) const { return classes_[priority].queue.size(); }
+  // Packets sent so far in a class (a stuck class's count does not move).
+  uint64_t class_packets_sent(int priority) const { return classes_[priority].packets; }
+  // The i-th packet queued in a class, from the head (deadlock diagnosis, not the packet path).
+  const QueuedPacket& queued(int priority, size_t i) const { return classes_[priority].queue[i]; }
   // Assembled from the per-class records (reporting, not the packet path).
   EgressStats stats() const;
   // Closes an open stalled interval at the end of a run.

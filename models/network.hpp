@@ -9,6 +9,7 @@
 #include "models/link.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
+#include "models/roce/deadlock_detector.hpp"
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
@@ -45,6 +46,8 @@ struct Network {
   std::vector<EcnMarker*> link_marker;
   // DCQCN, when enabled: one controller for every NIC; rate changes of traced QPs.
   std::unique_ptr<Dcqcn> dcqcn;
+  // PFC deadlock detection, when PFC is on.
+  std::unique_ptr<DeadlockDetector> deadlock;
   std::vector<RateChange> rate_log;
 
   // Packets in the network now (queued, on a wire, or being processed).

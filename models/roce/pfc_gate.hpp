@@ -51,6 +51,9 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   void on_event(uint32_t, uint64_t) override { port_.wake(); }
 
   bool paused(uint8_t priority) { return !may_send(priority, 0); }
+  // Start of the current pause of a class (refreshes extend a pause without restarting it);
+  // meaningful while paused(priority).
+  sim::Time paused_since(uint8_t priority) const { return paused_from_[priority]; }
   const PfcGateStats& stats() const { return stats_; }
   // Adds the held time up to now (end of run).
   void finish_accounting() {

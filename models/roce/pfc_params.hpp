@@ -27,6 +27,12 @@ struct PfcParams {
   // Upstream's reaction time from receiving a pause frame to holding the class (on top of
   // the packet in progress, which always completes).
   sim::Time response_time{0};
+  // Run-time deadlock detection (deadlock_detector.hpp): a cycle of ingress buffers whose
+  // egress queues stayed paused with nothing dequeued for `deadlock_window`, looked for every
+  // `deadlock_check_interval`.
+  bool deadlock_detection = true;
+  sim::Time deadlock_window{200'000'000};         // 200 us
+  sim::Time deadlock_check_interval{50'000'000};  // 50 us
 };
 
 // One line of pfc.csv: a frame sent by a switch (for an ingress port) or by a NIC (port 0,

@@ -235,6 +235,30 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
 
   if (s.pfc.enabled) wire_pfc(s, *net);
+  if (s.pfc.enabled && s.pfc.deadlock_detection) {
+    // Every switch egress port with its PFC gate, and the node its link leads to.
+    std::vector<models::DeadlockDetector::Port> watched;
+    for (size_t i = 0; i < net->links.size(); ++i) {
+      const topo::Link& l = f.topo.links[i / 2];
+      const bool a_side = i % 2 == 0;
+      const int from = a_side ? l.a : l.b, to = a_side ? l.b : l.a;
+      if (f.host_index[from] >= 0 || net->link_gate[i] == nullptr) continue;
+      models::DeadlockDetector::Port p;
+      p.node = from;
+      p.port = a_side ? l.a_port : l.b_port;
+      p.peer_node = f.host_index[to] < 0 ? to : -1;
+      p.peer_port = a_side ? l.b_port : l.a_port;
+      p.egress = net->link_sender[i];
+      p.gate = net->link_gate[i];
+      watched.push_back(p);
+    }
+    models::DeadlockParams dp;
+    dp.window = s.pfc.deadlock_window;
+    dp.interval = s.pfc.deadlock_check_interval;
+    dp.stop_run = s.stop_on_deadlock;
+    net->deadlock = std::make_unique<models::DeadlockDetector>(
+        net->ctx, dp, *net->transport, std::move(watched), s.pfc.lossless_priorities);
+  }
   if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
     for (size_t h = 0; h < hosts; ++h) {
       net->nics[h]->enable_rx_pfc(s.pfc.lossless_priorities, static_cast<uint32_t>(s.pfc.quanta),

@@ -243,6 +243,16 @@ const FieldTable<models::PfcParams>& pfc_fields() {
         0));
     f.push_back(int_field<PfcParams>("quanta", &PfcParams::quanta,
                                      "pause time per frame, in 512-bit-time quanta", 1, 65535));
+    f.push_back(bool_field<PfcParams>(
+        "deadlock_detection", &PfcParams::deadlock_detection,
+        "look for cycles of paused ingress buffers (PFC deadlocks) during the run"));
+    f.push_back(time_field<PfcParams>(
+        "deadlock_window", &PfcParams::deadlock_window,
+        "a cycle counts once all its queues stayed paused, nothing dequeued, this long",
+        sim::Time(1)));
+    f.push_back(time_field<PfcParams>("deadlock_check_interval",
+                                      &PfcParams::deadlock_check_interval,
+                                      "how often the wait-for graph is examined", sim::Time(1)));
     f.push_back(time_field<PfcParams>(
         "response_time", &PfcParams::response_time,
         "upstream's delay from receiving a pause to holding the class (after the packet in "

@@ -58,6 +58,7 @@ struct Scenario {
   std::vector<models::FlowSpec> flows;
   sim::Time stop_time = sim::Time::max();
   bool stop_when_done = true;
+  bool stop_on_deadlock = true;  // stop.on_deadlock: "stop" | "continue"
   TimeseriesSpec timeseries;
   bool has_timeseries = false;
   Json effective;  // the effective configuration, echoed into summary.json

@@ -416,6 +416,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     const std::string until = st->choice("until", {"workload-done", "time"}, "workload-done");
     s.stop_when_done = until == "workload-done";
     if (st->has("time")) s.stop_time = st->time("time", sim::Time(1));
+    s.stop_on_deadlock = st->choice("on_deadlock", {"stop", "continue"}, "stop") == "stop";
     if (!s.stop_when_done && !st->has("time")) {
       throw InputError(st->child_path("time"), "", "a time limit when \"until\" is \"time\"");
     }
@@ -442,6 +443,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["workload"] = root["workload"];
   eff["stop"]["until"] = s.stop_when_done ? "workload-done" : "time";
   if (s.stop_time != sim::Time::max()) eff["stop"]["time"] = sim::format_time(s.stop_time);
+  eff["stop"]["on_deadlock"] = s.stop_on_deadlock ? "stop" : "continue";
   if (root.contains("outputs")) eff["outputs"] = root["outputs"];
   s.effective = std::move(eff);
   return s;

@@ -180,6 +180,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/rates.csv", rates_csv(out));
   }
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
+  if (s.pfc.enabled && s.pfc.deadlock_detection) {
+    write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
+  }
   Json stats;
   stats["wall_seconds"] = out.wall_seconds;
   stats["events"] = out.events;

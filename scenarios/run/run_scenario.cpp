@@ -118,6 +118,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   watcher.stop_ = s.stop_when_done;
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
+  if (net->deadlock) net->deadlock->start();
 
   std::unique_ptr<ProgressLine> progress;
   if (options.progress) {
@@ -436,6 +437,27 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     res["pfc"]["pools"] = std::move(pools);
     res["pfc"]["headroom_peaks"] = std::move(headroom_peaks);
     out.pfc_events = net->pfc_log;
+  }
+  if (net->deadlock) {
+    Json events = Json::array();
+    for (const models::DeadlockEvent& e : net->deadlock->events()) {
+      Json cycle = Json::array();
+      for (const auto& m : e.cycle) {
+        cycle.push_back(f.topo.nodes[m.node].name + ":" + std::to_string(m.port) + ":p" +
+                        std::to_string(m.priority));
+      }
+      events.push_back({{"formed_ns", format_ns(e.formed)},
+                        {"detected_ns", format_ns(e.detected)},
+                        {"cycle", cycle},
+                        {"flows", e.flows},
+                        {"frozen_bytes", e.frozen_bytes}});
+    }
+    out.deadlocks = events;
+    res["deadlocks"] = events.size();
+    if (!events.empty() && s.stop_on_deadlock && out.reason == sim::StopReason::Requested) {
+      res["stop_reason"] = "deadlock";
+    }
+    if (!events.empty()) res["deadlock_events"] = events;
   }
   for (const auto& n : f.topo.nodes) out.node_names.push_back(n.name);
   for (size_t h = 0; h < net->nics.size(); ++h) {

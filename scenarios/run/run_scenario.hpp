@@ -75,6 +75,7 @@ struct RunOutcome {
   std::vector<models::NicStats> nics;   // [host number] (nics.csv)
   std::vector<std::string> host_names;  // [host number]
   Json results;                         // headline results (deterministic)
+  Json deadlocks = Json::array();       // PFC deadlocks found (deadlocks.json)
   Json counters;                        // all counters (deterministic)
 };
 

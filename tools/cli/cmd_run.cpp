@@ -49,6 +49,16 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
         "pfc", str(p["pause_frames"]).c_str(), str(p["paused_time_ns"]).c_str(),
         str(p["headroom_exhaustions"]).c_str(), str(d["lossless"]).c_str());
   }
+  if (r.contains("deadlock_events")) {
+    for (const auto& e : r["deadlock_events"]) {
+      std::string cycle;
+      for (const auto& m : e["cycle"]) cycle += str(m) + " -> ";
+      cycle += str(e["cycle"][0]);
+      std::printf("  %-26s formed %s ns, detected %s ns: %s (%zu flows, %s bytes frozen)\n",
+                  "PFC DEADLOCK", str(e["formed_ns"]).c_str(), str(e["detected_ns"]).c_str(),
+                  cycle.c_str(), e["flows"].size(), str(e["frozen_bytes"]).c_str());
+    }
+  }
   if (r.contains("ecn")) {
     std::printf("  %-26s %s packets marked\n", "ecn", str(r["ecn"]["marks"]).c_str());
   }
