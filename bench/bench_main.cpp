@@ -39,6 +39,23 @@ void report(const std::string& label, const scen::Scenario& s) {
   std::fflush(stdout);
 }
 
+// The RoCE settings the peers ran these workloads with (../shared/peers/README.md): the htsim
+// permutation with PFC (XOFF at 15 packets of 4,000 B, XON at 12); the HPCC WebSearch with
+// DCQCN, ECN and dynamic-threshold PFC.
+scen::LoadOptions roce_pfc() {
+  scen::LoadOptions o;
+  o.sets = {"fabric.pfc.enabled=true", "fabric.pfc.xoff=60000B", "fabric.pfc.xon_offset=12000B"};
+  return o;
+}
+
+scen::LoadOptions roce_dcqcn() {
+  scen::LoadOptions o;
+  o.sets = {"fabric.pfc.enabled=true",   "fabric.switch.threshold_mode=dynamic",
+            "fabric.switch.alpha=1/8",   "fabric.ecn.enabled=true",
+            "fabric.dcqcn.enabled=true", "fabric.dcqcn.preset=hpcc-ns3"};
+  return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,14 +78,14 @@ int main(int argc, char** argv) {
       }
       const std::string d = shared;
       const std::string htsim = d + "/peers/htsim/perm_1024n_1024c_0u_2000000b.cm";
-      report("htsim perm_1024n 2MB (k=16)",
-             scen::load_scenario_json(scen::import_htsim(slurp(htsim), htsim, 16, "perm1024"), ".",
-                                      {}));
+      const scen::Json perm = scen::import_htsim(slurp(htsim), htsim, 16, "perm1024");
+      report("htsim perm_1024n 2MB (k=16)", scen::load_scenario_json(perm, ".", {}));
+      report("htsim perm_1024n 2MB +PFC", scen::load_scenario_json(perm, ".", roce_pfc()));
       const std::string topo = d + "/peers/hpcc/fat.txt";
       const std::string flows = d + "/peers/hpcc/websearch_320h_30pct_0.001s_seed42.txt";
-      report("hpcc websearch 1ms (320 hosts)",
-             scen::load_scenario_json(
-                 scen::import_hpcc(slurp(topo), topo, slurp(flows), flows, "websearch"), ".", {}));
+      const scen::Json web = scen::import_hpcc(slurp(topo), topo, slurp(flows), flows, "websearch");
+      report("hpcc websearch 1ms (320 hosts)", scen::load_scenario_json(web, ".", {}));
+      report("hpcc websearch 1ms +DCQCN", scen::load_scenario_json(web, ".", roce_dcqcn()));
       return 0;
     }
     if (files.empty()) {
@@ -77,20 +94,11 @@ int main(int argc, char** argv) {
                dir + "/permutation-fattree-1024.json", dir + "/websearch-fattree.json"};
       for (const auto& f : files)
         report(f.substr(f.find_last_of('/') + 1), scen::load_scenario_file(f));
-      // The RoCE benchmarks of the issue tracker: the htsim peer's permutation with PFC as that
-      // simulator ran it (XOFF at 15 packets of 4,000 B, XON at 12), and the HPCC peer's
-      // WebSearch with its DCQCN, ECN and dynamic-threshold PFC (../shared/peers/README.md).
-      scen::LoadOptions pfc;
-      pfc.sets = {"fabric.pfc.enabled=true", "fabric.pfc.xoff=60000B",
-                  "fabric.pfc.xon_offset=12000B"};
+      // The RoCE benchmarks of the issue tracker (settings in roce_pfc / roce_dcqcn).
       report("permutation-fattree-1024 +PFC",
-             scen::load_scenario_file(dir + "/permutation-fattree-1024.json", pfc));
-      scen::LoadOptions dcqcn;
-      dcqcn.sets = {"fabric.pfc.enabled=true",   "fabric.switch.threshold_mode=dynamic",
-                    "fabric.switch.alpha=1/8",   "fabric.ecn.enabled=true",
-                    "fabric.dcqcn.enabled=true", "fabric.dcqcn.preset=hpcc-ns3"};
+             scen::load_scenario_file(dir + "/permutation-fattree-1024.json", roce_pfc()));
       report("websearch-fattree +DCQCN hpcc-ns3",
-             scen::load_scenario_file(dir + "/websearch-fattree.json", dcqcn));
+             scen::load_scenario_file(dir + "/websearch-fattree.json", roce_dcqcn()));
       return 0;
     }
     for (const auto& f : files)

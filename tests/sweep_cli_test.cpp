@@ -100,7 +100,8 @@ const char* const kResultsHeader =
     "point,size,qlimit,repeat,seed,status,stop_reason,end_time_ns,flows,flows_completed,"
     "fct_p50_ns,fct_p99_ns,fct_max_ns,slowdown_p50,slowdown_p99,goodput_gbps,"
     "retransmitted_packets,timeouts,drops_tail,drops_ttl,drops_no_route,drops_link_loss,"
-    "drops_lossless,pause_frames,paused_time_ns,ecn_marks,dcqcn_rate_decreases,cnps_sent,error";
+    "drops_lossless,pause_frames,paused_time_ns,headroom_exhaustions,deadlocks,ecn_marks,"
+    "dcqcn_rate_decreases,cnps_sent,error";
 
 }  // namespace
 

@@ -35,6 +35,8 @@ const Metric kMetrics[] = {
     {"drops_lossless", "/drops/lossless"},
     {"pause_frames", "/pfc/pause_frames"},
     {"paused_time_ns", "/pfc/paused_time_ns"},
+    {"headroom_exhaustions", "/pfc/headroom_exhaustions"},
+    {"deadlocks", "/deadlocks"},
     {"ecn_marks", "/ecn/marks"},
     {"dcqcn_rate_decreases", "/dcqcn/rate_decreases"},
     {"cnps_sent", "/dcqcn/cnps_sent"},
