@@ -89,7 +89,7 @@ std::vector<std::string> ids(size_t n, size_t shard = 0, size_t shards = 1) {
   std::vector<std::string> names;
   for (size_t i = 0; i < n; ++i) {
     if (i % shards != shard) continue;
-    char b[16];
+    char b[32];
     std::snprintf(b, sizeof b, "%06zu", i);
     names.push_back(b);
   }

@@ -16,6 +16,7 @@ struct PfcGateStats {
   sim::Time paused_time;  // sum over priorities of the time each was held
   std::array<uint64_t, kPriorities> frames_by_priority{};
   std::array<sim::Time, kPriorities> paused_by_priority{};
+  uint64_t watchdog_triggers = 0;  // pauses the watchdog overrode
 };
 
 class PfcGate final : public FlowControlGate, public sim::EventHandler {
@@ -25,7 +26,17 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
 
   bool may_send(uint8_t priority, uint32_t) override {
     const sim::Time now = ctx_.sim.now();
+    if (now < ignore_until_[priority]) return true;  // the watchdog overrides the pause
     return now < paused_from_[priority] || now >= paused_until_[priority];
+  }
+
+  // PFC watchdog, as on data-centre switches: a class held continuously for `timeout` has its
+  // pause ignored for `recovery` (what arrives downstream beyond its headroom is then dropped
+  // there and counted as a lossless drop); while the pause persists it triggers again after
+  // each further timeout. A zero timeout turns it off.
+  void set_watchdog(sim::Time timeout, sim::Time recovery) {
+    watchdog_timeout_ = timeout;
+    watchdog_recovery_ = recovery;
   }
   void on_send(uint8_t, uint32_t) override {}
 
@@ -43,12 +54,22 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
       account(priority, paused_until_[priority]);
       paused_from_[priority] = start;
       paused_until_[priority] = until;
+      if (watchdog_timeout_.ps > 0) {  // a new pause: check it once the timeout has passed
+        ctx_.sim.at(start + watchdog_timeout_, this, kWatchdog + priority,
+                    static_cast<uint64_t>(start.ps));
+      }
     }
     ctx_.sim.at(until, this, priority);  // release (a no-op if a later frame extended it)
     if (start > ctx_.sim.now()) ctx_.sim.at(start, this, priority);
   }
 
-  void on_event(uint32_t, uint64_t) override { port_.wake(); }
+  void on_event(uint32_t kind, uint64_t arg) override {
+    if (kind >= kWatchdog) {
+      watchdog_check(static_cast<uint8_t>(kind - kWatchdog), sim::Time(static_cast<int64_t>(arg)));
+      return;
+    }
+    port_.wake();
+  }
 
   bool paused(uint8_t priority) { return !may_send(priority, 0); }
   // Start of the current pause of a class (refreshes extend a pause without restarting it);
@@ -64,6 +85,18 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   }
 
  private:
+  static constexpr uint32_t kWatchdog = kPriorities;  // event kinds kWatchdog + priority
+  // The pause that started at `start` is still on, unbroken: override it for the recovery.
+  void watchdog_check(uint8_t p, sim::Time start) {
+    const sim::Time now = ctx_.sim.now();
+    if (paused_from_[p] != start || now >= paused_until_[p]) return;  // it ended meanwhile
+    ++stats_.watchdog_triggers;
+    ignore_until_[p] = now + watchdog_recovery_;
+    ctx_.sim.at(ignore_until_[p] + watchdog_timeout_, this, kWatchdog + p,
+                static_cast<uint64_t>(start.ps));
+    port_.wake();
+  }
+
   void account(uint8_t p, sim::Time end) {
     if (end > paused_from_[p]) {
       stats_.paused_time += end - paused_from_[p];
@@ -76,6 +109,9 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   sim::Time response_;
   std::array<sim::Time, kPriorities> paused_from_{};
   std::array<sim::Time, kPriorities> paused_until_{};
+  std::array<sim::Time, kPriorities> ignore_until_{};
+  sim::Time watchdog_timeout_{0};
+  sim::Time watchdog_recovery_{0};
   PfcGateStats stats_;
 };
 

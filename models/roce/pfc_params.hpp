@@ -30,6 +30,9 @@ struct PfcParams {
   // Run-time deadlock detection (deadlock_detector.hpp): a cycle of ingress buffers whose
   // egress queues stayed paused with nothing dequeued for `deadlock_window`, looked for every
   // `deadlock_check_interval`.
+  // PFC watchdog on switch egress ports (pfc_gate.hpp): 0 = off.
+  sim::Time watchdog_timeout{0};
+  sim::Time watchdog_recovery{200'000'000};  // 200 us
   bool deadlock_detection = true;
   sim::Time deadlock_window{200'000'000};         // 200 us
   sim::Time deadlock_check_interval{50'000'000};  // 50 us

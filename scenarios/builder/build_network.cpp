@@ -124,6 +124,9 @@ void wire_pfc(const Scenario& s, models::Network& net) {
     models::EgressPort& sender = *net.link_sender[i];
     net.pfc_gates.push_back(
         std::make_unique<models::PfcGate>(net.ctx, sender, s.pfc.response_time));
+    if (f.host_index[from] < 0) {
+      net.pfc_gates.back()->set_watchdog(s.pfc.watchdog_timeout, s.pfc.watchdog_recovery);
+    }
     models::PfcGate* gate = net.pfc_gates.back().get();
     sender.set_gate(gate);
     net.link_gate[i] = gate;

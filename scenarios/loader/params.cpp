@@ -243,6 +243,12 @@ const FieldTable<models::PfcParams>& pfc_fields() {
         0));
     f.push_back(int_field<PfcParams>("quanta", &PfcParams::quanta,
                                      "pause time per frame, in 512-bit-time quanta", 1, 65535));
+    f.push_back(time_field<PfcParams>(
+        "watchdog_timeout", &PfcParams::watchdog_timeout,
+        "PFC watchdog: a switch egress class paused this long without a break has its pause "
+        "ignored for watchdog_recovery (0 = no watchdog)"));
+    f.push_back(time_field<PfcParams>("watchdog_recovery", &PfcParams::watchdog_recovery,
+                                      "how long the watchdog ignores the pause", sim::Time(1)));
     f.push_back(bool_field<PfcParams>(
         "deadlock_detection", &PfcParams::deadlock_detection,
         "look for cycles of paused ingress buffers (PFC deadlocks) during the run"));

@@ -398,15 +398,17 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     }
     sim::Time paused;
     for (const auto& lr : out.links) paused += lr.paused;
-    uint64_t nic_pauses = 0;
+    uint64_t nic_pauses = 0, watchdog = 0;
     for (const auto& nic : net->nics) nic_pauses += nic->stats().pause_frames_sent;
+    for (const auto& g : net->pfc_gates) watchdog += g->stats().watchdog_triggers;
     res["pfc"] = {{"pause_frames", pauses},
                   {"nic_pause_frames", nic_pauses},
                   {"resume_frames", resumes},
                   {"xoff_transitions", xoffs},
                   {"paused_time_ns", format_ns(paused)},
                   {"headroom_exhaustions", exhaustions.size()},
-                  {"headroom_exhaustion_events", exhaustions}};
+                  {"headroom_exhaustion_events", exhaustions},
+                  {"watchdog_triggers", watchdog}};
     // The MMU's pools: per switch the shared pool and the headroom pool with their peaks, and
     // every lossless (port, priority) that used headroom, with its allocation.
     int64_t shared_peak = 0, headroom_peak = 0;
