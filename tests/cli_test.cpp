@@ -11,52 +11,24 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using test_support::contains;
+using test_support::lines_of;
+using test_support::rdmasim;
 using test_support::read_file;
+using test_support::Run;
 using test_support::TempDir;
 
 using test_support::shell_quote;
 
-struct Run {
-  int exit_code = -1;  // -1 unless the process exited normally
-  std::string out, err;
-};
-
-// Runs `rdmasim <args...>` with its working directory in `dir`, stdout and stderr captured.
-Run rdmasim(const std::vector<std::string>& args, const TempDir& dir) {
-  const fs::path out = dir / ".stdout", err = dir / ".stderr";
-  std::string cmd = "cd " + shell_quote(dir.path().string()) + " && exec " +
-                    shell_quote(RDMASIM_BIN_DIR "/rdmasim");
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " </dev/null >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
-  const int status = std::system(cmd.c_str());
-  Run r;
-  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  r.out = read_file(out);
-  r.err = read_file(err);
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 size_t count_of(const std::string& text, char c) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), c));
-}
-
-bool contains(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
 }
 
 // The line of `text` that starts with `prefix` ("" if none).

@@ -17,48 +17,23 @@
 #include <thread>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using test_support::contains;
+using test_support::lines_of;
+using test_support::rdmasim;
 using test_support::read_file;
+using test_support::Run;
 using test_support::shell_quote;
 using test_support::TempDir;
 
 const std::string kBin = RDMASIM_BIN_DIR "/rdmasim";
 const std::string kIncast = RDMASIM_SOURCE_DIR "/scenarios/incast-8to1.json";
-
-struct Run {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-Run rdmasim(const std::vector<std::string>& args, const TempDir& dir, const std::string& env = "") {
-  const fs::path out = dir / ".stdout", err = dir / ".stderr";
-  std::string cmd =
-      "cd " + shell_quote(dir.path().string()) + " && " + env + " exec " + shell_quote(kBin);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " </dev/null >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
-  const int status = std::system(cmd.c_str());
-  Run r;
-  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool contains(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
 
 // A sweep of `sizes` × two queue limits over the 8-to-1 incast (sizes small: fast points).
 std::string write_sweep(const TempDir& dir, const std::vector<std::string>& sizes,

@@ -11,6 +11,7 @@
 #include "scenarios/loader/scenario.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/parse_options.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/buffer_dependency.hpp"
 
@@ -74,16 +75,8 @@ int cmd_check(int argc, char** argv) {
                                             "override a value (as for run)")(
       "strict", "exit with code 3 when the check finds problems")(
       "all-pairs", "check buffer dependencies for every host pair, not only the workload's flows");
-  po::options_description hidden;
   std::string scenario;
-  hidden.add_options()("scenario", po::value(&scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help") || scenario.empty()) {
     std::cout << opts << "\n";
     return vm.count("help") ? kOk : kBadInput;

@@ -12,6 +12,7 @@
 
 #include "scenarios/loader/input_error.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/parse_options.hpp"
 
 extern char** environ;
 
@@ -26,15 +27,7 @@ int cmd_plot(int argc, char** argv) {
       "y", po::value(&y), "the metric along y (a results.csv column)")(
       "by", po::value(&by), "one line per value of this axis")("output,o", po::value(&output),
                                                                "the PNG file to write");
-  po::options_description hidden;
-  hidden.add_options()("results", po::value(&results));
-  po::positional_options_description pos;
-  pos.add("results", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_options(argc, argv, opts, "results", results);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return kOk;

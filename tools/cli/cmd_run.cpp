@@ -9,6 +9,7 @@
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/parse_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -88,16 +89,8 @@ int cmd_run(int argc, char** argv) {
       "override a value: --set fabric.switch.latency=300ns (repeatable; array elements as "
       "links[3].rate)")("seed", po::value(&seed), "random seed (overrides the scenario's)")(
       "quiet,q", "no progress line")("list-params", "print every model parameter and exit");
-  po::options_description hidden;
   std::string scenario;
-  hidden.add_options()("scenario", po::value(&scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return kOk;

@@ -17,6 +17,7 @@
 #include "scenarios/sweep/sweep_points.hpp"
 #include "scenarios/sweep/sweep_spec.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/parse_options.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -161,16 +162,8 @@ int cmd_sweep(int argc, char** argv) {
       "write a Slurm array job script (with --out and --tasks) and run nothing")(
       "tasks", po::value(&tasks), "number of array tasks (shards) for --emit-slurm")(
       "quiet,q", "no progress bar and no summary");
-  po::options_description hidden;
   std::string sweep_file;
-  hidden.add_options()("sweep", po::value(&sweep_file));
-  po::positional_options_description pos;
-  pos.add("sweep", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_options(argc, argv, opts, "sweep", sweep_file);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return kOk;

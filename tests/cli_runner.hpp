@@ -1,0 +1,50 @@
+// Running the rdmasim binary from tests, as a user would: arguments quoted, stdout and stderr
+// captured, the exit code kept.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "temp_dir.hpp"
+
+namespace test_support {
+
+struct Run {
+  int exit_code = -1;  // -1 unless the process exited normally
+  std::string out, err;
+};
+
+// Runs `rdmasim <args...>` with its working directory in `dir` and `env` ("K=V ...") set.
+inline Run rdmasim(const std::vector<std::string>& args, const TempDir& dir,
+                   const std::string& env = "") {
+  const std::filesystem::path out = dir / ".stdout", err = dir / ".stderr";
+  std::string cmd = "cd " + shell_quote(dir.path().string()) + " && " + env + " exec " +
+                    shell_quote(RDMASIM_BIN_DIR "/rdmasim");
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " </dev/null >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  const int status = std::system(cmd.c_str());
+  Run r;
+  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+inline bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+}  // namespace test_support

@@ -1,0 +1,27 @@
+// Command-line parsing shared by the subcommands: the visible options plus one positional
+// argument (the scenario, sweep or results file).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+
+namespace cli {
+
+// Parses `argv` into `vm`, the positional argument named `positional` into `value`.
+inline boost::program_options::variables_map parse_options(
+    int argc, char** argv, const boost::program_options::options_description& opts,
+    const char* positional, std::string& value) {
+  namespace po = boost::program_options;
+  po::options_description hidden;
+  hidden.add_options()(positional, po::value(&value));
+  po::positional_options_description pos;
+  pos.add(positional, 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+}  // namespace cli
