@@ -32,12 +32,18 @@ struct Event {
 // queue) keep their own rings and hold at most one event here each, so the heap stays small
 // and most scheduling is O(1) amortised in the owning component (DESIGN.md, htsim's pipe).
 //
-// The heap holds only 16-byte keys (time, 32-bit sequence, payload slot); what the event does
-// (target, kind, arg) waits in a slot array that the heap never moves. Sifting is what the
-// kernel spends its time on, and on a large fabric (thousands of ports and links, each with
-// an event pending) it runs out of the L2 cache: 16-byte keys put four children in one cache
-// line, where 40-byte events needed three. The sequence wraps after 2^32 insertions; the
-// pending keys are then renumbered in their (time, seq) order, which keeps the total order.
+// The heap holds only 16-byte keys; what the event does (target, kind, arg) waits in a slot
+// array that the heap never moves. Sifting is what the kernel spends its time on, and on a
+// large fabric (thousands of ports and links, each with an event pending) it runs out of the
+// L2 cache: 16-byte keys put four children in one cache line, where 40-byte events needed
+// three. A key is one unsigned 128-bit number — time (sign bit flipped, so unsigned order is
+// signed order), then the sequence, then the slot — so ordering is one wide comparison
+// without branches; (time, seq) is unique, so the slot never decides. Pop is Floyd's
+// bottom-up variant: the hole at the root follows the smaller child down to a leaf (three
+// comparisons per level, none against the moved key), then the last key sifts up from there —
+// it came from the bottom and rarely rises, which halves the comparisons of the textbook
+// sift-down. The sequence wraps after 2^32 insertions; the pending keys are then renumbered in
+// their (time, seq) order, which keeps the total order.
 class Scheduler {
  public:
   // `seq_limit`: sequence numbers run below it before renumbering (small only in tests).
@@ -54,32 +60,32 @@ class Scheduler {
       payloads_.push_back(Payload{target, arg, kind});
     }
     if (next_seq_ == seq_limit_) renumber();
-    heap_.push_back(Key{t.ps, next_seq_++, slot});
+    heap_.push_back(make_key(t.ps, next_seq_++, slot));
     ++scheduled_total_;
-    sift_up(heap_.size() - 1);
+    sift_up(heap_.size() - 1, heap_.back());
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
-  Time top_time() const { return Time(heap_.front().time); }
+  Time top_time() const { return Time(key_time(heap_.front())); }
   Event pop();
   uint64_t scheduled_total() const { return scheduled_total_; }
 
  private:
-  struct Key {
-    int64_t time;
-    uint32_t seq;
-    uint32_t slot;  // index into payloads_
-  };
+  __extension__ typedef unsigned __int128 Key;
+  static constexpr uint64_t kSignBit = uint64_t{1} << 63;
+  static Key make_key(int64_t time, uint32_t seq, uint32_t slot) {
+    return (Key{static_cast<uint64_t>(time) ^ kSignBit} << 64) | (Key{seq} << 32) | Key{slot};
+  }
+  static int64_t key_time(Key k) {
+    return static_cast<int64_t>(static_cast<uint64_t>(k >> 64) ^ kSignBit);
+  }
+  static uint32_t key_slot(Key k) { return static_cast<uint32_t>(k); }
   struct Payload {
     EventHandler* target;
     uint64_t arg;
     uint32_t kind;
   };
-  static bool before(const Key& a, const Key& b) {
-    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
-  }
-  void sift_up(size_t i);
-  void sift_down(size_t i);
+  void sift_up(size_t i, Key k);
   void renumber();
   std::vector<Key> heap_;
   std::vector<Payload> payloads_;
