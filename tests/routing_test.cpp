@@ -103,6 +103,60 @@ TEST_CASE("routing: hosts never forward, even when that is the only way") {
   CHECK(distance(rt, f, 0, 2) == 2);  // the hub itself reaches both sides
 }
 
+namespace {
+
+// The definition of the tables, checked entry by entry: the next hops of (node, dst) are the
+// up ports, in port order, whose peer is one hop closer to dst and is a switch or dst itself.
+void check_against_definition(const Fabric& f, const RoutingTables& rt,
+                              const std::vector<bool>& up) {
+  for (int node = 0; node < static_cast<int>(f.ports.size()); ++node) {
+    for (int dst = 0; dst < rt.num_hosts; ++dst) {
+      const int32_t d = rt.distance[size_t(node) * rt.num_hosts + dst];
+      std::vector<uint16_t> expected;
+      for (int p = 0; d > 0 && p < static_cast<int>(f.ports[node].size()); ++p) {
+        const PortRef& ref = f.ports[node][p];
+        if (ref.link < 0 || (!up.empty() && !up[ref.link])) continue;
+        const int peer = ref.peer_node;
+        if (rt.distance[size_t(peer) * rt.num_hosts + dst] != d - 1) continue;
+        if (f.host_index[peer] >= 0 && f.host_index[peer] != dst) continue;
+        expected.push_back(static_cast<uint16_t>(p));
+      }
+      const auto got = rt.next_hops(node, dst);
+      INFO("node " << f.topo.nodes[node].name << " dst host " << dst);
+      REQUIRE(std::vector<uint16_t>(got.begin(), got.end()) == expected);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("routing: every next-hop set is exactly the up ports one hop closer") {
+  SECTION("fat-tree k=4 with two failed links") {
+    const Fabric f = build_fabric(make_fat_tree({.k = 4}));
+    std::vector<bool> up(f.topo.links.size(), true);
+    up[10] = false;
+    up[21] = false;
+    check_against_definition(f, compute_routes(f, up), up);
+  }
+  SECTION("leaf-spine whose leaves have more than 64 ports (masks of several words)") {
+    const Fabric f = build_fabric(
+        make_leaf_spine({.leaves = 3, .spines = 5, .hosts_per_leaf = 70, .uplinks_per_pair = 2}));
+    check_against_definition(f, compute_routes(f), {});
+  }
+  SECTION("dual-homed hosts") {
+    Topology t = make_leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2});
+    const Fabric plain = build_fabric(t);
+    // Second links: every host of leaf0 also to leaf1, one host of leaf2 also to leaf0.
+    for (const char* h : {"h0", "h1", "h4"}) {
+      t.links.push_back(Link{plain.node_by_name(h),
+                             plain.node_by_name(h[1] == '4' ? "leaf0" : "leaf1"), k100G, 1000, 0.0,
+                             -1, -1});
+    }
+    const Fabric f = build_fabric(t);
+    check_against_definition(f, compute_routes(f), {});
+  }
+}
+
 TEST_CASE("routing: link_up of the wrong size is refused") {
   const Fabric f = small_leaf_spine();
   REQUIRE_THROWS_AS(compute_routes(f, std::vector<bool>(3, true)), TopologyError);

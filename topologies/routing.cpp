@@ -2,6 +2,7 @@
 #include "topologies/routing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -61,46 +62,89 @@ RoutingTables compute_routes(const Fabric& f, const std::vector<bool>& link_up) 
   rt.distance.assign(entries, -1);
 
   // Distances: BFS outwards from each destination. A host other than the destination gets a
-  // distance (it can be a source) but is never expanded, so no path transits a host.
+  // distance (it can be a source) but is never expanded, so no path transits a host. The
+  // search runs on one contiguous column (the table's layout puts a destination's distances
+  // num_hosts entries apart: a cache miss per visit) and is copied out at the end.
   std::vector<int32_t> queue(num_nodes);
+  std::vector<int32_t> column(num_nodes);
   for (int dst = 0; dst < num_hosts; ++dst) {
-    auto dist = [&](int node) -> int32_t& { return rt.distance[size_t(node) * num_hosts + dst]; };
+    std::fill(column.begin(), column.end(), -1);
     const int dst_node = f.host_node[dst];
     size_t head = 0, tail = 0;
     queue[tail++] = dst_node;
-    dist(dst_node) = 0;
+    column[dst_node] = 0;
     while (head < tail) {
       const int node = queue[head++];
       if (node != dst_node && is_host(node)) continue;
-      const int32_t next = dist(node) + 1;
+      const int32_t next = column[node] + 1;
       for (uint32_t e = adj.begin[node]; e < adj.begin[node + 1]; ++e) {
         const int peer = adj.peer[e];
-        if (dist(peer) != -1) continue;
-        dist(peer) = next;
+        if (column[peer] != -1) continue;
+        column[peer] = next;
         queue[tail++] = peer;
       }
+    }
+    for (int node = 0; node < num_nodes; ++node) {
+      rt.distance[size_t(node) * num_hosts + dst] = column[node];
     }
   }
 
   // Next hops: every up port whose peer is one hop closer and may forward (a switch) or is
-  // the destination itself; identical port lists share one set.
+  // the destination itself; identical port lists share one set. Port by port, the comparison
+  // with the peer's distances runs over all destinations at once (two contiguous rows; the
+  // compiler vectorises it) into a bit mask per destination — 64 ports a word — and the
+  // masks then become port lists. Neighbouring destinations (hosts under one leaf) mostly
+  // share a mask, so most lists come from the previous destination's without a map lookup.
   rt.set_of.assign(entries, 0);
   rt.sets.push_back({0, 0});
   std::map<std::vector<uint16_t>, uint32_t> set_index;
   std::vector<uint16_t> hops;
+  std::vector<uint64_t> masks;  // [word * num_hosts + dst]
+  std::vector<uint64_t> last_mask;
   for (int node = 0; node < num_nodes; ++node) {
     const int32_t* row = &rt.distance[size_t(node) * num_hosts];
+    const uint32_t first_edge = adj.begin[node];
+    const uint32_t degree = adj.begin[node + 1] - first_edge;
+    const size_t words = (degree + 63) / 64;
+    masks.assign(words * num_hosts, 0);
+    for (uint32_t i = 0; i < degree; ++i) {
+      const int peer = adj.peer[first_edge + i];
+      const uint64_t bit = uint64_t{1} << (i % 64);
+      uint64_t* m = &masks[(i / 64) * num_hosts];
+      if (is_host(peer)) {  // only towards itself: hosts never forward
+        const int h = f.host_index[peer];
+        if (row[h] == 1) m[h] |= bit;
+        continue;
+      }
+      const int32_t* peer_row = &rt.distance[size_t(peer) * num_hosts];
+      for (int dst = 0; dst < num_hosts; ++dst) {
+        m[dst] |= peer_row[dst] == row[dst] - 1 ? bit : 0;
+      }
+    }
+    last_mask.assign(words, 0);
+    uint32_t last_set = 0;
     for (int dst = 0; dst < num_hosts; ++dst) {
       if (row[dst] <= 0) continue;  // unreachable, or the destination itself
-      const int dst_node = f.host_node[dst];
-      hops.clear();
-      for (uint32_t e = adj.begin[node]; e < adj.begin[node + 1]; ++e) {
-        const int peer = adj.peer[e];
-        if (rt.distance[size_t(peer) * num_hosts + dst] != row[dst] - 1) continue;
-        if (peer != dst_node && is_host(peer)) continue;
-        hops.push_back(adj.port[e]);
+      bool any = false, same = last_set != 0;
+      for (size_t w = 0; w < words; ++w) {
+        const uint64_t m = masks[w * num_hosts + dst];
+        any |= m != 0;
+        same &= m == last_mask[w];
       }
-      if (hops.empty()) continue;
+      if (!any) continue;
+      if (same) {
+        rt.set_of[size_t(node) * num_hosts + dst] = last_set;
+        continue;
+      }
+      hops.clear();
+      for (size_t w = 0; w < words; ++w) {
+        uint64_t m = masks[w * num_hosts + dst];
+        last_mask[w] = m;
+        for (; m != 0; m &= m - 1) {
+          hops.push_back(
+              adj.port[first_edge + w * 64 + static_cast<uint32_t>(std::countr_zero(m))]);
+        }
+      }
       auto [it, inserted] = set_index.try_emplace(hops, static_cast<uint32_t>(rt.sets.size()));
       if (inserted) {
         rt.sets.push_back(
@@ -108,6 +152,7 @@ RoutingTables compute_routes(const Fabric& f, const std::vector<bool>& link_up) 
         rt.ports.insert(rt.ports.end(), hops.begin(), hops.end());
       }
       rt.set_of[size_t(node) * num_hosts + dst] = it->second;
+      last_set = it->second;
     }
   }
   return rt;
