@@ -90,7 +90,7 @@ TEST_CASE("nic pfc: a host draining at 50 Gb/s pauses its switch and sets the go
   CHECK(goodput_gbps(quick) > 90.0);
 }
 
-TEST_CASE("nic pfc: without NIC PFC a bounded receive buffer overflows; go-back-N recovers",
+TEST_CASE("nic pfc: without NIC PFC a bounded receive buffer overflows, go-back-N recovers",
           "[pfc][nic_pfc]") {
   scen::Json j = slow_receiver("50Gbps", "0", "1MB");
   j["fabric"]["nic"]["rx_buffer"] = "64KB";

@@ -207,7 +207,7 @@ TEST_CASE("pfc: congestion at one leaf pauses the spine, the far leaf and its se
   CHECK(test_support::link_between(out, "leaf0", "h0").pause_frames_sent == 0);
 }
 
-TEST_CASE("pfc: headroom below the need is reported; the formula's headroom never runs out",
+TEST_CASE("pfc: headroom below the need is reported, the formula's headroom never runs out",
           "[pfc]") {
   for (const char* rate : {"100Gbps", "400Gbps"}) {
     for (const char* cable : {"1m", "10m", "100m"}) {

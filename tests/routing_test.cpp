@@ -58,7 +58,7 @@ TEST_CASE("routing: next hops lead one hop closer and distances count links") {
   CHECK(rt.set_of.size() == f.topo.nodes.size() * 4);
 }
 
-TEST_CASE("routing: a failed uplink removes its paths; a cut-off leaf is unreachable") {
+TEST_CASE("routing: a failed uplink removes its paths, a cut-off leaf is unreachable") {
   const Fabric f = small_leaf_spine();
   std::vector<bool> up(f.topo.links.size(), true);
   up[find_link(f, "leaf0", "spine1")] = false;

@@ -272,7 +272,7 @@ TEST_CASE("features: ack_every coalesces ACKs, always acknowledging the last pac
   }
 }
 
-TEST_CASE("features: a failed leaf-spine link carries nothing; traffic takes the other spine",
+TEST_CASE("features: a failed leaf-spine link carries nothing, traffic takes the other spine",
           "[features]") {
   Json j;
   j["topology"] = leaf_spine(2, 2, 2);  // h0, h1 on leaf0; h2, h3 on leaf1

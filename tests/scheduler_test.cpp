@@ -45,7 +45,7 @@ TEST_CASE("scheduler: time limit stops before later events and keeps them", "[si
   CHECK(r.fired.size() == 2);
 }
 
-TEST_CASE("scheduler: cancelled timers never fire; re-armed timers fire once at the deadline",
+TEST_CASE("scheduler: cancelled timers never fire, re-armed timers fire once at the deadline",
           "[sim]") {
   sim::Simulator sim(1);
   Recorder owner(sim);

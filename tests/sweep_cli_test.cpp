@@ -184,7 +184,7 @@ TEST_CASE("sweep cli: killed with SIGKILL mid-way, --resume completes every poin
     CHECK(lines[i].rfind(std::to_string(i - 1) + ",", 0) == 0);
 }
 
-TEST_CASE("sweep cli: shards partition the points; merge equals a single run", "[sweep][cli]") {
+TEST_CASE("sweep cli: shards partition the points, merge equals a single run", "[sweep][cli]") {
   TempDir dir("rdmasim_sweep");
   const std::string sweep = write_sweep(dir, {"64KB", "96KB", "128KB", "160KB"});  // 8 points
   const Run single = rdmasim({"sweep", sweep, "--out", "single", "-q"}, dir);

@@ -184,7 +184,7 @@ TEST_CASE("sweep: a point loads like run --set, and a refused value names axis a
   }
 }
 
-TEST_CASE("sweep: repeats draw different random workloads; seeds above 2^63 are refused",
+TEST_CASE("sweep: repeats draw different random workloads, seeds above 2^63 are refused",
           "[sweep]") {
   // The shipped oversubscription sweep: a seeded random permutation, three repeats per spine
   // count. Each repeat must be its own permutation (a seed lost on the way would repeat one).

@@ -142,7 +142,7 @@ TEST_CASE("mmu: a lossless ingress pauses at alpha x free, fills headroom, resum
   CHECK(tc.events[0].second == 6'000);
 }
 
-TEST_CASE("mmu: static thresholds apply above the reserve; a full pool also pauses", "[mmu]") {
+TEST_CASE("mmu: static thresholds apply above the reserve, a full pool also pauses", "[mmu]") {
   SwitchBuffer b(params(200'000, ThresholdMode::Static, {1, 8}, 2'000), 1);
   Transitions t;
   b.set_xoff_listener(&t);

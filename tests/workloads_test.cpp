@@ -140,7 +140,7 @@ TEST_CASE("workloads: all-to-all sends once along every ordered pair of distinct
   CHECK(models::make_all_to_all({{5}, 1, 0_ns}).empty());
 }
 
-TEST_CASE("workloads: start jitter adds a delay within [0, jitter]; zero jitter changes nothing") {
+TEST_CASE("workloads: start jitter adds a delay within [0, jitter], zero jitter changes nothing") {
   auto flows = models::make_all_to_all({spaced_hosts(20), 1, 10_us});
   sim::Rng rng(11);
   models::apply_start_jitter(flows, 0_ns, rng);
