@@ -120,7 +120,7 @@ TEST_CASE("calibrating on the ConnectX-6 perftest traces reproduces both curves"
   CHECK(r.params.efficiency <= 1.0);
 }
 
-TEST_CASE("calibrate and validate from the command line; params.json is an overlay",
+TEST_CASE("calibrate and validate from the command line with params.json as an overlay",
           "[calibrate][cli]") {
   const test_support::TempDir dir("rdmasim_calibrate");
   // Traces made by rdmasim itself (perftest layout) at known parameters.

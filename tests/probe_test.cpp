@@ -79,7 +79,7 @@ TEST_CASE("probe tcp ping-pong and bandwidth sweeps over loopback give perftest 
   }
 }
 
-TEST_CASE("probe server and client in two processes; the server checks versions and sizes",
+TEST_CASE("probe server and client in two processes with the server checking versions and sizes",
           "[probe]") {
   RDMASIM_REQUIRE_PROBE();
   const test_support::TempDir dir("rdmasim_probe2");
@@ -122,7 +122,7 @@ TEST_CASE("probe verbs transport without an RDMA device exits 2 with a clear mes
   CHECK(test_support::contains(r.err, "no RDMA device found; use --transport tcp"));
 }
 
-TEST_CASE("probe replays a 4-host scenario under mpirun; compare reads its flows.csv",
+TEST_CASE("probe replays a 4-host scenario under mpirun and compare reads its flows.csv",
           "[probe][mpi]") {
   RDMASIM_REQUIRE_PROBE();
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {

@@ -43,7 +43,7 @@ constexpr double kMiB = 1048576.0;
 
 }  // namespace
 
-TEST_CASE("every shared trace parses, with the values the files hold", "[traces]") {
+TEST_CASE("every shared trace parses with the values the files hold", "[traces]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/traces";
   int files = 0;
