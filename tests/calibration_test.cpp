@@ -189,3 +189,34 @@ TEST_CASE("calibrate and validate from the command line with params.json as an o
   CHECK(coll.exit_code == 2);
   CHECK(test_support::contains(coll.err, "collective"));
 }
+
+TEST_CASE("calibrate refuses a bad cluster description or host pair with exit code 2",
+          "[calibrate][cli]") {
+  const test_support::TempDir dir("rdmasim_calibrate_bad");
+  dir.write("lat.txt",
+            "RDMA_Write Latency Test\n #bytes #iterations t_min[usec] t_max[usec] "
+            "t_typical[usec]\n 4096 100 2.0 3.0 2.5\n------------------------------\n");
+  dir.write("no_topology.json", R"({"name": "x", "nodes": 2, "link_rate": "100Gbps"})");
+  const auto a = test_support::rdmasim(
+      {"calibrate", "--cluster", "no_topology.json", "--trace", "lat.txt", "-o", "p.json"}, dir);
+  CHECK(a.exit_code == 2);
+  CHECK(test_support::contains(a.err, "topology"));
+  dir.write("fabric.json", R"({"name": "x", "nodes": 2, "link_rate": "100Gbps",
+    "fabric": "ethernet", "topology": {}})");
+  const auto b = test_support::rdmasim(
+      {"calibrate", "--cluster", "fabric.json", "--trace", "lat.txt", "-o", "p.json"}, dir);
+  CHECK(b.exit_code == 2);
+  CHECK(test_support::contains(b.err, "ethernet"));
+  dir.write("ok.json", R"({"name": "x", "nodes": 2, "link_rate": "100Gbps",
+    "topology": {"nodes": [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"},
+                           {"name": "s", "kind": "switch"}],
+                 "links": [{"a": "h0", "b": "s", "rate": "100Gbps", "latency": "1ns"},
+                           {"a": "s", "b": "h1", "rate": "100Gbps", "latency": "1ns"}]}})");
+  const auto c = test_support::rdmasim(
+      {"calibrate", "--cluster", "ok.json", "--trace", "lat.txt@h0,h9", "-o", "p.json"}, dir);
+  CHECK(c.exit_code == 2);
+  CHECK(test_support::contains(c.err, "h9"));
+  const auto d = test_support::rdmasim({"calibrate", "--trace", "lat.txt", "-o", "p.json"}, dir);
+  CHECK(d.exit_code == 2);
+  CHECK(test_support::contains(d.err, "--cluster"));
+}

@@ -210,6 +210,14 @@ TEST_CASE("perftest and nccl-tests version variants parse", "[traces]") {
   CHECK(g.info.verb == "read");
   REQUIRE(g.bw.size() == 1);
   CHECK(g.bw[0].average_bytes_per_s == Approx(97.80e9 / 8));
+  // Columns separated by single spaces.
+  const std::string tight =
+      "RDMA_Write Latency Test\n #bytes #iterations t_min[usec] t_max[usec] t_typical[usec] "
+      "99% percentile[usec]\n 4096 100 2.0 3.0 2.5 2.9\n------------------------------\n";
+  const auto ti = traces::parse_perftest(tight, "tight.txt");
+  REQUIRE(ti.lat.size() == 1);
+  CHECK(ti.lat[0].t_typical_us == Approx(2.5));
+  CHECK(ti.lat[0].p99_us == Approx(2.9));
   // An unknown unit is refused with its line.
   const std::string kb =
       "RDMA_Read BW Test\n #bytes #iterations BW peak[KB/sec] "

@@ -46,9 +46,11 @@ std::string lower(std::string s) {
 }
 
 // The table header, e.g. "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]":
-// names carry their unit in brackets and may contain one space ("BW peak", "99% percentile").
+// names carry their unit in brackets; "BW peak", "BW average" and the percentiles contain one
+// space; columns are separated by one space or more (versions differ).
 std::vector<Column> read_header(const Line& l, const std::string& file) {
-  static const std::regex item(R"(([#A-Za-z0-9_.%]+(?: [A-Za-z_]+)?)\[([^\]]*)\]|#[A-Za-z]+)");
+  static const std::regex item(
+      R"(((?:BW|[0-9.]+%) [A-Za-z_]+|[#A-Za-z0-9_.%]+)\[([^\]]*)\]|#[A-Za-z]+)");
   std::vector<Column> cols;
   for (auto it = std::sregex_iterator(l.text.begin(), l.text.end(), item);
        it != std::sregex_iterator(); ++it) {
