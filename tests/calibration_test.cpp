@@ -216,6 +216,21 @@ TEST_CASE("calibrate refuses a bad cluster description or host pair with exit co
       {"calibrate", "--cluster", "ok.json", "--trace", "lat.txt@h0,h9", "-o", "p.json"}, dir);
   CHECK(c.exit_code == 2);
   CHECK(test_support::contains(c.err, "h9"));
+  // A description whose link rate is not its topology's, or whose node count is not.
+  std::string rate = test_support::read_file(dir / "ok.json");
+  rate.replace(rate.find("\"100Gbps\""), 9, "\"200Gbps\"");
+  dir.write("rate.json", rate);
+  const auto e = test_support::rdmasim(
+      {"calibrate", "--cluster", "rate.json", "--trace", "lat.txt", "-o", "p.json"}, dir);
+  CHECK(e.exit_code == 2);
+  CHECK(test_support::contains(e.err, "link_rate"));
+  std::string nodes = test_support::read_file(dir / "ok.json");
+  nodes.replace(nodes.find("\"nodes\": 2"), 10, "\"nodes\": 3");
+  dir.write("nodes.json", nodes);
+  const auto f = test_support::rdmasim(
+      {"calibrate", "--cluster", "nodes.json", "--trace", "lat.txt", "-o", "p.json"}, dir);
+  CHECK(f.exit_code == 2);
+  CHECK(test_support::contains(f.err, "nodes x nics_per_node"));
   const auto d = test_support::rdmasim({"calibrate", "--trace", "lat.txt", "-o", "p.json"}, dir);
   CHECK(d.exit_code == 2);
   CHECK(test_support::contains(d.err, "--cluster"));

@@ -7,6 +7,7 @@
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
+#include "sim/units.hpp"
 
 namespace calib {
 namespace {
@@ -76,6 +77,22 @@ std::vector<double> simulate(const ClusterSpec& c, const FabricParams& p, Experi
   }
   const int src = host_number(s, e.src, e.file + ": source host");
   const int dst = host_number(s, e.dst, e.file + ": destination host");
+  // The description must agree with its topology: one host per NIC, the NIC at link_rate
+  // (the efficiency is relative to it).
+  const auto hosts = static_cast<int64_t>(s.fabric.host_node.size());
+  if (hosts != c.nodes * c.nics_per_node) {
+    throw scen::InputError(
+        c.file + ": nodes", std::to_string(c.nodes),
+        "nodes x nics_per_node = the topology's " + std::to_string(hosts) + " hosts");
+  }
+  const int src_node = s.fabric.host_node[static_cast<size_t>(src)];
+  for (const auto& l : s.fabric.topo.links) {
+    if ((l.a == src_node || l.b == src_node) && l.rate_bps != c.link_rate_bps) {
+      throw scen::InputError(c.file + ": link_rate", sim::format_rate(c.link_rate_bps),
+                             "the rate of " + e.src + "'s link in the topology (" +
+                                 sim::format_rate(l.rate_bps) + ")");
+    }
+  }
   const int64_t rate = c.link_rate_bps;
   // Flows: per selected size, its messages in a window of their own.
   struct Window {
