@@ -160,6 +160,13 @@ TEST_CASE("probe replays a 4-host scenario under mpirun and compare reads its fl
     CHECK(prefix(real_rows[i], 8) == prefix(sim_rows[i], 8));
     CHECK(real_rows[i].substr(real_rows[i].size() - 2) == ",1");  // completed
   }
+  // One rank per host: a run with fewer ranks is refused before anything is sent.
+  std::string two_ranks = mpirun;
+  two_ranks.replace(two_ranks.find("-np 4"), 5, "-np 2");
+  const auto wrong =
+      shell(two_ranks + RDMASIM_BIN_DIR "/rdmasim-probe replay " + scenario + " -o r2", dir);
+  CHECK(wrong.exit_code == 2);
+  CHECK(test_support::contains(wrong.err, "one MPI rank per host: mpirun -np 4"));
   const auto cmp = test_support::rdmasim({"compare", "sim", "real"}, dir);
   INFO(cmp.out << cmp.err);
   REQUIRE(cmp.exit_code == 0);
