@@ -59,6 +59,10 @@ void Nic::activate(QueuePair& qp) {
 PacketHandle Nic::next_packet(FlowControlGate* gate) {
   const sim::Time now = ctx_.sim.now();
   sim::Time earliest = sim::Time::max();
+  if (now < engine_free_at_) {  // the send engine is still on the previous packet or message
+    if (!active_.empty()) schedule_pacing_wake(engine_free_at_);
+    return kNoPacket;
+  }
   for (size_t tries = active_.size(); tries > 0; --tries) {
     const uint32_t id = active_.front();
     active_.pop_front();
@@ -86,17 +90,28 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
     }
     if (!qp.rto->armed()) qp.rto->arm(now + params_.rto);
+    if (params_.max_send_rate_bps > 0 || params_.message_overhead.ps > 0) {
+      engine_free_at_ = now;
+      if (params_.max_send_rate_bps > 0) {
+        engine_free_at_ += sim::serialization_time(p.wire_bytes, params_.max_send_rate_bps);
+      }
+      if (p.psn == 0) engine_free_at_ += params_.message_overhead;
+    }
     if (dcqcn_ != nullptr) dcqcn_->on_sent(qp, p.wire_bytes);
     active_.push_back(id);
     ++stats_.data_packets_sent;
     return h;
   }
-  if (earliest != sim::Time::max() && (!pacing_wake_pending_ || earliest < pacing_wake_at_)) {
-    pacing_wake_pending_ = true;
-    pacing_wake_at_ = earliest;
-    ctx_.sim.at(earliest, this, kPacingWake);
-  }
+  if (earliest != sim::Time::max()) schedule_pacing_wake(earliest);
   return kNoPacket;
+}
+
+void Nic::schedule_pacing_wake(sim::Time at) {
+  if (!pacing_wake_pending_ || at < pacing_wake_at_) {
+    pacing_wake_pending_ = true;
+    pacing_wake_at_ = at;
+    ctx_.sim.at(at, this, kPacingWake);
+  }
 }
 
 uint32_t Nic::data_payload_bytes(const QueuePair& qp) const {
@@ -317,6 +332,7 @@ void Nic::on_data(PacketHandle h) {
   if (p.psn == qp.expected_psn) {
     ++qp.expected_psn;
     qp.delivered_bytes += p.payload_bytes;
+    if (qp.expected_psn == qp.total_packets) qp.delivered_at = ctx_.sim.now();
     qp.nacked_psn = UINT32_MAX;
     if (++qp.unacked >= params_.ack_every || qp.expected_psn == qp.total_packets) {
       qp.unacked = 0;

@@ -79,6 +79,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void activate(QueuePair& qp);
   bool has_sendable(const QueuePair& qp) const;
   PacketHandle make_data_packet(QueuePair& qp);
+  void schedule_pacing_wake(sim::Time at);  // one pending wake, the earliest
   uint32_t data_payload_bytes(const QueuePair& qp) const;  // of the packet at snd_nxt
   uint32_t data_wire_bytes(const QueuePair& qp) const;
   void send_control(const Packet& data, PacketType type, uint32_t psn);
@@ -101,6 +102,8 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;
+  // The send engine (NicParams::max_send_rate_bps, message_overhead) is busy until then.
+  sim::Time engine_free_at_;
   NicStats stats_;
   // Receive buffer: packets in arrival order, drained one at a time by the host.
   Ring<PacketHandle> rx_queue_;

@@ -29,6 +29,14 @@ struct NicParams {
   // WQE fetch, DMA read), and from a packet's last bit to its delivery (DMA write).
   sim::Time tx_latency{0};
   sim::Time rx_latency{0};
+  // The NIC's send engine (WQE processing, DMA reads over PCIe), which real NICs run below the
+  // wire: it produces data packets at most at `max_send_rate_bps` (wire bytes; 0 = line rate)
+  // and spends `message_overhead` on each message (after its first packet), during which it
+  // produces nothing. Streaming N messages of S bytes then takes about
+  // N x (wire(S) / max_send_rate + message_overhead). Both are what `rdmasim calibrate` fits
+  // to perftest's bandwidth tables (efficiency = max_send_rate / line rate).
+  int64_t max_send_rate_bps = 0;
+  sim::Time message_overhead{0};
   // Traffic classes and DSCPs (qos_params.hpp). Common RoCE deployments put data in priority 3
   // with DSCP 26 and CNPs in priority 6 with DSCP 48 (NVIDIA's lossless RoCE configuration);
   // ACK/NACK go in a class of their own, ahead of data, with the class-selector DSCP of it.

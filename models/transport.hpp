@@ -48,6 +48,7 @@ struct QueuePair {
   uint32_t nacked_psn = UINT32_MAX;  // a NACK for this PSN is outstanding (send it once)
   bool congestion_to_echo = false;   // CE-marked data arrived since the last ACK/NACK
   uint64_t delivered_bytes = 0;
+  sim::Time delivered_at;  // when its last packet reached the host (one-way message latency)
   uint64_t duplicate_packets = 0;
   uint64_t out_of_order_packets = 0;
 };

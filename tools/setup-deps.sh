@@ -2,7 +2,8 @@
 # Installs what rdmasim needs from Debian packages, only what is missing (idempotent).
 set -euo pipefail
 packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
-          nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib)
+          nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib
+          libibverbs-dev openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -158,6 +158,14 @@ const FieldTable<NicParams>& nic_fields() {
                                       "post to first packet ready (doorbell, WQE fetch, DMA)"));
     f.push_back(time_field<NicParams>("rx_latency", &NicParams::rx_latency,
                                       "last bit in to delivery and ACK generation (DMA write)"));
+    f.push_back(rate_or_zero_field<NicParams>(
+        "max_send_rate", &NicParams::max_send_rate_bps,
+        "send engine's packet rate cap in wire bits/s (DMA, PCIe), 0 = line rate; "
+        "rdmasim calibrate fits it"));
+    f.push_back(time_field<NicParams>(
+        "message_overhead", &NicParams::message_overhead,
+        "send engine time per message (WQE fetch, DMA setup) in which it sends nothing; "
+        "rdmasim calibrate fits it"));
     f.push_back(int_field<NicParams>("data_priority", &NicParams::data_priority,
                                      "traffic class of data of flows that give no class", 0, 7));
     f.push_back(int_field<NicParams>("data_dscp", &NicParams::data_dscp,

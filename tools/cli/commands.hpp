@@ -13,5 +13,8 @@ int cmd_topo(int argc, char** argv);
 int cmd_import(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_plot(int argc, char** argv);
+int cmd_compare(int argc, char** argv);    // tools/cli/cmd_compare.cpp
+int cmd_calibrate(int argc, char** argv);  // tools/cli/cmd_calibrate.cpp
+int cmd_validate(int argc, char** argv);
 
 }  // namespace cli

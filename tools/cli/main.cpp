@@ -25,6 +25,10 @@ const char* kUsage =
     "  topo gen KIND ...   generate a topology file (leaf-spine, fat-tree, clos3, rail)\n"
     "  topo show FILE      counts, bisection, path diversity (--dot for Graphviz)\n"
     "  import hpcc|htsim   convert a peer simulator's input files to a scenario\n"
+    "  calibrate           fit NIC/switch parameters to perftest traces: --cluster C.json\n"
+    "                      --trace T [--trace T2 ...] -o params.json\n"
+    "  validate            predict a trace with fitted parameters: --cluster --params --trace\n"
+    "  compare SIM REAL    two runs' flows.csv: FCT percentiles side by side with the error\n"
     "\n"
     "  --version           print the version\n"
     "\n"
@@ -54,6 +58,9 @@ int main(int argc, char** argv) {
     if (cmd == "import") return cli::cmd_import(argc - 1, argv + 1);
     if (cmd == "sweep") return cli::cmd_sweep(argc - 1, argv + 1);
     if (cmd == "plot") return cli::cmd_plot(argc - 1, argv + 1);
+    if (cmd == "compare") return cli::cmd_compare(argc - 1, argv + 1);
+    if (cmd == "calibrate") return cli::cmd_calibrate(argc - 1, argv + 1);
+    if (cmd == "validate") return cli::cmd_validate(argc - 1, argv + 1);
     std::fprintf(stderr, "rdmasim: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return cli::kBadInput;
   } catch (const scen::InputError& e) {

@@ -1,0 +1,135 @@
+#include "tools/calibration/cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "scenarios/loader/input_error.hpp"
+#include "sim/units.hpp"
+
+namespace calib {
+namespace {
+
+// Picoseconds, rounded, as a time string the loader reads exactly.
+std::string ps_text(double ns) {
+  return std::to_string(static_cast<int64_t>(std::llround(std::max(0.0, ns) * 1000))) + "ps";
+}
+
+scen::Json read_json_file(const std::string& path, const char* what) {
+  std::ifstream in(path);
+  if (!in) throw scen::InputError(path, "", std::string("a readable ") + what + " JSON file");
+  try {
+    return scen::Json::parse(in);
+  } catch (const scen::Json::parse_error& e) {
+    throw scen::InputError(path, e.what(), std::string("valid JSON (") + what + ")");
+  }
+}
+
+}  // namespace
+
+ClusterSpec read_cluster_file(const std::string& path) {
+  const scen::Json j = read_json_file(path, "cluster description");
+  return read_cluster_json(j, path, std::filesystem::path(path).parent_path().string());
+}
+
+ClusterSpec read_cluster_json(const scen::Json& j, const std::string& path,
+                              const std::string& base_dir) {
+  scen::JsonReader r(j, path);
+  r.expect_object();
+  ClusterSpec c;
+  c.file = path;
+  c.base_dir = base_dir.empty() ? "." : base_dir;
+  c.name = r.string("name", "cluster");
+  c.nodes = r.integer("nodes", 1, 1'000'000);
+  c.gpus_per_node = r.integer("gpus_per_node", 0, 0, 64);
+  c.nics_per_node = r.integer("nics_per_node", 1, 1, 64);
+  c.link_rate_bps = r.rate_bps("link_rate");
+  c.infiniband = r.choice("fabric", {"infiniband", "roce"}, "infiniband") == "infiniband";
+  if (!r.has("topology")) {
+    throw scen::InputError(r.child_path("topology"), "", "the topology (as in a scenario)");
+  }
+  c.topology = r.at("topology").json();
+  if (r.has("pair")) {
+    const scen::Json& p = r.at("pair").json();
+    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string() || p[0] == p[1]) {
+      throw scen::InputError(r.child_path("pair"), p.dump(), "two different host names");
+    }
+    c.pair_src = p[0].get<std::string>();
+    c.pair_dst = p[1].get<std::string>();
+  }
+  if (r.has("nic")) c.nic = r.at("nic").json();
+  r.finish();
+  return c;
+}
+
+scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
+  scen::Json nic;
+  // The one-way host latency is split evenly over the send and the receive side: a
+  // ping-pong sees only the sum, and so does every one-way transfer.
+  nic["tx_latency"] = ps_text(p.host_latency_ns / 2);
+  nic["rx_latency"] = ps_text(p.host_latency_ns / 2);
+  const auto rate =
+      static_cast<int64_t>(std::llround(p.efficiency * 1e6)) * (c.link_rate_bps / 1'000'000);
+  nic["max_send_rate"] = p.efficiency >= 1 ? "0" : sim::format_rate(rate);
+  nic["message_overhead"] = ps_text(p.message_overhead_ns);
+  scen::Json out;
+  out["fabric"]["nic"] = nic;
+  out["fabric"]["switch"]["latency"] = ps_text(p.hop_latency_ns);
+  return out;
+}
+
+FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) {
+  const scen::Json j = read_json_file(path, "parameters");
+  FabricParams p;
+  try {
+    const scen::Json& nic = j.at("fabric").at("nic");
+    p.host_latency_ns =
+        static_cast<double>(sim::parse_time(nic.at("tx_latency").get<std::string>()).ps +
+                            sim::parse_time(nic.at("rx_latency").get<std::string>()).ps) /
+        1000.0;
+    const std::string rate = nic.at("max_send_rate").get<std::string>();
+    p.efficiency = rate == "0" ? 1.0
+                               : static_cast<double>(sim::parse_rate_bps(rate)) /
+                                     static_cast<double>(c.link_rate_bps);
+    p.message_overhead_ns =
+        static_cast<double>(sim::parse_time(nic.at("message_overhead").get<std::string>()).ps) /
+        1000.0;
+    p.hop_latency_ns =
+        static_cast<double>(
+            sim::parse_time(j.at("fabric").at("switch").at("latency").get<std::string>()).ps) /
+        1000.0;
+  } catch (const std::exception& e) {
+    throw scen::InputError(path, e.what(),
+                           "a params.json written by rdmasim calibrate (fabric.nic.tx_latency, "
+                           "rx_latency, max_send_rate, message_overhead; fabric.switch.latency)");
+  }
+  return p;
+}
+
+scen::Json cluster_scenario(const ClusterSpec& c, const FabricParams& p, int64_t mtu) {
+  scen::Json s;
+  s["name"] = "calibrate-" + c.name;
+  s["topology"] = c.topology;
+  scen::Json fabric = params_overlay(c, p)["fabric"];
+  // InfiniBand: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 header bytes, no Ethernet framing (IBA
+  // vol. 1, ch. 7); RoCEv2 keeps the NIC defaults (62 + 20, nic_params.hpp).
+  if (c.infiniband) {
+    fabric["nic"]["header_bytes"] = 26;
+    fabric["nic"]["framing_bytes"] = 0;
+  }
+  // Go-back-N never fires in an idle fabric; a long timeout keeps it that way for long streams.
+  fabric["nic"]["rto"] = "1s";
+  if (c.nic.is_object()) {
+    for (const auto& [k, v] : c.nic.items()) fabric["nic"][k] = v;
+  }
+  if (mtu > 0) fabric["nic"]["mtu"] = mtu;
+  fabric["switch"]["forwarding"] = "cut-through";
+  s["fabric"] = fabric;
+  // A placeholder the loader requires; the experiment replaces the flows with its messages.
+  s["workload"]["permutation"] = {{"hosts", "all"}, {"size", "1B"}};
+  s["stop"]["until"] = "workload-done";
+  return s;
+}
+
+}  // namespace calib

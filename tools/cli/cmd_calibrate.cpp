@@ -1,0 +1,136 @@
+// rdmasim calibrate / validate: perftest traces against simulations of the same experiments on
+// the described cluster. calibrate fits the parameters and writes params.json (an overlay a
+// scenario includes), report.txt, report.csv and a PNG plot; validate predicts with given
+// parameters and reports the same table without fitting.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include "scenarios/loader/input_error.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
+#include "sim/units.hpp"
+#include "tools/calibration/calibration.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace cli {
+namespace {
+
+struct Common {
+  std::string cluster_file;
+  std::vector<std::string> traces;
+  std::string min_size = "4KiB";
+  std::string report_dir;
+  bool no_plot = false;
+};
+
+void add_common(po::options_description& opts, Common& c) {
+  opts.add_options()("help,h", "this help")("cluster", po::value(&c.cluster_file),
+                                            "cluster description JSON")(
+      "trace", po::value(&c.traces)->composing(),
+      "perftest trace (repeatable); FILE@SRC,DST names the hosts it ran between (default: the "
+      "cluster's \"pair\")")("min-size", po::value(&c.min_size)->default_value("4KiB"),
+                             "smallest message size fitted and scored in the MAPE")(
+      "report", po::value(&c.report_dir),
+      "folder for report.txt, report.csv and calibration.png (default: beside the output)")(
+      "no-plot", po::bool_switch(&c.no_plot), "do not draw the PNG");
+}
+
+std::vector<calib::Experiment> load_experiments(const Common& o, const calib::ClusterSpec& c) {
+  if (o.traces.empty()) throw scen::InputError("--trace", "", "at least one perftest trace");
+  std::vector<calib::Experiment> out;
+  for (const std::string& arg : o.traces) {
+    std::string file = arg, src, dst;
+    const auto at = arg.rfind('@');
+    if (at != std::string::npos && arg.find(',', at) != std::string::npos) {
+      file = arg.substr(0, at);
+      const std::string hosts = arg.substr(at + 1);
+      src = hosts.substr(0, hosts.find(','));
+      dst = hosts.substr(hosts.find(',') + 1);
+    }
+    out.push_back(calib::experiment_from_trace(traces::read_trace_file(file), c, src, dst));
+  }
+  return out;
+}
+
+void write_report(const Common& o, const std::string& default_dir,
+                  const calib::CalibrationResult& r) {
+  const std::string dir = o.report_dir.empty() ? default_dir : o.report_dir;
+  std::filesystem::create_directories(dir);
+  const std::string text = calib::format_report(r);
+  std::cout << text;
+  scen::write_file_atomic(dir + "/report.txt", text);
+  scen::write_file_atomic(dir + "/report.csv", calib::report_csv(r));
+  if (!o.no_plot) {
+    if (calib::plot_report(dir + "/report.csv", dir + "/calibration.png")) {
+      std::cout << "plot: " << dir << "/calibration.png\n";
+    } else {
+      std::cerr << "rdmasim: no plot drawn (python3-matplotlib?); the table is in " << dir
+                << "/report.csv\n";
+    }
+  }
+  std::cout << "report: " << dir << "/report.txt\n";
+}
+
+}  // namespace
+
+int cmd_calibrate(int argc, char** argv) {
+  po::options_description opts(
+      "rdmasim calibrate --cluster C.json --trace T [--trace T2 ...] -o params.json");
+  Common o;
+  std::string output;
+  add_common(opts, o);
+  opts.add_options()("output,o", po::value(&output), "params.json to write (required)");
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kOk;
+  }
+  if (o.cluster_file.empty()) throw scen::InputError("--cluster", "", "a cluster description");
+  if (output.empty()) throw scen::InputError("--output", "", "the params.json to write (-o)");
+  const calib::ClusterSpec c = calib::read_cluster_file(o.cluster_file);
+  std::vector<calib::Experiment> ex = load_experiments(o, c);
+  const int64_t min_bytes = sim::parse_bytes(o.min_size);
+  const calib::CalibrationResult r = calib::calibrate(c, ex, min_bytes);
+  scen::Json overlay = calib::params_overlay(c, r.params);
+  std::string traces_used;
+  for (const auto& e : ex) traces_used += (traces_used.empty() ? "" : ", ") + e.file;
+  overlay["description"] = "fabric parameters fitted by rdmasim calibrate for cluster '" + c.name +
+                           "' to " + traces_used;
+  const std::filesystem::path out_path(output);
+  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
+  scen::write_file_atomic(output, overlay.dump(2) + "\n");
+  std::cout << "params: " << output << "\n";
+  write_report(o, out_path.has_parent_path() ? out_path.parent_path().string() : ".", r);
+  return kOk;
+}
+
+int cmd_validate(int argc, char** argv) {
+  po::options_description opts(
+      "rdmasim validate --cluster C.json --params params.json --trace T [--trace T2 ...]");
+  Common o;
+  std::string params;
+  add_common(opts, o);
+  opts.add_options()("params", po::value(&params), "params.json written by rdmasim calibrate");
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kOk;
+  }
+  if (o.cluster_file.empty()) throw scen::InputError("--cluster", "", "a cluster description");
+  if (params.empty()) throw scen::InputError("--params", "", "a params.json from calibrate");
+  const calib::ClusterSpec c = calib::read_cluster_file(o.cluster_file);
+  std::vector<calib::Experiment> ex = load_experiments(o, c);
+  const calib::CalibrationResult r =
+      calib::predict(c, ex, calib::read_params_overlay(params, c), sim::parse_bytes(o.min_size));
+  write_report(o, o.report_dir.empty() ? "." : o.report_dir, r);
+  return kOk;
+}
+
+}  // namespace cli
