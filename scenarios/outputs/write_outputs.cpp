@@ -63,7 +63,7 @@ std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
        "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
-       "pause_frames_received,paused_ns,ecn_marks\n";
+       "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns\n";
   const int64_t span = out.end_time.ps;
   for (const auto& r : out.links) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
@@ -75,7 +75,7 @@ std::string links_csv(const RunOutcome& out) {
       << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
       << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << ','
       << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused) << ','
-      << r.ecn_marks << '\n';
+      << r.ecn_marks << ',' << format_ns(r.credit_stalled) << '\n';
   }
   return o.str();
 }
@@ -180,6 +180,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/rates.csv", rates_csv(out));
   }
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
+  if (s.fabric_kind == FabricKind::Infiniband) {
+    write_file_atomic(dir + "/credits.csv", credits_csv(out));
+  }
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
   }
