@@ -117,6 +117,29 @@ TEST_CASE("infiniband: 64-to-1 incast drops nothing and no VL buffer passes its 
         ib["flow_control_packets_sent"].get<int64_t>() - 2 * 65);
 }
 
+// A host that takes data out of its NIC at 100 Gb/s behind 400 Gb/s links: its NIC returns
+// credit only as the host drains the VL buffer, so the switch's port toward it waits for credit
+// and the flow runs at the drain rate, losslessly.
+TEST_CASE("infiniband: a slow receiver host holds its switch by credit", "[infiniband][credits]") {
+  scen::Json j;
+  j["name"] = "ib-slow-receiver";
+  j["topology"] = test_support::chain_topology({"400Gbps", "400Gbps"}, {"100ns", "100ns"});
+  j["fabric"] = "infiniband";
+  j["infiniband"] = {{"vl_buffer", "32KiB"}, {"nic", {{"rx_drain_rate", "100Gbps"}}}};
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "2MB"}}};
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  REQUIRE(out.flows[0].completed);
+  CHECK(out.flows[0].retransmitted_packets == 0);
+  // Payload at the host's rate, less the start-up and the last packet's trip.
+  const double gbps = 2e6 * 8 / static_cast<double>(out.flows[0].fct.ps) * 1e3;
+  INFO("goodput " << gbps << " Gb/s");
+  CHECK(gbps > 97.0);
+  CHECK(gbps <= 100.0);
+  CHECK(test_support::link_between(out, "s1", "h1").credit_stalled.ps > 0);
+  CHECK(test_support::link_between(out, "h0", "s1").credit_stalled.ps > 0);  // spread back
+  CHECK(out.results["infiniband"]["peak_vl_buffer_blocks"].get<int64_t>() <= 512);
+}
+
 // Two switches joined by one 400 Gb/s link. Four senders on s1 send on SL 1 (VL 1) to r on s2,
 // whose link runs at 100 Gb/s: VL 1 backs up to s1 and its s1 -> s2 credits run out. A victim
 // on SL 0 (VL 0) crosses the same s1 -> s2 link to w. With its own VL the victim keeps the

@@ -84,12 +84,13 @@ std::string classes_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes,"
        "tail_drops,ecn_marks,pause_frames_received,paused_ns,pause_frames_sent,"
-       "resume_frames_sent,xoff_transitions,peak_ingress_bytes\n";
+       "resume_frames_sent,xoff_transitions,peak_ingress_bytes,credit_stalled_ns\n";
   for (const auto& r : out.links) {
     for (int c = 0; c < models::kPriorities; ++c) {
       if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0 &&
           r.class_tail_drops[c] == 0 && r.class_pause_frames_received[c] == 0 &&
-          r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0) {
+          r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0 &&
+          r.class_credit_stalled[c].ps == 0) {
         continue;
       }
       o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
@@ -98,7 +99,8 @@ std::string classes_csv(const RunOutcome& out) {
         << r.class_tail_drops[c] << ',' << r.class_ecn_marks[c] << ','
         << r.class_pause_frames_received[c] << ',' << format_ns(r.class_paused[c]) << ','
         << r.class_pause_frames_sent[c] << ',' << r.class_resume_frames_sent[c] << ','
-        << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << '\n';
+        << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << ','
+        << format_ns(r.class_credit_stalled[c]) << '\n';
     }
   }
   return o.str();

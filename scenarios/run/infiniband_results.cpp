@@ -28,6 +28,7 @@ void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome&
     for (int vl = 0; vl < vls; ++vl) {
       const models::IbVlStats& st = g.vl_stats(static_cast<uint8_t>(vl));
       r.credit_stalls += st.stalls;
+      r.class_credit_stalled[vl] = st.stalled_time;
       vl_stalled[vl] += st.stalled_time;
       vl_stalls[vl] += st.stalls;
       vl_bytes[vl] += st.wire_bytes_sent;

@@ -58,6 +58,7 @@ struct LinkResult {
   // VLs), and the number of such stalls.
   sim::Time credit_stalled;
   uint64_t credit_stalls = 0;
+  std::array<sim::Time, models::kPriorities> class_credit_stalled{};  // per VL (classes.csv)
 };
 
 struct RunOutcome {
