@@ -332,3 +332,24 @@ TEST_CASE("infiniband: same scenario and seed give identical outputs",
   CHECK(scen::credits_csv(a).size() > 100);
   CHECK(a.results == b.results);
 }
+
+TEST_CASE("infiniband: credits.csv can leave out short stalls, the counters keep them",
+          "[infiniband][credits]") {
+  scen::Json j;
+  j["name"] = "ib-log";
+  j["topology"] = star(9, "400Gbps", "100ns");
+  j["fabric"] = "infiniband";
+  j["infiniband"]["vl_buffer"] = "16KiB";
+  std::vector<std::string> senders;
+  for (int i = 0; i < 8; ++i) senders.push_back("h" + std::to_string(i));
+  j["workload"]["incast"] = {{"receiver", "h8"}, {"senders", senders}, {"size", "200KB"}};
+  const scen::RunOutcome all = scen::run_scenario(test_support::load(j));
+  j["infiniband"]["credit_log_min_stall"] = "650ns";
+  const scen::RunOutcome long_ones = scen::run_scenario(test_support::load(j));
+  CHECK(all.results == long_ones.results);  // same run, same counters
+  size_t long_enough = 0;
+  for (const auto& c : all.credit_stalls) long_enough += (c.end - c.start).ps >= 650'000;
+  CHECK(long_ones.credit_stalls.size() == long_enough);
+  CHECK(long_enough > 0);
+  CHECK(long_enough < all.credit_stalls.size());
+}

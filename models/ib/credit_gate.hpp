@@ -27,9 +27,15 @@ struct IbVlStats {
 
 class IbCreditGate final : public FlowControlGate {
  public:
+  // Stalls of at least `log_min_stall` are appended to `log` (when not null).
   IbCreditGate(Context& ctx, EgressPort& port, int node, int vls, uint32_t initial_limit_blocks,
-               std::vector<CreditStall>* log)
-      : ctx_(ctx), port_(port), node_(node), vls_(static_cast<size_t>(vls)), log_(log) {
+               std::vector<CreditStall>* log, sim::Time log_min_stall = sim::Time(0))
+      : ctx_(ctx),
+        port_(port),
+        node_(node),
+        vls_(static_cast<size_t>(vls)),
+        log_(log),
+        log_min_stall_(log_min_stall) {
     for (Vl& v : vls_) v.limit = initial_limit_blocks;
   }
 
@@ -108,7 +114,9 @@ class IbCreditGate final : public FlowControlGate {
     const sim::Time now = ctx_.sim.now();
     ++v.stats.stalls;
     v.stats.stalled_time += now - v.stall_start;
-    if (log_ != nullptr) log_->push_back({v.stall_start, now, node_, port_.index(), vl});
+    if (log_ != nullptr && now - v.stall_start >= log_min_stall_) {
+      log_->push_back({v.stall_start, now, node_, port_.index(), vl});
+    }
   }
 
   Context& ctx_;
@@ -116,6 +124,7 @@ class IbCreditGate final : public FlowControlGate {
   int node_;
   std::vector<Vl> vls_;
   std::vector<CreditStall>* log_;
+  sim::Time log_min_stall_;
   uint64_t flow_control_received_ = 0;
 };
 

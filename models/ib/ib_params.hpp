@@ -49,6 +49,10 @@ struct IbParams {
   // low-priority entry of weight 64 (4 KiB) per data VL, i.e. round robin by the MTU.
   VlArbitrationParams arbitration;
   bool arbitration_given = false;
+  // credits.csv lists the stalls at least this long (every stall still counts in the
+  // counters). On a large busy fabric nearly every packet waits a little for credit, and a
+  // row per wait makes a file of hundreds of MB; 0 = every stall.
+  sim::Time credit_log_min_stall{0};
 
   uint8_t vl_of(uint8_t sl) const {
     return sl_to_vl_given ? sl_to_vl[sl] : static_cast<uint8_t>(sl % data_vls);

@@ -49,7 +49,7 @@ void wire_infiniband(const Scenario& s, models::Network& net) {
     models::EgressPort& sender = *net.link_sender[i];
     net.ib_gates.push_back(std::make_unique<models::IbCreditGate>(
         net.ctx, sender, from, s.ib.data_vls, net.ib_receivers[to]->capacity_blocks(),
-        &net.credit_log));
+        &net.credit_log, s.ib.credit_log_min_stall));
     models::IbCreditGate* gate = net.ib_gates.back().get();
     sender.set_gate(gate);
     net.link_credit_gate[i] = gate;

@@ -180,6 +180,10 @@ const FieldTable<models::IbParams>& ib_fields() {
         "each VL's credit limit is re-sent this often while its port sees traffic (a lost update "
         "heals); 0 = only on change"));
     f.push_back(time_field<IbParams>(
+        "credit_log_min_stall", &IbParams::credit_log_min_stall,
+        "credits.csv lists credit stalls at least this long (all still count in the counters); "
+        "0 = every stall"));
+    f.push_back(time_field<IbParams>(
         "fc_min_interval", &IbParams::fc_min_interval,
         "on-change credit updates per (port, VL) at least this far apart; changes in between "
         "go in one update at the end of the interval"));
