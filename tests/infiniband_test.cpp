@@ -271,6 +271,13 @@ TEST_CASE("infiniband: fabric selection and refused settings", "[infiniband][inp
   {
     scen::Json j = base();
     j["fabric"] = "infiniband";
+    j["overrides"] = {{{"switch", "s1"}, {"set", {{"latency", "100ns"}}}},
+                      {{"switch", "s1"}, {"port", 0}, {"set", {{"queue_limit", "10KB"}}}}};
+    refused(j, "overrides[1].set.queue_limit");
+  }
+  {
+    scen::Json j = base();
+    j["fabric"] = "infiniband";
     j["infiniband"]["link"]["loss_rate"] = 0.01;
     refused(j, "infiniband.link.loss_rate");
   }

@@ -293,6 +293,18 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
   }
 }
 
+void check_infiniband_overrides(const Scenario& s) {
+  if (s.fabric_kind != FabricKind::Infiniband) return;
+  for (const auto& o : s.overrides) {
+    for (auto it = o.set.begin(); it != o.set.end(); ++it) {
+      if (it.key() == "latency" || it.key() == "forwarding") continue;
+      throw InputError(o.path + ".set." + it.key(), it.value().dump(),
+                       "an InfiniBand switch parameter (latency, forwarding): the buffer is "
+                       "infiniband.vl_buffer per input port and VL");
+    }
+  }
+}
+
 Json infiniband_effective(const Json& roce_effective, const Scenario& s,
                           const LinkDefaults& link_defaults) {
   Json eff = roce_effective;

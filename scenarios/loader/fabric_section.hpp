@@ -32,6 +32,10 @@ std::vector<std::string> listed_fabrics(const Json& root);
 void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
                              LinkDefaults& link_defaults);
 
+// On InfiniBand an override may set only what an InfiniBand switch has (latency, forwarding):
+// the buffer is the VL buffers and there is no PFC, ECN or DSCP scheduling to tune.
+void check_infiniband_overrides(const Scenario& s);
+
 const FieldTable<models::IbParams>& ib_fields();
 // Of switch_fields(): what an InfiniBand switch takes (latency, forwarding); its buffer is the
 // VL buffers.

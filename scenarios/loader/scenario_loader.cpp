@@ -400,6 +400,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
       s.overrides.push_back(read_override(e, s.fabric));
     }
   }
+  check_infiniband_overrides(s);
   // Every resolved ECN setting is checked now, before any simulation.
   if (std::any_of(s.overrides.begin(), s.overrides.end(),
                   [](const SwitchOverride& o) { return o.has_ecn; })) {
