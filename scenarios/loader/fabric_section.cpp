@@ -207,7 +207,7 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
                              LinkDefaults& link_defaults) {
   // InfiniBand defaults: Quantum-2-class switching latency (REFERENCES.md: 100-130 ns per
   // switch); IB headers LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes, no Ethernet framing.
-  s.switch_defaults.latency = sim::Time(130'000);
+  s.switch_defaults.latency = kInfinibandSwitchLatency;
   s.nic.header_bytes = 26;
   s.nic.framing_bytes = 0;
   if (section) {

@@ -20,6 +20,10 @@
 
 namespace scen {
 
+// Default switching latency of an InfiniBand switch: the upper end of the 100-130 ns per switch
+// of Quantum-2-class switches (REFERENCES.md).
+inline constexpr sim::Time kInfinibandSwitchLatency{130'000};
+
 // Reads "fabric", sets s.fabric_kind and s.fabrics, and returns the section that holds the
 // chosen fabric's parameters (nothing when absent). Every listed fabric's section counts as read.
 std::optional<JsonReader> select_fabric(JsonReader& root, const LoadOptions& options, Scenario& s);

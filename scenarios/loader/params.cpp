@@ -332,7 +332,7 @@ std::string list_parameters() {
   // "fabric": "infiniband": the "infiniband" section (its nic and link keys are those above;
   // its defaults: switch latency 130ns, header_bytes 26, framing_bytes 0).
   models::SwitchParams ib_switch;
-  ib_switch.latency = sim::Time(130'000);
+  ib_switch.latency = kInfinibandSwitchLatency;
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
   out +=
