@@ -62,6 +62,7 @@ bool EgressPort::pick(QueuedPacket& out) {
     out.priority = kControlClass;
     return true;
   }
+  if (arbiter_ != nullptr) return pick_arbitrated(out);
   const sim::Time now = ctx_.sim.now();
   sim::Time earliest_ready = sim::Time::max();
   for (uint32_t mask = nonempty_classes_ & ~uint32_t{weighted_classes_}; mask != 0;) {
@@ -85,11 +86,35 @@ bool EgressPort::pick(QueuedPacket& out) {
       return true;
     }
   }
+  arm_ready(earliest_ready);
+  return false;
+}
+
+// Every class whose head may start goes to the arbiter, which chooses one.
+bool EgressPort::pick_arbitrated(QueuedPacket& out) {
+  const sim::Time now = ctx_.sim.now();
+  sim::Time earliest_ready = sim::Time::max();
+  uint32_t eligible = 0;
+  for (uint32_t mask = nonempty_classes_; mask != 0; mask &= mask - 1) {
+    const int c = __builtin_ctz(mask);
+    if (may_start(c, now, earliest_ready)) eligible |= 1u << c;
+  }
+  if (eligible == 0) {
+    arm_ready(earliest_ready);
+    return false;
+  }
+  const int c = arbiter_->pick(eligible, *this);
+  take(c, out);
+  arbiter_->on_sent(c, out.wire_bytes);
+  return true;
+}
+
+// A wake-up when the earliest held-back head becomes ready (cut-through waiting for its last bit).
+void EgressPort::arm_ready(sim::Time earliest_ready) {
   if (earliest_ready != sim::Time::max() && !ready_event_pending_) {
     ready_event_pending_ = true;
     ctx_.sim.at(earliest_ready, this, kReady);
   }
-  return false;
 }
 
 void EgressPort::try_send() {

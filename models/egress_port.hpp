@@ -62,6 +62,18 @@ class PacketSource {
   ~PacketSource() = default;
 };
 
+// Chooses the next class among those whose head may start, instead of the strict/DWRR
+// schedule (InfiniBand VL arbitration, models/ib/vl_arbiter.hpp). Control frames still go first.
+class ClassArbiter {
+ public:
+  // `eligible`: bit c set when class c's head may start now (never 0). Returns such a class.
+  virtual int pick(uint32_t eligible, const EgressPort& port) = 0;
+  virtual void on_sent(int cls, uint32_t wire_bytes) = 0;
+
+ protected:
+  ~ClassArbiter() = default;
+};
+
 struct EgressStats {
   uint64_t packets = 0;
   uint64_t wire_bytes = 0;
@@ -89,6 +101,7 @@ class EgressPort final : public sim::EventHandler {
   void set_marker(EgressObserver* m) { marker_ = m; }
   EgressObserver* marker() const { return marker_; }
   void set_source(PacketSource* s) { source_ = s; }
+  void set_arbiter(ClassArbiter* a) { arbiter_ = a; }
   // Which classes are strict and which share the link by DWRR (default: all strict).
   void set_schedule(const ClassSchedule& s) {
     weighted_classes_ = s.weighted_mask();
@@ -130,6 +143,8 @@ class EgressPort final : public sim::EventHandler {
   enum Kind : uint32_t { kTxDone = 0, kReady = 1 };
   void try_send();
   bool pick(QueuedPacket& out);
+  bool pick_arbitrated(QueuedPacket& out);
+  void arm_ready(sim::Time earliest_ready);
   bool may_start(int prio, sim::Time now, sim::Time& earliest_ready);
   void take(int prio, QueuedPacket& out);
   void start(const QueuedPacket& q);
@@ -171,6 +186,7 @@ class EgressPort final : public sim::EventHandler {
   sim::Time stalled_time_;
   sim::Time stalled_since_;
   DwrrScheduler dwrr_;
+  ClassArbiter* arbiter_ = nullptr;
 };
 
 }  // namespace models

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "models/context.hpp"
+#include "models/ib/credit_gate.hpp"
+#include "models/ib/credit_return.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
@@ -49,6 +51,13 @@ struct Network {
   // PFC deadlock detection, when PFC is on.
   std::unique_ptr<DeadlockDetector> deadlock;
   std::vector<RateChange> rate_log;
+  // InfiniBand, when the fabric is: one credit return per node (its receive buffers), one
+  // credit gate per sending port ([2i + dir] for the port feeding links[2i + dir]).
+  std::vector<std::unique_ptr<IbCreditReturn>> ib_receivers;  // [node]
+  std::vector<std::unique_ptr<IbCreditGate>> ib_gates;
+  std::vector<IbCreditGate*> link_credit_gate;
+  std::vector<CreditStall> credit_log;
+  std::vector<std::unique_ptr<VlArbiter>> vl_arbiters;  // one per port, with several data VLs
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

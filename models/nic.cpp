@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include "models/ib/credit_gate.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_headroom.hpp"
+#include "models/switch_buffer.hpp"
 
 namespace models {
 
@@ -76,7 +78,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       active_.push_back(id);
       continue;
     }
-    if (gate != nullptr && !gate->may_send(qp.priority, data_wire_bytes(qp))) {
+    if (gate != nullptr && !gate->may_send(lane_of(qp.priority), data_wire_bytes(qp))) {
       // Held by flow control: the gate wakes the port when the class may go again.
       active_.push_back(id);
       continue;
@@ -135,7 +137,8 @@ PacketHandle Nic::make_data_packet(QueuePair& qp) {
   p.route_id = qp.route_id;
   p.udp_sport = qp.udp_sport;
   p.type = PacketType::Data;
-  p.priority = qp.priority;
+  p.sl = qp.priority;
+  p.priority = lane_of(qp.priority);
   p.dscp = qp.dscp;
   p.ecn = Ecn::Ect0;  // RoCEv2 traffic is ECN-capable
   p.ttl = static_cast<uint8_t>(params_.ttl);
@@ -155,7 +158,8 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
                                        params_.framing_bytes);
   a.udp_sport = data.udp_sport;
   a.type = type;
-  a.priority = static_cast<uint8_t>(params_.ack_priority);
+  a.sl = static_cast<uint8_t>(params_.ack_priority);
+  a.priority = lane_of(params_.ack_priority);
   a.dscp = static_cast<uint8_t>(params_.ack_dscp);
   a.ttl = static_cast<uint8_t>(params_.ttl);
   a.sent_at = ctx_.sim.now();
@@ -183,7 +187,8 @@ void Nic::send_cnp(const Packet& data) {
                                        params_.framing_bytes);
   c.udp_sport = data.udp_sport;
   c.type = PacketType::Cnp;
-  c.priority = static_cast<uint8_t>(params_.cnp_priority);
+  c.sl = static_cast<uint8_t>(params_.cnp_priority);
+  c.priority = lane_of(params_.cnp_priority);
   c.dscp = static_cast<uint8_t>(params_.cnp_dscp);
   c.ttl = static_cast<uint8_t>(params_.ttl);
   c.sent_at = ctx_.sim.now();
@@ -199,6 +204,17 @@ void Nic::receive(PacketHandle h, uint16_t) {
     ctx_.pool.release(h);
     return;
   }
+  if (p.type == PacketType::FlowControl) {  // InfiniBand credit for this NIC's port
+    ++stats_.flow_control_received;
+    if (credit_gate_ != nullptr) credit_gate_->on_flow_control(p.priority, p.psn);
+    ctx_.pool.release(h);
+    return;
+  }
+  if (rx_credit_ != nullptr && (p.type != PacketType::Data || params_.rx_drain_rate_bps == 0)) {
+    // Consumed on arrival (no host drain): it occupies its receive-buffer blocks while it is
+    // processed; they are free again once its ACK (if any) is queued (below).
+    rx_credit_->on_ingress_bytes(0, p.priority, rx_class_bytes_[p.priority] + p.wire_bytes);
+  }
   if (p.type == PacketType::Data) {
     if (params_.rx_drain_rate_bps > 0) return rx_arrive(h);  // the host takes it later
     on_data(h);
@@ -209,6 +225,8 @@ void Nic::receive(PacketHandle h, uint16_t) {
     ++stats_.acks_received;
     on_ack(h);
   }
+  if (rx_credit_ != nullptr)
+    rx_credit_->on_ingress_bytes(0, p.priority, rx_class_bytes_[p.priority]);
   ctx_.pool.release(h);
 }
 
@@ -232,6 +250,7 @@ void Nic::rx_arrive(PacketHandle h) {
   const uint8_t prio = p.priority;
   rx_bytes_ += p.wire_bytes;
   rx_class_bytes_[prio] += p.wire_bytes;
+  if (rx_credit_ != nullptr) rx_credit_->on_ingress_bytes(0, prio, rx_class_bytes_[prio]);
   stats_.rx_buffer_peak_bytes = std::max(stats_.rx_buffer_peak_bytes, rx_bytes_);
   rx_queue_.push_back(h);
   if (((rx_pfc_lossless_ >> prio) & 1u) != 0 && !xoff_[prio] &&
@@ -261,6 +280,7 @@ void Nic::rx_drained() {
   const uint8_t prio = p.priority;
   rx_bytes_ -= p.wire_bytes;
   rx_class_bytes_[prio] -= p.wire_bytes;
+  if (rx_credit_ != nullptr) rx_credit_->on_ingress_bytes(0, prio, rx_class_bytes_[prio]);
   if (xoff_[prio] &&
       rx_class_bytes_[prio] <= params_.pfc_xoff_bytes - params_.pfc_xon_offset_bytes) {
     xoff_[prio] = false;

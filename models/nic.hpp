@@ -24,6 +24,8 @@ namespace models {
 
 class PfcGate;
 class Dcqcn;
+class IbCreditGate;
+class IngressListener;
 
 struct NicStats {
   uint64_t data_packets_sent = 0;
@@ -43,6 +45,7 @@ struct NicStats {
   uint64_t resume_frames_sent = 0;
   uint64_t xoff_transitions = 0;
   sim::Time pause_asserted_time;  // sum over priorities of the time the NIC held XOFF
+  uint64_t flow_control_received = 0;  // InfiniBand flow-control packets
 };
 
 class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
@@ -52,6 +55,15 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort& port() { return port_; }
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
   void set_dcqcn(Dcqcn* dcqcn) { dcqcn_ = dcqcn; }
+  // InfiniBand: packets carry SL = their class and travel on VL = sl_to_vl[SL]; the port's
+  // credit gate obeys flow-control packets; `rx` hears the receive buffer's bytes per VL
+  // (models/ib/credit_return.hpp).
+  void enable_ib(const std::array<uint8_t, 16>& sl_to_vl, IbCreditGate* gate, IngressListener* rx) {
+    ib_ = true;
+    sl_to_vl_ = sl_to_vl;
+    credit_gate_ = gate;
+    rx_credit_ = rx;
+  }
   // NIC-sent PFC on the receive buffer: the priorities in `lossless` pause upstream with
   // `quanta`; frames are logged as node `node`, port 0.
   void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log);
@@ -91,6 +103,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void rx_drained();
   void send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind);
   void arm_pfc_refresh(uint8_t priority);
+  // The port class of packets of class (InfiniBand: SL) `cls`.
+  uint8_t lane_of(int cls) const {
+    return ib_ ? sl_to_vl_[static_cast<size_t>(cls)] : static_cast<uint8_t>(cls);
+  }
 
   Context& ctx_;
   Transport& transport_;
@@ -99,6 +115,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort port_;
   PfcGate* pfc_gate_ = nullptr;
   Dcqcn* dcqcn_ = nullptr;
+  bool ib_ = false;
+  std::array<uint8_t, 16> sl_to_vl_{};
+  IbCreditGate* credit_gate_ = nullptr;
+  IngressListener* rx_credit_ = nullptr;
   Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;

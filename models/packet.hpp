@@ -14,8 +14,10 @@ constexpr PacketHandle kNoPacket = 0xffffffffu;
 
 // Pause: an IEEE 802.1Qbb PFC frame for one priority (`priority`), with its pause time in
 // quanta of 512 bit times in `psn` (0 = resume). Cnp: a RoCEv2 congestion notification packet
-// (DCQCN) from a receiver to the sender of `qp`.
-enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp };
+// (DCQCN) from a receiver to the sender of `qp`. FlowControl: an InfiniBand link-level
+// flow-control packet for virtual lane `priority`, carrying the receiver's absolute credit limit
+// (FCCL) in `psn` and its own total blocks sent (FCTBS) in `qp` (models/ib/credit_return.hpp).
+enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp, FlowControl };
 
 // Packet::flags bits.
 constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arrived CE-marked
@@ -34,12 +36,13 @@ struct Packet {
   uint32_t route_id = 0;       // explicit route index + 1; 0 = ECMP by hash
   uint16_t udp_sport = 0;      // per-QP entropy for ECMP
   PacketType type = PacketType::Data;
-  uint8_t priority = 0;  // traffic class 0..7
+  uint8_t priority = 0;  // traffic class 0..7 (InfiniBand: the virtual lane)
   Ecn ecn = Ecn::NotEct;
   uint8_t ttl = 64;
   uint8_t route_hop = 0;  // next index into the explicit route
   uint8_t flags = 0;      // kFlag* bits
   uint8_t dscp = 0;       // IP Differentiated Services codepoint, 0..63 (RFC 2474)
+  uint8_t sl = 0;         // InfiniBand service level 0..15 (the LRH's SL; VL = SL2VL[sl])
   sim::Time ser_in;       // serialisation time on the link it arrived on
   sim::Time sent_at;      // when the NIC first put it on the wire (RTT samples)
 };

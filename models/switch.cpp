@@ -1,5 +1,6 @@
 #include "models/switch.hpp"
 
+#include "models/ib/credit_gate.hpp"
 #include "models/roce/pfc_gate.hpp"
 
 namespace models {
@@ -45,6 +46,14 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
     ++stats_.pause_frames_received;
     if (in_port < pfc_gates_.size() && pfc_gates_[in_port] != nullptr) {
       pfc_gates_[in_port]->on_pause_frame(p.priority, p.psn);
+    }
+    ctx_.pool.release(h);
+    return;
+  }
+  if (p.type == PacketType::FlowControl) {  // InfiniBand credit for our egress on this port
+    ++stats_.flow_control_received;
+    if (in_port < credit_gates_.size() && credit_gates_[in_port] != nullptr) {
+      credit_gates_[in_port]->on_flow_control(p.priority, p.psn);
     }
     ctx_.pool.release(h);
     return;

@@ -37,12 +37,14 @@ struct ExplicitRoutes {
 };
 
 class PfcGate;
+class IbCreditGate;
 
 struct SwitchStats {
   uint64_t received = 0;
   uint64_t tail_drops = 0;
   uint64_t lossless_drops = 0;  // headroom exhausted in a lossless class (never expected)
   uint64_t pause_frames_received = 0;
+  uint64_t flow_control_received = 0;  // InfiniBand flow-control packets
   uint64_t ttl_drops = 0;
   uint64_t no_route_drops = 0;
 };
@@ -74,6 +76,11 @@ class Switch final : public PacketReceiver, public EgressObserver {
   void set_pfc_gate(size_t port, PfcGate* gate) {
     if (pfc_gates_.size() <= port) pfc_gates_.resize(ports_.size(), nullptr);
     pfc_gates_[port] = gate;
+  }
+  // The InfiniBand credit gate of each port (flow-control packets arriving on that port).
+  void set_credit_gate(size_t port, IbCreditGate* gate) {
+    if (credit_gates_.size() <= port) credit_gates_.resize(ports_.size(), nullptr);
+    credit_gates_[port] = gate;
   }
 
   struct HeadroomExhaustion {
@@ -109,6 +116,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
   DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;
+  std::vector<IbCreditGate*> credit_gates_;
   std::vector<HeadroomExhaustion> exhaustions_;
 };
 

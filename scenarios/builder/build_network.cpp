@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/roce/pfc_headroom.hpp"
+#include "scenarios/builder/build_infiniband.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "sim/rng.hpp"
@@ -188,9 +189,12 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
           net->ctx, *net->transport, static_cast<uint32_t>(f.host_index[n]), rates[0]);
     } else {
       net->node_switch[n] = static_cast<int>(net->switches.size());
-      auto sw =
-          std::make_unique<models::Switch>(net->ctx, static_cast<int>(n), f.topo.nodes[n].name,
-                                           switch_params_for(s, n), rates, ecmp_seed);
+      models::SwitchParams sp = switch_params_for(s, static_cast<int>(n));
+      if (s.fabric_kind == FabricKind::Infiniband) {
+        sp.buffer = infiniband_switch_buffer(s, rates.size());
+      }
+      auto sw = std::make_unique<models::Switch>(net->ctx, static_cast<int>(n),
+                                                 f.topo.nodes[n].name, sp, rates, ecmp_seed);
       sw->set_routing(&net->routes);
       sw->set_explicit_routes(&net->explicit_routes);
       apply_port_overrides(s, *sw);
@@ -238,6 +242,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
 
   if (s.pfc.enabled) wire_pfc(s, *net);
+  if (s.fabric_kind == FabricKind::Infiniband) wire_infiniband(s, *net);
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     // Every switch egress port with its PFC gate, and the node its link leads to.
     std::vector<models::DeadlockDetector::Port> watched;

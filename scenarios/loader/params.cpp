@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 
@@ -336,6 +337,12 @@ std::string list_parameters() {
   list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
   list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
   list_fields(out, "fabric.qos", qos_fields(), models::QosParams{});
+  // "fabric": "infiniband": the "infiniband" section (its nic and link keys are those above;
+  // its defaults: switch latency 130ns, header_bytes 26, framing_bytes 0).
+  models::SwitchParams ib_switch;
+  ib_switch.latency = kInfinibandSwitchLatency;
+  list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
+  list_fields(out, "infiniband", ib_fields(), models::IbParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
@@ -343,7 +350,11 @@ std::string list_parameters() {
       "queue_limit, reserve, alpha and scheduler may (\"scheduler\" is \"strict\" or a weight with "
       "\"priority\", else an object like fabric.qos.scheduler),\n"
       "and so may \"ecn\": {\"enabled\", \"kmin\", \"kmax\", \"pmax\"} (RED per port and priority; "
-      "mark_at stays fabric-wide).\n";
+      "mark_at stays fabric-wide).\n"
+      "\"fabric\" may also be \"roce\" or \"infiniband\" (parameters in a \"roce\" or "
+      "\"infiniband\" section) or a list of both (run on each, compared); the infiniband section "
+      "takes switch (latency [130ns], forwarding), nic and link as above (nic defaults there: "
+      "header_bytes 26, framing_bytes 0) and the infiniband.* keys.\n";
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/ib/ib_params.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
 #include "models/roce/dcqcn_params.hpp"
@@ -42,6 +43,9 @@ struct TimeseriesSpec {
   sim::Time interval{1'000'000};  // 1 us
 };
 
+// Which fabric a scenario runs on ("fabric": "roce" | "infiniband" | a list of them).
+enum class FabricKind : uint8_t { Roce, Infiniband };
+
 struct Scenario {
   std::string name;
   std::string source_file;  // the scenario file ("" for inline JSON)
@@ -54,6 +58,9 @@ struct Scenario {
   models::EcnParams ecn;
   models::DcqcnParams dcqcn;
   models::QosParams qos;
+  FabricKind fabric_kind = FabricKind::Roce;
+  std::vector<std::string> fabrics;  // as the file lists them ("fabric": [...]); else one
+  models::IbParams ib;               // the "infiniband" section (fabric_kind Infiniband)
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   sim::Time stop_time = sim::Time::max();
@@ -68,6 +75,9 @@ struct LoadOptions {
   std::vector<std::string> sets;  // "path.to.key=value" overrides, applied in order
   bool has_seed = false;
   uint64_t seed = 0;
+  // Of a file whose "fabric" lists several ("roce", "infiniband"): the one to load; "" = the
+  // first listed.
+  std::string fabric;
 };
 
 // Loads a scenario file: includes, --set overrides, defaults, validation.

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <set>
 
+#include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -329,7 +330,10 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   s.link_up.assign(s.fabric.topo.links.size(), true);
 
   LinkDefaults link_defaults;
-  if (auto fab = r.get("fabric")) {
+  auto fab = select_fabric(r, options, s);  // "fabric": an object, or which fabric(s) to run
+  if (s.fabric_kind == FabricKind::Infiniband) {
+    read_infiniband_section(fab, s, link_defaults);
+  } else if (fab) {
     fab->expect_object();
     if (auto sw = fab->get("switch")) {
       sw->expect_object();
@@ -396,6 +400,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
       s.overrides.push_back(read_override(e, s.fabric));
     }
   }
+  check_infiniband_overrides(s);
   // Every resolved ECN setting is checked now, before any simulation.
   if (std::any_of(s.overrides.begin(), s.overrides.end(),
                   [](const SwitchOverride& o) { return o.has_ecn; })) {
@@ -445,7 +450,9 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   if (s.stop_time != sim::Time::max()) eff["stop"]["time"] = sim::format_time(s.stop_time);
   eff["stop"]["on_deadlock"] = s.stop_on_deadlock ? "stop" : "continue";
   if (root.contains("outputs")) eff["outputs"] = root["outputs"];
-  s.effective = std::move(eff);
+  s.effective = s.fabric_kind == FabricKind::Infiniband
+                    ? infiniband_effective(eff, s, link_defaults)
+                    : std::move(eff);
   return s;
 }
 

@@ -63,7 +63,7 @@ std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
        "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
-       "pause_frames_received,paused_ns,ecn_marks\n";
+       "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns\n";
   const int64_t span = out.end_time.ps;
   for (const auto& r : out.links) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
@@ -75,7 +75,7 @@ std::string links_csv(const RunOutcome& out) {
       << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
       << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << ','
       << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused) << ','
-      << r.ecn_marks << '\n';
+      << r.ecn_marks << ',' << format_ns(r.credit_stalled) << '\n';
   }
   return o.str();
 }
@@ -84,12 +84,13 @@ std::string classes_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes,"
        "tail_drops,ecn_marks,pause_frames_received,paused_ns,pause_frames_sent,"
-       "resume_frames_sent,xoff_transitions,peak_ingress_bytes\n";
+       "resume_frames_sent,xoff_transitions,peak_ingress_bytes,credit_stalled_ns\n";
   for (const auto& r : out.links) {
     for (int c = 0; c < models::kPriorities; ++c) {
       if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0 &&
           r.class_tail_drops[c] == 0 && r.class_pause_frames_received[c] == 0 &&
-          r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0) {
+          r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0 &&
+          r.class_credit_stalled[c].ps == 0) {
         continue;
       }
       o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
@@ -98,7 +99,8 @@ std::string classes_csv(const RunOutcome& out) {
         << r.class_tail_drops[c] << ',' << r.class_ecn_marks[c] << ','
         << r.class_pause_frames_received[c] << ',' << format_ns(r.class_paused[c]) << ','
         << r.class_pause_frames_sent[c] << ',' << r.class_resume_frames_sent[c] << ','
-        << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << '\n';
+        << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << ','
+        << format_ns(r.class_credit_stalled[c]) << '\n';
     }
   }
   return o.str();
@@ -180,6 +182,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/rates.csv", rates_csv(out));
   }
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
+  if (s.fabric_kind == FabricKind::Infiniband) {
+    write_file_atomic(dir + "/credits.csv", credits_csv(out));
+  }
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
   }

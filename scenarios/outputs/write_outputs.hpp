@@ -21,6 +21,8 @@ std::string classes_csv(const RunOutcome& out);
 std::string timeseries_csv(const RunOutcome& out);
 std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
 std::string rates_csv(const RunOutcome& out);
+// InfiniBand credit stalls: time_ns,node,port,vl,event (stall_start | stall_end),...
+std::string credits_csv(const RunOutcome& out);
 std::string nics_csv(const RunOutcome& out);  // one row per NIC: its counters  // DCQCN rate changes of the sampled flows
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename).

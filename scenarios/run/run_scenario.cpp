@@ -11,6 +11,7 @@
 #include "models/ideal_fct.hpp"
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/infiniband_results.hpp"
 
 namespace scen {
 namespace {
@@ -283,7 +284,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     acks += nic->stats().acks_sent + nic->stats().nacks_sent;
   }
   const uint64_t created = net->pool.allocated_total();
-  consumed += pause_consumed;
+  consumed += pause_consumed + flow_control_consumed(*net);
   const uint64_t dropped = tail_drops + ttl_drops + no_route + lost + lossless_drops + rx_overflow;
   const uint64_t in_flight = net->pool.live();
   if (created != consumed + dropped + in_flight) {
@@ -466,6 +467,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     out.nics.push_back(net->nics[h]->stats());
     out.host_names.push_back(f.topo.nodes[f.host_node[h]].name);
   }
+  if (s.fabric_kind == FabricKind::Infiniband) add_infiniband_results(s, *net, out, res);
   res["packets_in_flight_at_end"] = in_flight;
   out.results = std::move(res);
 

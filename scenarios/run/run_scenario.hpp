@@ -54,6 +54,11 @@ struct LinkResult {
   std::array<uint64_t, models::kPriorities> class_resume_frames_sent{};
   std::array<uint64_t, models::kPriorities> class_xoff_transitions{};
   std::array<int64_t, models::kPriorities> class_peak_ingress_bytes{};
+  // InfiniBand: time the sending port had packets of some VL waiting for credit (summed over
+  // VLs), and the number of such stalls.
+  sim::Time credit_stalled;
+  uint64_t credit_stalls = 0;
+  std::array<sim::Time, models::kPriorities> class_credit_stalled{};  // per VL (classes.csv)
 };
 
 struct RunOutcome {
@@ -71,6 +76,7 @@ struct RunOutcome {
   std::vector<models::FlowSample> flow_samples;
   std::vector<models::RateChange> rate_changes;  // DCQCN rate limiter changes of sampled flows
   std::vector<models::PfcEvent> pfc_events;
+  std::vector<models::CreditStall> credit_stalls;  // InfiniBand (credits.csv)
   std::vector<std::string> node_names;  // for rendering events
   std::vector<models::NicStats> nics;   // [host number] (nics.csv)
   std::vector<std::string> host_names;  // [host number]

@@ -25,7 +25,13 @@ namespace {
 // found from the routes before anything runs.
 void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTables& routes,
                                bool all_pairs, std::vector<std::string>& problems) {
-  if (!s.pfc.enabled) {
+  // InfiniBand: every data VL is lossless (credits), and a flow's class there is its VL.
+  const bool ib = s.fabric_kind == scen::FabricKind::Infiniband;
+  const uint32_t lossless = ib ? (1u << s.ib.data_vls) - 1 : s.pfc.lossless_priorities;
+  auto class_of = [&](int prio) {
+    return ib ? static_cast<int>(s.ib.vl_of(static_cast<uint8_t>(prio))) : prio;
+  };
+  if (!s.pfc.enabled && !ib) {
     std::printf(
         "deadlock  no lossless class (PFC off): packets are dropped, never held, so no buffer "
         "dependency can deadlock\n");
@@ -35,7 +41,7 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
   const int hosts = static_cast<int>(s.fabric.host_node.size());
   if (all_pairs) {
     for (int p = 0; p < 8; ++p) {
-      if (((s.pfc.lossless_priorities >> p) & 1u) == 0) continue;
+      if (((lossless >> p) & 1u) == 0) continue;
       for (int a = 0; a < hosts; ++a) {
         for (int b = 0; b < hosts; ++b) {
           if (a != b) demands.push_back({a, b, p, {}});
@@ -44,8 +50,8 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
     }
   } else {
     for (const auto& f : s.flows) {
-      if ((s.pfc.lossless_priorities >> f.priority) & 1u) {
-        demands.push_back({f.src_host, f.dst_host, f.priority, f.route});
+      if ((lossless >> class_of(f.priority)) & 1u) {
+        demands.push_back({f.src_host, f.dst_host, class_of(f.priority), f.route});
       }
     }
   }
@@ -57,8 +63,8 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
       r.truncated ? "more than " : "", r.cycles.size());
   const size_t shown = std::min<size_t>(r.cycles.size(), 20);
   for (size_t i = 0; i < shown; ++i) {
-    problems.push_back("cyclic buffer dependency (a PFC deadlock can form): " +
-                       topo::format_cycle(s.fabric, r.cycles[i]));
+    problems.push_back(std::string("cyclic buffer dependency (a ") + (ib ? "credit" : "PFC") +
+                       " deadlock can form): " + topo::format_cycle(s.fabric, r.cycles[i]));
   }
   if (r.cycles.size() > shown) {
     problems.push_back("... " + std::to_string(r.cycles.size() - shown) + (r.truncated ? "+" : "") +

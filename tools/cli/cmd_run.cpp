@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/fabric_comparison.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
@@ -50,6 +51,13 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
         "pfc", str(p["pause_frames"]).c_str(), str(p["paused_time_ns"]).c_str(),
         str(p["headroom_exhaustions"]).c_str(), str(d["lossless"]).c_str());
   }
+  if (r.contains("infiniband")) {
+    const auto& ib = r["infiniband"];
+    std::printf("  %-26s %s credit stalls, %s ns stalled, peak VL buffer %s of %s blocks\n",
+                "infiniband", str(ib["credit_stalls"]).c_str(),
+                str(ib["credit_stalled_ns"]).c_str(), str(ib["peak_vl_buffer_blocks"]).c_str(),
+                str(ib["vl_buffer_blocks"]).c_str());
+  }
   if (r.contains("deadlock_events")) {
     for (const auto& e : r["deadlock_events"]) {
       std::string cycle;
@@ -74,6 +82,35 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
               out.wall_seconds > 0 ? out.packet_hops / out.wall_seconds / 1e6 : 0.0);
   std::printf("  outputs in %s/\n", dir.c_str());
+}
+
+// "fabric": [...]: every fabric loaded first (bad input refused before any run), then each run
+// into <out>/<fabric>/, then one table comparing them (also <out>/comparison.csv).
+int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::Scenario& first,
+                    const std::string& out_dir, bool quiet) {
+  std::vector<scen::Scenario> scenarios;
+  for (const std::string& f : first.fabrics) {
+    lo.fabric = f;
+    scenarios.push_back(scen::load_scenario_file(file, lo));
+  }
+  std::vector<scen::RunOutcome> outcomes;
+  outcomes.reserve(scenarios.size());
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    scen::RunOptions ro;
+    ro.progress = !quiet && isatty(STDERR_FILENO);
+    outcomes.push_back(scen::run_scenario(scenarios[i], ro));
+    const std::string dir = out_dir + "/" + first.fabrics[i];
+    scen::write_outputs(scenarios[i], outcomes.back(), dir);
+    if (!quiet) {
+      std::printf("[%s]\n", first.fabrics[i].c_str());
+      print_headline(scenarios[i], outcomes.back(), dir);
+    }
+  }
+  std::vector<scen::FabricRun> runs;
+  for (size_t i = 0; i < scenarios.size(); ++i) runs.push_back({first.fabrics[i], &outcomes[i]});
+  scen::write_file_atomic(out_dir + "/comparison.csv", scen::fabric_comparison_csv(runs));
+  if (!quiet) std::printf("\n%s", scen::fabric_comparison_table(runs).c_str());
+  return kOk;
 }
 
 }  // namespace
@@ -109,6 +146,7 @@ int cmd_run(int argc, char** argv) {
   lo.seed = seed;
   const scen::Scenario s = scen::load_scenario_file(scenario, lo);
   if (out_dir.empty()) out_dir = "out/" + s.name;
+  if (s.fabrics.size() > 1) return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0);
   scen::RunOptions ro;
   ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
   const scen::RunOutcome out = scen::run_scenario(s, ro);
