@@ -11,6 +11,7 @@
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/deadlock_detector.hpp"
 #include "models/roce/ecn_marker.hpp"
+#include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/switch.hpp"
@@ -48,6 +49,8 @@ struct Network {
   std::unique_ptr<Dcqcn> dcqcn;
   // PFC deadlock detection, when PFC is on.
   std::unique_ptr<DeadlockDetector> deadlock;
+  // Failure injection: NICs that storm pause frames (pause_storms in the scenario).
+  std::vector<std::unique_ptr<PauseStorm>> pause_storms;
   std::vector<RateChange> rate_log;
 
   // Packets in the network now (queued, on a wire, or being processed).

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "models/roce/pfc_headroom.hpp"
+#include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
+#include "scenarios/loader/watchdog_section.hpp"
 #include "sim/rng.hpp"
 
 namespace scen {
@@ -125,7 +127,8 @@ void wire_pfc(const Scenario& s, models::Network& net) {
     net.pfc_gates.push_back(
         std::make_unique<models::PfcGate>(net.ctx, sender, s.pfc.response_time));
     if (f.host_index[from] < 0) {
-      net.pfc_gates.back()->set_watchdog(s.pfc.watchdog_timeout, s.pfc.watchdog_recovery);
+      const WatchdogSetting w = watchdog_for(s, from, from_port);
+      net.pfc_gates.back()->set_watchdog(w.timeout, w.recovery, w.action);
     }
     models::PfcGate* gate = net.pfc_gates.back().get();
     sender.set_gate(gate);
@@ -168,7 +171,7 @@ int64_t nic_pfc_headroom(const Scenario& s, uint32_t host) {
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
   const topo::Fabric& f = s.fabric;
   auto net = std::make_unique<models::Network>(sim);
-  net->routes = topo::compute_routes(f, s.link_up);
+  net->routes = routes_for(s, s.link_up);  // shortest-path or up-down (failures_section.hpp)
   const size_t nodes = f.topo.nodes.size();
   const size_t hosts = f.host_node.size();
   net->node_switch.assign(nodes, -1);
@@ -261,6 +264,10 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     dp.stop_run = s.stop_on_deadlock;
     net->deadlock = std::make_unique<models::DeadlockDetector>(
         net->ctx, dp, *net->transport, std::move(watched), s.pfc.lossless_priorities);
+  }
+  for (const models::PauseStormParams& storm : s.pause_storms) {
+    net->pause_storms.push_back(std::make_unique<models::PauseStorm>(
+        net->ctx, net->nics[storm.host]->port(), f.host_node[storm.host], storm, &net->pfc_log));
   }
   if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
     for (size_t h = 0; h < hosts; ++h) {
