@@ -201,6 +201,21 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       net->switches.push_back(std::move(sw));
     }
   }
+  if (const auto retag = valley_retag_for(s)) {
+    // Tagger: each switch port's direction in the up*/down* ranks, and the re-tag table.
+    std::array<uint8_t, models::kPriorities> next{};
+    for (int p = 0; p < models::kPriorities; ++p) {
+      next[p] = static_cast<uint8_t>(retag->next[p] < 0 ? p : retag->next[p]);
+    }
+    for (auto& sw : net->switches) {
+      std::vector<uint8_t> up(sw->port_count(), 0);
+      for (size_t p = 0; p < up.size(); ++p) {
+        const topo::PortRef& pr = f.ports[sw->node()][p];
+        up[p] = pr.link >= 0 && topo::updown_is_up(retag->level, sw->node(), pr.peer_node);
+      }
+      sw->set_valley_retag(std::move(up), next);
+    }
+  }
   std::vector<models::Nic*> nic_ptrs;
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
   net->transport->set_nics(nic_ptrs);

@@ -53,6 +53,9 @@ struct Scenario {
   // (ECMP over the shortest up*-down* paths only: topologies/updown_routing.hpp).
   bool updown_routing = false;
   std::vector<models::PauseStormParams> pause_storms;  // "pause_storms": NICs that storm
+  // "tagging": {"priorities": [3, 4]}: Tagger's re-tagging of packets that leave the up*/down*
+  // path onto the next lossless priority of the list (empty = off).
+  std::vector<int> tagging_priorities;
   // "link_events": links going down or up during the run. The switches at the link's ends
   // install the recomputed routes at once; every other switch after `convergence_delay`
   // (stale routes meanwhile).

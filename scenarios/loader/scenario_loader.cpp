@@ -419,6 +419,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   if (auto lf = r.get("link_failures")) read_link_failures(*lf, s);
   if (auto ps = r.get("pause_storms")) read_pause_storms(*ps, s);  // failures_section.hpp
   if (auto le = r.get("link_events")) read_link_events(*le, s);
+  if (auto tg = r.get("tagging")) read_tagging(*tg, s);
   read_routing(r, s);
 
   JsonReader w = r.at("workload");
@@ -456,6 +457,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   if (root.contains("routing")) eff["routing"] = s.updown_routing ? "up-down" : "shortest-path";
   if (!s.pause_storms.empty()) eff["pause_storms"] = pause_storms_json(s);
   if (!s.link_events.empty()) eff["link_events"] = link_events_json(s);
+  if (!s.tagging_priorities.empty()) eff["tagging"]["priorities"] = s.tagging_priorities;
   eff["workload"] = root["workload"];
   eff["stop"]["until"] = s.stop_when_done ? "workload-done" : "time";
   if (s.stop_time != sim::Time::max()) eff["stop"]["time"] = sim::format_time(s.stop_time);

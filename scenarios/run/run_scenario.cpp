@@ -427,6 +427,11 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   {"watchdog_triggers", watchdog},
                   {"watchdog_drops", wd_drops},
                   {"watchdog_drop_bytes", wd_drop_bytes}};
+    if (!s.tagging_priorities.empty()) {
+      uint64_t retags = 0;
+      for (const auto& sw : net->switches) retags += sw->stats().valley_retags;
+      res["pfc"]["valley_retags"] = retags;
+    }
     if (!net->pause_storms.empty()) {
       uint64_t storm_frames = 0;
       for (const auto& storm : net->pause_storms) storm_frames += storm->frames_sent();

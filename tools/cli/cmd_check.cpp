@@ -40,6 +40,10 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
   if (all_pairs) {
     for (int p = 0; p < 8; ++p) {
       if (((s.pfc.lossless_priorities >> p) & 1u) == 0) continue;
+      // With tagging, the list's later priorities carry re-tagged packets only: hosts send on
+      // the first.
+      const auto& tags = s.tagging_priorities;
+      if (tags.size() > 1 && std::find(tags.begin() + 1, tags.end(), p) != tags.end()) continue;
       for (int a = 0; a < hosts; ++a) {
         for (int b = 0; b < hosts; ++b) {
           if (a != b) demands.push_back({a, b, p, {}});
@@ -53,7 +57,9 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
       }
     }
   }
-  const topo::DependencyReport r = topo::buffer_dependency_cycles(s.fabric, routes, demands);
+  const auto retag = scen::valley_retag_for(s);  // Tagger's re-tagging, when on
+  const topo::DependencyReport r =
+      topo::buffer_dependency_cycles(s.fabric, routes, demands, 100, retag.get());
   std::printf(
       "deadlock  buffer dependency graph of %s over every ECMP next hop%s: %zu lossless ingress "
       "buffers, %zu dependencies, %s%zu cycle(s)\n",
