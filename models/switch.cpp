@@ -58,7 +58,7 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   const int out = route(p);
   if (out < 0) return drop(h, stats_.no_route_drops);
   if (p.route_id != 0) ++p.route_hop;
-  if (!port_goes_up_.empty() && port_goes_up_[in_port] && port_goes_up_[out] &&
+  if (retag_valleys_ && port_goes_up_[in_port] && port_goes_up_[out] &&
       valley_next_[p.priority] != p.priority) {
     p.priority = valley_next_[p.priority];  // Tagger: off the up*/down* path
     ++stats_.valley_retags;

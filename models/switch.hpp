@@ -79,6 +79,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
                         const std::array<uint8_t, kPriorities>& next_priority) {
     port_goes_up_ = std::move(port_goes_up);
     valley_next_ = next_priority;
+    retag_valleys_ = true;
   }
   // The PFC gate of each port (pause frames arriving on that port hold its egress).
   void set_pfc_gate(size_t port, PfcGate* gate) {
@@ -116,11 +117,12 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const ExplicitRoutes* explicit_routes_ = nullptr;
   uint64_t ecmp_seed_;
   bool trust_dscp_ = false;
+  bool retag_valleys_ = false;  // set_valley_retag: read per packet, beside trust_dscp_
   DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;
   std::vector<HeadroomExhaustion> exhaustions_;
-  std::vector<uint8_t> port_goes_up_;  // empty: no valley re-tagging
+  std::vector<uint8_t> port_goes_up_;  // [port]; only read with retag_valleys_
   std::array<uint8_t, kPriorities> valley_next_{};
 };
 
