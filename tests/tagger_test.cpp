@@ -86,6 +86,10 @@ TEST_CASE("tagger: refused without two lossless priorities", "[tagger][bad_input
   CHECK_THROWS_AS(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}),
                   scen::InputError);
   j["tagging"]["priorities"] = {3, 4};
+  scen::LoadOptions on_4;
+  on_4.sets = {"workload.flows[0].priority=4"};  // kept for re-tagged packets
+  CHECK_THROWS_WITH(scen::load_scenario_file(kTagger, on_4),
+                    Catch::Contains("flow 0 on priority 4"));
   j["fabric"]["qos"]["trust"] = "dscp";
   CHECK_THROWS_AS(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}),
                   scen::InputError);

@@ -129,6 +129,20 @@ void read_tagging(JsonReader& r, Scenario& s) {
   r.finish();
 }
 
+void check_tagging_flows(const Scenario& s) {
+  const auto& tags = s.tagging_priorities;
+  for (size_t i = 0; i < s.flows.size() && tags.size() > 1; ++i) {
+    const int p = s.flows[i].priority;
+    if (std::find(tags.begin() + 1, tags.end(), p) != tags.end()) {
+      throw InputError("workload",
+                       "flow " + std::to_string(i) + " on priority " + std::to_string(p),
+                       "flows on tagging.priorities[0] (" + std::to_string(tags[0]) +
+                           ") or a priority outside the list: the later ones carry re-tagged "
+                           "packets only");
+    }
+  }
+}
+
 std::unique_ptr<topo::ValleyRetag> valley_retag_for(const Scenario& s) {
   if (s.tagging_priorities.empty()) return nullptr;
   return std::make_unique<topo::ValleyRetag>(

@@ -20,6 +20,9 @@ void read_pause_storms(JsonReader& r, Scenario& s);
 void read_routing(JsonReader& root, Scenario& s);
 void read_link_events(JsonReader& r, Scenario& s);
 void read_tagging(JsonReader& r, Scenario& s);
+// With tagging, no flow may be sent on the list's later priorities (kept for re-tagged
+// packets: traffic sent on them would not be protected).
+void check_tagging_flows(const Scenario& s);
 
 // The effective values, for summary.json.
 Json pause_storms_json(const Scenario& s);

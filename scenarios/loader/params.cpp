@@ -246,8 +246,8 @@ const FieldTable<models::PfcParams>& pfc_fields() {
                                      "pause time per frame, in 512-bit-time quanta", 1, 65535));
     f.push_back(time_field<PfcParams>(
         "watchdog_timeout", &PfcParams::watchdog_timeout,
-        "PFC watchdog: a switch egress class paused this long without a break has its pause "
-        "ignored for watchdog_recovery (0 = no watchdog)"));
+        "PFC watchdog: a switch egress class paused this long without a break is acted on "
+        "(watchdog_action) for watchdog_recovery (0 = no watchdog)"));
     f.push_back(time_field<PfcParams>("watchdog_recovery", &PfcParams::watchdog_recovery,
                                       "how long the watchdog acts", sim::Time(1)));
     f.push_back(watchdog_action_field("watchdog_action"));

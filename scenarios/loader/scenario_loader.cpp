@@ -424,6 +424,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
 
   JsonReader w = r.at("workload");
   s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir);
+  check_tagging_flows(s);  // failures_section.hpp
 
   if (auto st = r.get("stop")) {
     st->expect_object();
