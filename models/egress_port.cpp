@@ -9,6 +9,7 @@ EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
 
 void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at) {
   const QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority};
+  if (discard_classes_ != 0 && ((discard_classes_ >> p.priority) & 1u) != 0) return discard(q);
   ClassState& c = classes_[p.priority];
   c.queue.push_back(q);
   nonempty_classes_ |= static_cast<uint8_t>(1u << p.priority);
@@ -18,6 +19,31 @@ void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim:
   if (observer_ != nullptr) observer_->on_enqueue(*this, q);
   if (marker_ != nullptr) marker_->on_enqueue(*this, q);
   if (!busy_) try_send();
+}
+
+void EgressPort::set_discard(uint8_t priority, bool discarding) {
+  if (discarding) {
+    discard_classes_ |= static_cast<uint8_t>(1u << priority);
+  } else {
+    discard_classes_ &= static_cast<uint8_t>(~(1u << priority));
+  }
+}
+
+void EgressPort::discard_queued(uint8_t priority) {
+  QueuedPacket q;
+  while (!classes_[priority].queue.empty()) {
+    take(priority, q);
+    discard(q);
+  }
+}
+
+// The buffer is released as on a dequeue (the observer), not marked (no marker): the packet
+// never leaves.
+void EgressPort::discard(const QueuedPacket& q) {
+  ++discarded_packets_;
+  discarded_bytes_ += q.wire_bytes;
+  if (observer_ != nullptr) observer_->on_dequeue(*this, q);
+  ctx_.pool.release(q.handle);
 }
 
 void EgressPort::send_control(PacketHandle h, const Packet& p) {

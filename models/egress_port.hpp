@@ -120,6 +120,13 @@ class EgressPort final : public sim::EventHandler {
   }
   // MAC control frames (PFC): sent before any data, never held by the gate.
   void send_control(PacketHandle h, const Packet& p);
+  // PFC watchdog's drop action: discard every packet queued in a class now, and while
+  // `discarding` every packet that reaches it (buffer released as on a dequeue, packet freed).
+  void set_discard(uint8_t priority, bool discarding);
+  void discard_queued(uint8_t priority);
+  // Packets and wire bytes discarded that way (all classes).
+  uint64_t discarded_packets() const { return discarded_packets_; }
+  uint64_t discarded_bytes() const { return discarded_bytes_; }
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -148,6 +155,7 @@ class EgressPort final : public sim::EventHandler {
   bool may_start(int prio, sim::Time now, sim::Time& earliest_ready);
   void take(int prio, QueuedPacket& out);
   void start(const QueuedPacket& q);
+  void discard(const QueuedPacket& q);
 
   // Everything a packet of one class touches at this port, in one cache line: on a large
   // fabric each line a hop touches is a likely cache miss, and per-class arrays side by side
@@ -175,6 +183,7 @@ class EgressPort final : public sim::EventHandler {
   bool busy_ = false;
   bool ready_event_pending_ = false;
   bool stalled_ = false;
+  uint8_t discard_classes_ = 0;  // bit p set while the watchdog discards class p
   uint64_t total_queue_bytes_ = 0;
   // Per-port counters every transmission updates, next to the control queue.
   uint64_t sent_packets_ = 0;
@@ -183,6 +192,8 @@ class EgressPort final : public sim::EventHandler {
   Ring<QueuedPacket> control_;
   std::array<ClassState, kPriorities> classes_;
   uint64_t tail_drops_ = 0;
+  uint64_t discarded_packets_ = 0;
+  uint64_t discarded_bytes_ = 0;
   sim::Time stalled_time_;
   sim::Time stalled_since_;
   DwrrScheduler dwrr_;

@@ -13,6 +13,7 @@
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/deadlock_detector.hpp"
 #include "models/roce/ecn_marker.hpp"
+#include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/switch.hpp"
@@ -50,6 +51,8 @@ struct Network {
   std::unique_ptr<Dcqcn> dcqcn;
   // PFC deadlock detection, when PFC is on.
   std::unique_ptr<DeadlockDetector> deadlock;
+  // Failure injection: NICs that storm pause frames (pause_storms in the scenario).
+  std::vector<std::unique_ptr<PauseStorm>> pause_storms;
   std::vector<RateChange> rate_log;
   // InfiniBand, when the fabric is: one credit return per node (its receive buffers), one
   // credit gate per sending port ([2i + dir] for the port feeding links[2i + dir]).

@@ -67,6 +67,11 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   const int out = route(p);
   if (out < 0) return drop(h, stats_.no_route_drops);
   if (p.route_id != 0) ++p.route_hop;
+  if (retag_valleys_ && port_goes_up_[in_port] && port_goes_up_[out] &&
+      valley_next_[p.priority] != p.priority) {
+    p.priority = valley_next_[p.priority];  // Tagger: off the up*/down* path
+    ++stats_.valley_retags;
+  }
   EgressPort& egress = *ports_[out];
   const Admission a = buffer_.admit(in_port, static_cast<uint16_t>(out), p.priority, p.wire_bytes);
   if (a == Admission::TailDrop) {

@@ -9,6 +9,7 @@
 // ingress (else the egress would run out of bits), so such a packet waits for its last bit.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,6 +48,7 @@ struct SwitchStats {
   uint64_t flow_control_received = 0;  // InfiniBand flow-control packets
   uint64_t ttl_drops = 0;
   uint64_t no_route_drops = 0;
+  uint64_t valley_retags = 0;  // packets moved to another priority at a valley (Tagger)
 };
 
 class Switch final : public PacketReceiver, public EgressObserver {
@@ -72,6 +74,15 @@ class Switch final : public PacketReceiver, public EgressObserver {
     trust_dscp_ = true;
   }
   void set_explicit_routes(const ExplicitRoutes* routes) { explicit_routes_ = routes; }
+  // Tagger (topologies/valley_tagging.hpp): a packet that came in on a port towards a higher
+  // rank (it went down) and leaves on one (it goes up again) takes next_priority[its priority]
+  // before buffer admission. port_goes_up[p]: port p leads to a higher up*/down* rank.
+  void set_valley_retag(std::vector<uint8_t> port_goes_up,
+                        const std::array<uint8_t, kPriorities>& next_priority) {
+    port_goes_up_ = std::move(port_goes_up);
+    valley_next_ = next_priority;
+    retag_valleys_ = true;
+  }
   // The PFC gate of each port (pause frames arriving on that port hold its egress).
   void set_pfc_gate(size_t port, PfcGate* gate) {
     if (pfc_gates_.size() <= port) pfc_gates_.resize(ports_.size(), nullptr);
@@ -113,11 +124,14 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const ExplicitRoutes* explicit_routes_ = nullptr;
   uint64_t ecmp_seed_;
   bool trust_dscp_ = false;
+  bool retag_valleys_ = false;  // set_valley_retag: read per packet, beside trust_dscp_
   DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;
   std::vector<IbCreditGate*> credit_gates_;
   std::vector<HeadroomExhaustion> exhaustions_;
+  std::vector<uint8_t> port_goes_up_;  // [port]; only read with retag_valleys_
+  std::array<uint8_t, kPriorities> valley_next_{};
 };
 
 }  // namespace models

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "topologies/valley_tagging.hpp"
+
 namespace topo {
 namespace {
 
@@ -54,7 +56,11 @@ bool is_switch(const Fabric& f, int node) {
 
 DependencyReport buffer_dependency_cycles(const Fabric& f, const RoutingTables& rt,
                                           const std::vector<RouteDemand>& demands,
-                                          size_t max_cycles) {
+                                          size_t max_cycles, const ValleyRetag* retag) {
+  // The priority of the packet in the next buffer (Tagger: re-tagged at a valley).
+  auto next_priority = [&](int prev, int node, int next, int priority) {
+    return retag == nullptr ? priority : retagged(*retag, prev, node, next, priority);
+  };
   BufferIndex index(f);
   std::vector<std::pair<int, int>> edges;
 
@@ -69,8 +75,8 @@ DependencyReport buffer_dependency_cycles(const Fabric& f, const RoutingTables& 
     const auto [dst, prio] = key;
     seen.assign(index.buffers().size(), 0);
     std::vector<int> frontier;
-    auto visit = [&](int from, int node, int port) {
-      const int b = index.id({node, port, prio});
+    auto visit = [&](int from, int node, int port, int priority) {
+      const int b = index.id({node, port, priority});
       if (static_cast<size_t>(b) >= seen.size()) seen.resize(b + 1, 0);
       if (from >= 0) edges.emplace_back(from, b);
       if (!seen[b]) {
@@ -82,16 +88,20 @@ DependencyReport buffer_dependency_cycles(const Fabric& f, const RoutingTables& 
       const int h = f.host_node[src];
       for (uint16_t x : rt.next_hops(h, dst)) {
         const PortRef& pr = f.ports[h][x];
-        if (is_switch(f, pr.peer_node)) visit(-1, pr.peer_node, pr.peer_port);
+        if (is_switch(f, pr.peer_node)) visit(-1, pr.peer_node, pr.peer_port, prio);
       }
     }
     while (!frontier.empty()) {
       const int b = frontier.back();
       frontier.pop_back();
       const BufferId here = index.buffers()[b];
+      const int prev = f.ports[here.node][here.port].peer_node;
       for (uint16_t x : rt.next_hops(here.node, dst)) {
         const PortRef& pr = f.ports[here.node][x];
-        if (is_switch(f, pr.peer_node)) visit(b, pr.peer_node, pr.peer_port);
+        if (is_switch(f, pr.peer_node)) {
+          visit(b, pr.peer_node, pr.peer_port,
+                next_priority(prev, here.node, pr.peer_node, here.priority));
+        }
       }
     }
   }
@@ -104,12 +114,14 @@ DependencyReport buffer_dependency_cycles(const Fabric& f, const RoutingTables& 
     path.insert(path.end(), d.route.begin(), d.route.end());
     path.push_back(f.host_node[d.dst_host]);
     std::vector<int> previous;  // buffers the packet may occupy at path[i]
+    int priority = d.priority;
     for (size_t i = 0; i + 1 < path.size(); ++i) {
+      if (i > 0) priority = next_priority(path[i - 1], path[i], path[i + 1], priority);
       std::vector<int> next;
       if (is_switch(f, path[i + 1])) {
         for (const PortRef& pr : f.ports[path[i]]) {
           if (pr.link >= 0 && pr.peer_node == path[i + 1]) {
-            next.push_back(index.id({pr.peer_node, pr.peer_port, d.priority}));
+            next.push_back(index.id({pr.peer_node, pr.peer_port, priority}));
           }
         }
       }

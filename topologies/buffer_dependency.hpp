@@ -42,10 +42,14 @@ struct DependencyReport {
   bool truncated = false;  // more cycles exist than were listed
 };
 
-// Builds the graph for `demands` and lists its cycles.
+struct ValleyRetag;
+
+// Builds the graph for `demands` and lists its cycles. With `retag` (valley_tagging.hpp), a
+// packet that turns up after going down continues on its re-tagged priority.
 DependencyReport buffer_dependency_cycles(const Fabric& f, const RoutingTables& rt,
                                           const std::vector<RouteDemand>& demands,
-                                          size_t max_cycles = 100);
+                                          size_t max_cycles = 100,
+                                          const ValleyRetag* retag = nullptr);
 
 // "leaf0:3:p3 -> spine1:0:p3 -> ... -> leaf0:3:p3".
 std::string format_cycle(const Fabric& f, const std::vector<BufferId>& cycle);

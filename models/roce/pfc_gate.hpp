@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "models/egress_port.hpp"
+#include "models/roce/pfc_params.hpp"
 
 namespace models {
 
@@ -33,11 +34,20 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   // PFC watchdog, as on data-centre switches: a class held continuously for `timeout` has its
   // pause ignored for `recovery` (what arrives downstream beyond its headroom is then dropped
   // there and counted as a lossless drop); while the pause persists it triggers again after
-  // each further timeout. A zero timeout turns it off.
-  void set_watchdog(sim::Time timeout, sim::Time recovery) {
+  // each further timeout. A zero timeout turns it off. With the drop action (SONiC's "drop",
+  // Arista's "drop"), the class's queued packets are also discarded at the trigger and every
+  // packet reaching the class during the recovery is too (EgressPort::discarded_packets): the
+  // stuck buffers empty at once and nothing extra lands on the paused neighbour; end-to-end
+  // retransmission (go-back-N) resends what was lost.
+  void set_watchdog(sim::Time timeout, sim::Time recovery,
+                    WatchdogAction action = WatchdogAction::IgnorePause) {
     watchdog_timeout_ = timeout;
     watchdog_recovery_ = recovery;
+    watchdog_action_ = action;
   }
+  sim::Time watchdog_timeout() const { return watchdog_timeout_; }
+  sim::Time watchdog_recovery() const { return watchdog_recovery_; }
+  WatchdogAction watchdog_action() const { return watchdog_action_; }
   void on_send(uint8_t, uint32_t) override {}
 
   // A PFC frame for `priority` with `quanta` arrived on this port's link.
@@ -64,6 +74,11 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   }
 
   void on_event(uint32_t kind, uint64_t arg) override {
+    if (kind >= kWatchdogEnd) {  // the drop action's recovery is over (unless a later one runs)
+      const auto p = static_cast<uint8_t>(kind - kWatchdogEnd);
+      if (ctx_.sim.now() >= ignore_until_[p]) port_.set_discard(p, false);
+      return;
+    }
     if (kind >= kWatchdog) {
       watchdog_check(static_cast<uint8_t>(kind - kWatchdog), sim::Time(static_cast<int64_t>(arg)));
       return;
@@ -85,13 +100,19 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   }
 
  private:
-  static constexpr uint32_t kWatchdog = kPriorities;  // event kinds kWatchdog + priority
+  static constexpr uint32_t kWatchdog = kPriorities;         // event kinds kWatchdog + priority
+  static constexpr uint32_t kWatchdogEnd = 2 * kPriorities;  // kWatchdogEnd + priority
   // The pause that started at `start` is still on, unbroken: override it for the recovery.
   void watchdog_check(uint8_t p, sim::Time start) {
     const sim::Time now = ctx_.sim.now();
     if (paused_from_[p] != start || now >= paused_until_[p]) return;  // it ended meanwhile
     ++stats_.watchdog_triggers;
     ignore_until_[p] = now + watchdog_recovery_;
+    if (watchdog_action_ == WatchdogAction::Drop) {
+      port_.set_discard(p, true);
+      port_.discard_queued(p);
+      ctx_.sim.at(ignore_until_[p], this, kWatchdogEnd + p);
+    }
     ctx_.sim.at(ignore_until_[p] + watchdog_timeout_, this, kWatchdog + p,
                 static_cast<uint64_t>(start.ps));
     port_.wake();
@@ -112,6 +133,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   std::array<sim::Time, kPriorities> ignore_until_{};
   sim::Time watchdog_timeout_{0};
   sim::Time watchdog_recovery_{0};
+  WatchdogAction watchdog_action_ = WatchdogAction::IgnorePause;
   PfcGateStats stats_;
 };
 

@@ -7,6 +7,10 @@
 
 namespace models {
 
+// What the PFC watchdog does to a class it finds stuck (SONiC's "forward" and "drop" actions):
+// ignore the pause and send, or also discard what the class holds and what reaches it.
+enum class WatchdogAction : uint8_t { IgnorePause, Drop };
+
 struct PfcParams {
   bool enabled = false;
   uint8_t lossless_priorities = 1u << 3;  // bit p set: class p is lossless (RoCE uses 3)
@@ -33,6 +37,7 @@ struct PfcParams {
   // PFC watchdog on switch egress ports (pfc_gate.hpp): 0 = off.
   sim::Time watchdog_timeout{0};
   sim::Time watchdog_recovery{200'000'000};  // 200 us
+  WatchdogAction watchdog_action = WatchdogAction::IgnorePause;
   bool deadlock_detection = true;
   sim::Time deadlock_window{200'000'000};         // 200 us
   sim::Time deadlock_check_interval{50'000'000};  // 50 us

@@ -4,8 +4,10 @@
 
 #include "models/roce/pfc_headroom.hpp"
 #include "scenarios/builder/build_infiniband.hpp"
+#include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
+#include "scenarios/loader/watchdog_section.hpp"
 #include "sim/rng.hpp"
 
 namespace scen {
@@ -126,7 +128,8 @@ void wire_pfc(const Scenario& s, models::Network& net) {
     net.pfc_gates.push_back(
         std::make_unique<models::PfcGate>(net.ctx, sender, s.pfc.response_time));
     if (f.host_index[from] < 0) {
-      net.pfc_gates.back()->set_watchdog(s.pfc.watchdog_timeout, s.pfc.watchdog_recovery);
+      const WatchdogSetting w = watchdog_for(s, from, from_port);
+      net.pfc_gates.back()->set_watchdog(w.timeout, w.recovery, w.action);
     }
     models::PfcGate* gate = net.pfc_gates.back().get();
     sender.set_gate(gate);
@@ -169,7 +172,7 @@ int64_t nic_pfc_headroom(const Scenario& s, uint32_t host) {
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
   const topo::Fabric& f = s.fabric;
   auto net = std::make_unique<models::Network>(sim);
-  net->routes = topo::compute_routes(f, s.link_up);
+  net->routes = routes_for(s, s.link_up);  // shortest-path or up-down (failures_section.hpp)
   const size_t nodes = f.topo.nodes.size();
   const size_t hosts = f.host_node.size();
   net->node_switch.assign(nodes, -1);
@@ -200,6 +203,21 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       apply_port_overrides(s, *sw);
       apply_qos(s, *sw);
       net->switches.push_back(std::move(sw));
+    }
+  }
+  if (const auto retag = valley_retag_for(s)) {
+    // Tagger: each switch port's direction in the up*/down* ranks, and the re-tag table.
+    std::array<uint8_t, models::kPriorities> next{};
+    for (int p = 0; p < models::kPriorities; ++p) {
+      next[p] = static_cast<uint8_t>(retag->next[p] < 0 ? p : retag->next[p]);
+    }
+    for (auto& sw : net->switches) {
+      std::vector<uint8_t> up(sw->port_count(), 0);
+      for (size_t p = 0; p < up.size(); ++p) {
+        const topo::PortRef& pr = f.ports[sw->node()][p];
+        up[p] = pr.link >= 0 && topo::updown_is_up(retag->level, sw->node(), pr.peer_node);
+      }
+      sw->set_valley_retag(std::move(up), next);
     }
   }
   std::vector<models::Nic*> nic_ptrs;
@@ -266,6 +284,10 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     dp.stop_run = s.stop_on_deadlock;
     net->deadlock = std::make_unique<models::DeadlockDetector>(
         net->ctx, dp, *net->transport, std::move(watched), s.pfc.lossless_priorities);
+  }
+  for (const models::PauseStormParams& storm : s.pause_storms) {
+    net->pause_storms.push_back(std::make_unique<models::PauseStorm>(
+        net->ctx, net->nics[storm.host]->port(), f.host_node[storm.host], storm, &net->pfc_log));
   }
   if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
     for (size_t h = 0; h < hosts; ++h) {

@@ -6,6 +6,7 @@
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/loader/watchdog_section.hpp"
 
 namespace scen {
 namespace {
@@ -254,10 +255,11 @@ const FieldTable<models::PfcParams>& pfc_fields() {
                                      "pause time per frame, in 512-bit-time quanta", 1, 65535));
     f.push_back(time_field<PfcParams>(
         "watchdog_timeout", &PfcParams::watchdog_timeout,
-        "PFC watchdog: a switch egress class paused this long without a break has its pause "
-        "ignored for watchdog_recovery (0 = no watchdog)"));
+        "PFC watchdog: a switch egress class paused this long without a break is acted on "
+        "(watchdog_action) for watchdog_recovery (0 = no watchdog)"));
     f.push_back(time_field<PfcParams>("watchdog_recovery", &PfcParams::watchdog_recovery,
-                                      "how long the watchdog ignores the pause", sim::Time(1)));
+                                      "how long the watchdog acts", sim::Time(1)));
+    f.push_back(watchdog_action_field("watchdog_action"));
     f.push_back(bool_field<PfcParams>(
         "deadlock_detection", &PfcParams::deadlock_detection,
         "look for cycles of paused ingress buffers (PFC deadlocks) during the run"));

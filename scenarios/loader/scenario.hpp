@@ -12,6 +12,7 @@
 #include "models/qos_params.hpp"
 #include "models/roce/dcqcn_params.hpp"
 #include "models/roce/ecn_marker.hpp"
+#include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
 #include "models/workloads/flow_spec.hpp"
@@ -52,6 +53,24 @@ struct Scenario {
   uint64_t seed = 1;
   topo::Fabric fabric;
   std::vector<bool> link_up;  // [topology link]; link failures set false
+  // "routing": "shortest-path" (ECMP over every shortest path, the default) or "up-down"
+  // (ECMP over the shortest up*-down* paths only: topologies/updown_routing.hpp).
+  bool updown_routing = false;
+  std::vector<models::PauseStormParams> pause_storms;  // "pause_storms": NICs that storm
+  // "tagging": {"priorities": [3, 4]}: Tagger's re-tagging of packets that leave the up*/down*
+  // path onto the next lossless priority of the list (empty = off).
+  std::vector<int> tagging_priorities;
+  // "link_events": links going down or up during the run. The switches at the link's ends
+  // install the recomputed routes at once; every other switch after `convergence_delay`
+  // (stale routes meanwhile).
+  struct LinkEvent {
+    sim::Time at;
+    std::vector<int> links;  // topology links between the two named nodes
+    bool up = false;
+    std::string label;  // "L0-S0 down at 500us"
+  };
+  std::vector<LinkEvent> link_events;
+  sim::Time convergence_delay{0};
   models::SwitchParams switch_defaults;
   models::NicParams nic;
   models::PfcParams pfc;

@@ -3,10 +3,12 @@
 #include <set>
 
 #include "scenarios/loader/fabric_section.hpp"
+#include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/topology_section.hpp"
+#include "scenarios/loader/watchdog_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
 
 namespace scen {
@@ -103,6 +105,14 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
     // PFC headroom of these (ingress port, priority) buffers, instead of the formula's.
     o.headroom_bytes = set.bytes("headroom", 1);
   }
+  if (set.has("pfc_watchdog")) {
+    // The PFC watchdog of this switch's (or port's) egress (watchdog_section.hpp).
+    if (o.priority >= 0) {
+      throw InputError(r.child_path("priority"), std::to_string(o.priority),
+                       "no priority with \"pfc_watchdog\" (set per switch or port)");
+    }
+    check_watchdog_override(set);
+  }
   try {
     set.finish();
   } catch (const InputError& e) {
@@ -110,7 +120,7 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
                      o.port < 0 && o.priority < 0
                          ? "a switch parameter (see rdmasim run --list-params)"
                          : "a per-port parameter (queue_limit, reserve, alpha, scheduler, ecn, "
-                           "headroom); "
+                           "headroom, pfc_watchdog); "
                            "switch-wide ones "
                            "need no "
                            "\"port\"/\"priority\"");
@@ -412,9 +422,14 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     }
   }
   if (auto lf = r.get("link_failures")) read_link_failures(*lf, s);
+  if (auto ps = r.get("pause_storms")) read_pause_storms(*ps, s);  // failures_section.hpp
+  if (auto le = r.get("link_events")) read_link_events(*le, s);
+  if (auto tg = r.get("tagging")) read_tagging(*tg, s);
+  read_routing(r, s);
 
   JsonReader w = r.at("workload");
   s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir);
+  check_tagging_flows(s);  // failures_section.hpp
 
   if (auto st = r.get("stop")) {
     st->expect_object();
@@ -445,6 +460,10 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["qos"] = write_fields(qos_fields(), s.qos);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
+  if (root.contains("routing")) eff["routing"] = s.updown_routing ? "up-down" : "shortest-path";
+  if (!s.pause_storms.empty()) eff["pause_storms"] = pause_storms_json(s);
+  if (!s.link_events.empty()) eff["link_events"] = link_events_json(s);
+  if (!s.tagging_priorities.empty()) eff["tagging"]["priorities"] = s.tagging_priorities;
   eff["workload"] = root["workload"];
   eff["stop"]["until"] = s.stop_when_done ? "workload-done" : "time";
   if (s.stop_time != sim::Time::max()) eff["stop"]["time"] = sim::format_time(s.stop_time);

@@ -12,6 +12,7 @@
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "scenarios/run/infiniband_results.hpp"
+#include "scenarios/run/link_event_schedule.hpp"
 
 namespace scen {
 namespace {
@@ -120,6 +121,12 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
   if (net->deadlock) net->deadlock->start();
+  for (auto& storm : net->pause_storms) storm->start();
+  std::unique_ptr<LinkEventSchedule> link_events;  // link_event_schedule.hpp
+  if (!s.link_events.empty()) {
+    link_events = std::make_unique<LinkEventSchedule>(s, *net);
+    link_events->start();
+  }
 
   std::unique_ptr<ProgressLine> progress;
   if (options.progress) {
@@ -285,7 +292,11 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   const uint64_t created = net->pool.allocated_total();
   consumed += pause_consumed + flow_control_consumed(*net);
-  const uint64_t dropped = tail_drops + ttl_drops + no_route + lost + lossless_drops + rx_overflow;
+  uint64_t watchdog_drops = 0;  // the PFC watchdog's drop action (EgressPort::discard)
+  for (const models::EgressPort* port : net->link_sender)
+    watchdog_drops += port->discarded_packets();
+  const uint64_t dropped =
+      tail_drops + ttl_drops + no_route + lost + lossless_drops + rx_overflow + watchdog_drops;
   const uint64_t in_flight = net->pool.live();
   if (created != consumed + dropped + in_flight) {
     throw std::logic_error("packet conservation broken: created " + std::to_string(created) +
@@ -402,6 +413,11 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     uint64_t nic_pauses = 0, watchdog = 0;
     for (const auto& nic : net->nics) nic_pauses += nic->stats().pause_frames_sent;
     for (const auto& g : net->pfc_gates) watchdog += g->stats().watchdog_triggers;
+    uint64_t wd_drops = 0, wd_drop_bytes = 0;
+    for (const models::EgressPort* port : net->link_sender) {
+      wd_drops += port->discarded_packets();
+      wd_drop_bytes += port->discarded_bytes();
+    }
     res["pfc"] = {{"pause_frames", pauses},
                   {"nic_pause_frames", nic_pauses},
                   {"resume_frames", resumes},
@@ -409,7 +425,19 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   {"paused_time_ns", format_ns(paused)},
                   {"headroom_exhaustions", exhaustions.size()},
                   {"headroom_exhaustion_events", exhaustions},
-                  {"watchdog_triggers", watchdog}};
+                  {"watchdog_triggers", watchdog},
+                  {"watchdog_drops", wd_drops},
+                  {"watchdog_drop_bytes", wd_drop_bytes}};
+    if (!s.tagging_priorities.empty()) {
+      uint64_t retags = 0;
+      for (const auto& sw : net->switches) retags += sw->stats().valley_retags;
+      res["pfc"]["valley_retags"] = retags;
+    }
+    if (!net->pause_storms.empty()) {
+      uint64_t storm_frames = 0;
+      for (const auto& storm : net->pause_storms) storm_frames += storm->frames_sent();
+      res["pfc"]["storm_pause_frames"] = storm_frames;
+    }
     // The MMU's pools: per switch the shared pool and the headroom pool with their peaks, and
     // every lossless (port, priority) that used headroom, with its allocation.
     int64_t shared_peak = 0, headroom_peak = 0;

@@ -8,12 +8,14 @@
 #include <set>
 
 #include "scenarios/builder/build_network.hpp"
+#include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/parse_options.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/buffer_dependency.hpp"
+#include "topologies/route_transition.hpp"
 
 namespace po = boost::program_options;
 
@@ -23,8 +25,10 @@ namespace {
 
 // Cyclic buffer dependencies among the lossless classes: the precondition of a PFC deadlock,
 // found from the routes before anything runs.
+// `when` names the routes checked ("" for the routes at the start).
 void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTables& routes,
-                               bool all_pairs, std::vector<std::string>& problems) {
+                               bool all_pairs, std::vector<std::string>& problems,
+                               const std::string& when = "") {
   // InfiniBand: every data VL is lossless (credits), and a flow's class there is its VL.
   const bool ib = s.fabric_kind == scen::FabricKind::Infiniband;
   const uint32_t lossless = ib ? (1u << s.ib.data_vls) - 1 : s.pfc.lossless_priorities;
@@ -42,6 +46,10 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
   if (all_pairs) {
     for (int p = 0; p < 8; ++p) {
       if (((lossless >> p) & 1u) == 0) continue;
+      // With tagging, the list's later priorities carry re-tagged packets only: hosts send on
+      // the first.
+      const auto& tags = s.tagging_priorities;
+      if (tags.size() > 1 && std::find(tags.begin() + 1, tags.end(), p) != tags.end()) continue;
       for (int a = 0; a < hosts; ++a) {
         for (int b = 0; b < hosts; ++b) {
           if (a != b) demands.push_back({a, b, p, {}});
@@ -55,16 +63,20 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
       }
     }
   }
-  const topo::DependencyReport r = topo::buffer_dependency_cycles(s.fabric, routes, demands);
+  const auto retag = scen::valley_retag_for(s);  // Tagger's re-tagging, when on
+  const topo::DependencyReport r =
+      topo::buffer_dependency_cycles(s.fabric, routes, demands, 100, retag.get());
   std::printf(
-      "deadlock  buffer dependency graph of %s over every ECMP next hop: %zu lossless ingress "
+      "deadlock  buffer dependency graph of %s over every ECMP next hop%s: %zu lossless ingress "
       "buffers, %zu dependencies, %s%zu cycle(s)\n",
-      all_pairs ? "all host pairs" : "the workload's lossless flows", r.buffers, r.dependencies,
+      all_pairs ? "all host pairs" : "the workload's lossless flows",
+      when.empty() ? "" : (" " + when).c_str(), r.buffers, r.dependencies,
       r.truncated ? "more than " : "", r.cycles.size());
   const size_t shown = std::min<size_t>(r.cycles.size(), 20);
   for (size_t i = 0; i < shown; ++i) {
     problems.push_back(std::string("cyclic buffer dependency (a ") + (ib ? "credit" : "PFC") +
-                       " deadlock can form): " + topo::format_cycle(s.fabric, r.cycles[i]));
+                       " deadlock can form)" + (when.empty() ? std::string() : " " + when) + ": " +
+                       topo::format_cycle(s.fabric, r.cycles[i]));
   }
   if (r.cycles.size() > shown) {
     problems.push_back("... " + std::to_string(r.cycles.size() - shown) + (r.truncated ? "+" : "") +
@@ -195,6 +207,28 @@ int cmd_check(int argc, char** argv) {
                        " explicit route(s) longer than the shortest path");
   }
   check_buffer_dependencies(s, net->routes, vm.count("all-pairs") > 0, problems);
+  // Again for the routes after each scheduled link event: first the mix that forwards during
+  // convergence (the link's ends on the new tables, the rest on the old), then the new ones.
+  if (s.pfc.enabled) {
+    topo::RoutingTables before = net->routes;
+    for (size_t i = 0; i < s.link_events.size(); ++i) {
+      const auto& e = s.link_events[i];
+      topo::RoutingTables after = scen::routes_for(s, scen::link_state_after(s, i + 1));
+      if (s.convergence_delay.ps > 0) {
+        std::vector<bool> ends(s.fabric.topo.nodes.size(), false);
+        for (const int l : e.links) {
+          ends[s.fabric.topo.links[l].a] = ends[s.fabric.topo.links[l].b] = true;
+        }
+        check_buffer_dependencies(s, topo::mix_routes(before, after, ends),
+                                  vm.count("all-pairs") > 0, problems,
+                                  "after " + e.label + ", during convergence");
+      }
+      check_buffer_dependencies(
+          s, after, vm.count("all-pairs") > 0, problems,
+          "after " + e.label + (s.convergence_delay.ps > 0 ? ", converged" : ""));
+      before = std::move(after);
+    }
+  }
   for (const auto& l : s.fabric.topo.links) {
     if (l.loss_rate > 0) {
       problems.push_back("random loss configured on links (loss experiment)");
