@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 
@@ -328,6 +329,7 @@ std::string list_parameters() {
   list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
   list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
   list_fields(out, "fabric.qos", qos_fields(), models::QosParams{});
+  list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

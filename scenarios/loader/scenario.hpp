@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_spec.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
 #include "models/roce/dcqcn_params.hpp"
@@ -56,6 +57,7 @@ struct Scenario {
   models::QosParams qos;
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
+  std::vector<models::CollectiveSpec> collectives;  // workload.collective
   sim::Time stop_time = sim::Time::max();
   bool stop_when_done = true;
   bool stop_on_deadlock = true;  // stop.on_deadlock: "stop" | "continue"

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <set>
 
+#include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -409,7 +410,8 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   if (auto lf = r.get("link_failures")) read_link_failures(*lf, s);
 
   JsonReader w = r.at("workload");
-  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir);
+  s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
+  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir, !s.collectives.empty());
 
   if (auto st = r.get("stop")) {
     st->expect_object();

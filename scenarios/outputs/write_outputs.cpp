@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "sim/units.hpp"
 
@@ -180,6 +181,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/rates.csv", rates_csv(out));
   }
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
+  if (!s.collectives.empty()) {
+    write_file_atomic(dir + "/collectives.csv", collectives_csv(out.collectives, s.collectives));
+  }
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
   }

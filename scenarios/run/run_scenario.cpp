@@ -20,18 +20,26 @@ class DoneWatcher final : public models::CompletionListener {
  public:
   DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
       : sim_(sim), transport_(t), sampler_(sampler) {}
-  void on_flow_complete(uint32_t) override {
-    if (transport_.flows_done() == transport_.flow_count()) {
+  void on_flow_complete(uint32_t) override { check(); }
+  // Collectives post messages while running: the workload is done once they have finished too.
+  void check() {
+    for (const auto& c : collectives_) {
+      if (!c->done()) return;
+    }
+    if (transport_.flows_done() == transport_.flow_count() && !stopped_) {
+      stopped_ = true;
       if (sampler_ != nullptr) sampler_->stop();
       if (stop_) sim_.stop();
     }
   }
   bool stop_ = true;
+  std::vector<std::unique_ptr<models::CollectiveRunner>> collectives_;
 
  private:
   sim::Simulator& sim_;
   const models::Transport& transport_;
   models::TimeseriesSampler* sampler_;
+  bool stopped_ = false;
 };
 
 class ProgressLine final : public sim::ProgressHook {
@@ -116,6 +124,12 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   DoneWatcher watcher(sim, *net->transport, sampler.get());
   watcher.stop_ = s.stop_when_done;
+  for (size_t i = 0; i < s.collectives.size(); ++i) {
+    watcher.collectives_.push_back(std::make_unique<models::CollectiveRunner>(
+        net->ctx, *net->transport, s.collectives[i], static_cast<uint32_t>(i), s.seed));
+    watcher.collectives_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.collectives_.back()->start();  // listens before the watcher: posts come first
+  }
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
   if (net->deadlock) net->deadlock->start();
@@ -136,6 +150,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   uint64_t retransmitted = 0, timeouts = 0, nacks = 0, duplicates = 0;
   for (uint32_t i = 0; i < tr.flow_count(); ++i) {
     const models::FlowState& fl = tr.flow(i);
+    const bool collective = fl.spec.tag == "collective";  // reported in collectives.csv
     FlowResult r;
     r.id = i;
     r.tag = fl.spec.tag;
@@ -167,6 +182,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     }
     retransmitted += r.retransmitted_packets;
     timeouts += r.timeouts;
+    if (collective) continue;
     const models::QueuePair& q0 = tr.qp(fl.first_qp);
     const auto data = trace_path(s, *net, q0.src_host, q0.dst_host, q0.udp_sport, q0.route_id);
     const auto ack = trace_path(s, *net, q0.dst_host, q0.src_host, q0.udp_sport, 0);
@@ -467,6 +483,15 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     out.host_names.push_back(f.topo.nodes[f.host_node[h]].name);
   }
   res["packets_in_flight_at_end"] = in_flight;
+  for (const auto& c : watcher.collectives_) {
+    out.collectives.insert(out.collectives.end(), c->results().begin(), c->results().end());
+  }
+  if (!s.collectives.empty()) {
+    size_t sizes = 0;
+    for (const auto& c : s.collectives) sizes += models::sweep_sizes(c).size();
+    res["collective_sizes"] = sizes;
+    res["collective_sizes_completed"] = out.collectives.size();
+  }
   out.results = std::move(res);
 
   Json counters;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_runner.hpp"
 #include "models/timeseries_sampler.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
@@ -77,6 +78,8 @@ struct RunOutcome {
   Json results;                         // headline results (deterministic)
   Json deadlocks = Json::array();       // PFC deadlocks found (deadlocks.json)
   Json counters;                        // all counters (deterministic)
+  // One row per collective size (collectives.csv).
+  std::vector<models::CollectiveResult> collectives;
 };
 
 struct RunOptions {
