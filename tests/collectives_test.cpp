@@ -86,9 +86,13 @@ TEST_CASE("ring all-reduce takes 2(n-1)α + 2(n-1)/n S/B", "[collectives]") {
 }
 
 TEST_CASE("collective runs are identical on rerun", "[collectives]") {
-  const scen::Json j = collective_scenario(
-      star(6), {{"op", "all_reduce"}, {"algorithm", "ring"}, {"min", "1KiB"}, {"max", "256KiB"},
-                {"factor", 8}, {"channels", 2}, {"chunk", "16KiB"}});
+  const scen::Json j = collective_scenario(star(6), {{"op", "all_reduce"},
+                                                     {"algorithm", "ring"},
+                                                     {"min", "1KiB"},
+                                                     {"max", "256KiB"},
+                                                     {"factor", 8},
+                                                     {"channels", 2},
+                                                     {"chunk", "16KiB"}});
   const scen::Scenario s = test_support::load(j);
   const scen::RunOutcome a = scen::run_scenario(s);
   const scen::RunOutcome b = scen::run_scenario(s);
@@ -130,8 +134,8 @@ TEST_CASE("halving-doubling all-reduce takes 2 log2(n) α + 2(n-1)/n S/B", "[col
     REQUIRE(out.collectives.size() == 1);
     const AlphaBeta ab = alpha_beta(s);
     const double log2n = std::log2(n);
-    const double expected = 2.0 * log2n * ab.alpha_ps +
-                            2.0 * (n - 1) / n * static_cast<double>(size) / ab.bytes_per_ps;
+    const double expected =
+        2.0 * log2n * ab.alpha_ps + 2.0 * (n - 1) / n * static_cast<double>(size) / ab.bytes_per_ps;
     const double got = static_cast<double>(out.collectives[0].time.ps);
     INFO("n " << n << " expected " << expected / 1e6 << " us, got " << got / 1e6 << " us");
     CHECK(std::abs(got - expected) / expected < 0.02);
@@ -168,11 +172,11 @@ TEST_CASE("pipelined double binary tree all-reduce takes about 2 log2(n) α + 2 
   }
   const int n = 8;
   const int64_t size = int64_t{16} << 20;
-  const scen::Scenario s = test_support::load(
-      collective_scenario(star(n), {{"op", "all_reduce"},
-                                    {"algorithm", "double_binary_tree"},
-                                    {"size", size},
-                                    {"chunk", "16KiB"}}));
+  const scen::Scenario s =
+      test_support::load(collective_scenario(star(n), {{"op", "all_reduce"},
+                                                       {"algorithm", "double_binary_tree"},
+                                                       {"size", size},
+                                                       {"chunk", "16KiB"}}));
   const scen::RunOutcome out = scen::run_scenario(s);
   REQUIRE(out.collectives.size() == 1);
   const AlphaBeta ab = alpha_beta(s);
@@ -192,15 +196,17 @@ TEST_CASE("pipelined double binary tree all-reduce takes about 2 log2(n) α + 2 
   CHECK(sent == 2 * (n - 1) * size);  // per tree: (n-1) edges up and down, S/2 each
 }
 
-TEST_CASE("large all-reduce bus bandwidth reaches the link's payload rate times the protocol "
-          "efficiency",
-          "[collectives]") {
+TEST_CASE(
+    "large all-reduce bus bandwidth reaches the link's payload rate times the protocol "
+    "efficiency",
+    "[collectives]") {
   const int n = 4;
   const int64_t size = int64_t{32} << 20;
-  for (const auto& [protocol, efficiency] :
-       std::vector<std::pair<std::string, double>>{{"simple", 1.0}, {"ll128", 120.0 / 128}, {"ll", 0.5}}) {
+  for (const auto& [protocol, efficiency] : std::vector<std::pair<std::string, double>>{
+           {"simple", 1.0}, {"ll128", 120.0 / 128}, {"ll", 0.5}}) {
     const scen::Scenario s = test_support::load(collective_scenario(
-        star(n), {{"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", protocol}, {"size", size}}));
+        star(n),
+        {{"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", protocol}, {"size", size}}));
     const scen::RunOutcome out = scen::run_scenario(s);
     REQUIRE(out.collectives.size() == 1);
     const AlphaBeta ab = alpha_beta(s);
@@ -214,11 +220,16 @@ TEST_CASE("large all-reduce bus bandwidth reaches the link's payload rate times 
 TEST_CASE("all-to-all on a 2:1 oversubscribed leaf-spine takes about twice as long",
           "[collectives]") {
   auto run = [](const std::string& fabric_rate) {
-    scen::Json topo = {{"generator", "leaf-spine"}, {"leaves", 8},           {"spines", 2},
-                       {"hosts_per_leaf", 2},       {"host_rate", "100Gbps"}, {"fabric_rate", fabric_rate},
-                       {"host_latency", "1us"},     {"fabric_latency", "1us"}};
-    const scen::Scenario s = test_support::load(collective_scenario(
-        topo, {{"op", "all_to_all"}, {"size", "1MiB"}, {"qps", 4}}));
+    scen::Json topo = {{"generator", "leaf-spine"},
+                       {"leaves", 8},
+                       {"spines", 2},
+                       {"hosts_per_leaf", 2},
+                       {"host_rate", "100Gbps"},
+                       {"fabric_rate", fabric_rate},
+                       {"host_latency", "1us"},
+                       {"fabric_latency", "1us"}};
+    const scen::Scenario s = test_support::load(
+        collective_scenario(topo, {{"op", "all_to_all"}, {"size", "1MiB"}, {"qps", 4}}));
     const scen::RunOutcome out = scen::run_scenario(s);
     REQUIRE(out.collectives.size() == 1);
     // Conservation: each rank sent and received (n-1)/n of its buffer.

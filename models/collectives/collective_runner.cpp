@@ -72,6 +72,7 @@ void CollectiveRunner::begin_iteration() {
   req.type_bytes = spec_.type_bytes;
   req.channels = spec_.channels;
   req.chunk_bytes = spec_.chunk_bytes;
+  req.slots = spec_.slots;
   req.root = spec_.root;
   protocol_ = current_.protocol;
   schedule_ = build_schedule(req);

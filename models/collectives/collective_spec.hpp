@@ -40,10 +40,13 @@ struct CollectiveSpec {
   std::vector<std::string> rank_names;
   int channels = 1;         // parallel rings/trees, each with its share of the data
   int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)
-  int qps = 1;              // queue pairs each message is striped over
-  int root = 0;             // broadcast root rank
-  sim::Time start;          // when the first size starts
-  int priority = 3;         // traffic class of the messages
+  // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's
+  // src/include/device.h); chunk k waits for chunk k - slots on its connection.
+  int slots = 8;
+  int qps = 1;       // queue pairs each message is striped over
+  int root = 0;      // broadcast root rank
+  sim::Time start;   // when the first size starts
+  int priority = 3;  // traffic class of the messages
   int dscp = 26;
   // Software time charged before each message is posted (kernel/proxy hand-off), per
   // protocol; 0 by default so that times are the network's alone.

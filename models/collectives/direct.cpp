@@ -1,8 +1,8 @@
 // Direct (point-to-point) collectives: all-to-all posts a message from every rank to every
 // other rank at once (NCCL groups the sends and receives; nccl-tests' size is what a rank
 // sends in all, 1/n of it to each rank, its own share staying local); send/recv sends the
-// whole buffer from each rank to the next. Channels split each message; chunks follow one
-// another on their connection.
+// whole buffer from each rank to the next. Channels split each message; up to `slots` chunks
+// are in flight on a connection.
 #include <stdexcept>
 
 #include "models/collectives/schedule.hpp"
@@ -16,11 +16,9 @@ void pipelined_message(const ScheduleRequest& r, ScheduleBuilder& b, uint32_t sr
   for (int c = 0; c < r.channels; ++c) {
     const int64_t chunks = chunk_count(shares[c], r.chunk_bytes);
     const std::vector<int64_t> pieces = split_bytes(shares[c], chunks, r.type_bytes);
-    uint32_t prev = 0;
+    SlotWindow window(r.slots, 1);
     for (int64_t k = 0; k < chunks; ++k) {
-      const uint32_t id = b.add(src, dst, static_cast<uint32_t>(c), pieces[k]);
-      if (k > 0) b.depend(prev, id);
-      prev = id;
+      window.add(b, k, 0, b.add(src, dst, static_cast<uint32_t>(c), pieces[k]));
     }
   }
 }

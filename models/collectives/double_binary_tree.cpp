@@ -55,7 +55,8 @@ void double_binary_tree_schedule(const ScheduleRequest& r, ScheduleBuilder& b) {
       const int64_t chunks = chunk_count(halves[t], r.chunk_bytes);
       const std::vector<int64_t> pieces = split_bytes(halves[t], chunks, r.type_bytes);
       // up[x]: x -> parent(x) of the current chunk; down[x]: parent(x) -> x.
-      std::vector<uint32_t> up(n), down(n), prev_up(n), prev_down(n);
+      std::vector<uint32_t> up(n), down(n);
+      SlotWindow window(r.slots, static_cast<size_t>(2 * n));  // [x]: up, [n + x]: down
       for (int64_t k = 0; k < chunks; ++k) {
         // Reduce: leaves first is not needed for ids; dependencies are added after all exist.
         for (int x = 0; x < n; ++x) {
@@ -74,13 +75,9 @@ void double_binary_tree_schedule(const ScheduleRequest& r, ScheduleBuilder& b) {
           } else {
             b.depend(down[p], down[x]);
           }
-          if (k > 0) {
-            b.depend(prev_up[x], up[x]);
-            b.depend(prev_down[x], down[x]);
-          }
+          window.add(b, k, static_cast<size_t>(x), up[x]);
+          window.add(b, k, static_cast<size_t>(n + x), down[x]);
         }
-        std::swap(prev_up, up);
-        std::swap(prev_down, down);
       }
     }
   }

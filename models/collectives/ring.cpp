@@ -3,8 +3,9 @@
 // rank r + 1, which needs it for its step j + 1; so every rank sends 2(n-1)/n of the data.
 // All-gather and reduce-scatter are the n-1 steps of one half. Broadcast pipelines the data
 // down the chain root, root+1, ... Each channel runs its own ring on its share of the data;
-// a step's segment is cut into chunks that move independently (pipelining), in order on each
-// connection.
+// a step's segment is cut into chunks that move independently (pipelining), up to `slots` of
+// them in flight on each connection.
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/collectives/schedule.hpp"
@@ -21,9 +22,9 @@ void ring_steps(const ScheduleRequest& r, ScheduleBuilder& b, int steps, int64_t
   const int64_t chunks = chunk_count(largest, r.chunk_bytes);
   std::vector<std::vector<int64_t>> pieces;  // [segment][chunk]
   for (int64_t s : segments) pieces.push_back(split_bytes(s, chunks, r.type_bytes));
-  // ids[j][rank] of the current chunk and the previous chunk's, for the dependencies.
-  std::vector<uint32_t> prev_chunk(static_cast<size_t>(steps) * n, 0);
+  // this_chunk[j * n + rank]: the current chunk's message of step j at rank.
   std::vector<uint32_t> this_chunk(static_cast<size_t>(steps) * n, 0);
+  SlotWindow window(r.slots, static_cast<size_t>(steps) * n);
   for (int64_t k = 0; k < chunks; ++k) {
     for (int j = 0; j < steps; ++j) {
       for (int rank = 0; rank < n; ++rank) {
@@ -31,14 +32,13 @@ void ring_steps(const ScheduleRequest& r, ScheduleBuilder& b, int steps, int64_t
         const uint32_t id =
             b.add(static_cast<uint32_t>(rank), static_cast<uint32_t>((rank + 1) % n), channel,
                   pieces[segment][k]);
-        this_chunk[static_cast<size_t>(j) * n + rank] = id;
+        const size_t at = static_cast<size_t>(j) * n + rank;
+        this_chunk[at] = id;
         // The data comes from the previous rank's previous step.
         if (j > 0) b.depend(this_chunk[static_cast<size_t>(j - 1) * n + (rank - 1 + n) % n], id);
-        // In order on the connection.
-        if (k > 0) b.depend(prev_chunk[static_cast<size_t>(j) * n + rank], id);
+        window.add(b, k, at, id);
       }
     }
-    std::swap(prev_chunk, this_chunk);
   }
 }
 
@@ -47,7 +47,8 @@ void chain_broadcast(const ScheduleRequest& r, ScheduleBuilder& b, int64_t chann
   const int n = r.ranks;
   const int64_t chunks = chunk_count(channel_bytes, r.chunk_bytes);
   const std::vector<int64_t> pieces = split_bytes(channel_bytes, chunks, r.type_bytes);
-  std::vector<uint32_t> prev(static_cast<size_t>(n), 0), cur(static_cast<size_t>(n), 0);
+  std::vector<uint32_t> cur(static_cast<size_t>(n), 0);
+  SlotWindow window(r.slots, static_cast<size_t>(n));
   for (int64_t k = 0; k < chunks; ++k) {
     for (int hop = 0; hop + 1 < n; ++hop) {
       const uint32_t from = static_cast<uint32_t>((r.root + hop) % n);
@@ -55,9 +56,8 @@ void chain_broadcast(const ScheduleRequest& r, ScheduleBuilder& b, int64_t chann
       const uint32_t id = b.add(from, to, channel, pieces[k]);
       cur[hop] = id;
       if (hop > 0) b.depend(cur[hop - 1], id);
-      if (k > 0) b.depend(prev[hop], id);
+      window.add(b, k, static_cast<size_t>(hop), id);
     }
-    std::swap(prev, cur);
   }
 }
 

@@ -52,6 +52,26 @@ std::vector<int64_t> split_bytes(int64_t bytes, int64_t parts, int64_t grain);
 // Pieces of a step's data when pipelined in chunks of `chunk_bytes` (0 = one piece).
 int64_t chunk_count(int64_t bytes, int64_t chunk_bytes);
 
+// The receive buffer slots of a connection (NCCL_STEPS): chunk k may be posted on a
+// connection once chunk k - slots on it has completed, so up to `slots` chunks are in flight
+// per connection. Keeps, per connection position, the ids of the last `slots` chunks.
+class SlotWindow {
+ public:
+  SlotWindow(int slots, size_t connections)
+      : slots_(slots), ids_(static_cast<size_t>(slots) * connections, 0), width_(connections) {}
+  // Records `id` as chunk `k` on `connection`, making it wait for chunk k - slots there.
+  void add(ScheduleBuilder& b, int64_t k, size_t connection, uint32_t id) {
+    uint32_t& cell = ids_[static_cast<size_t>(k % slots_) * width_ + connection];
+    if (k >= slots_) b.depend(cell, id);
+    cell = id;
+  }
+
+ private:
+  int slots_;
+  std::vector<uint32_t> ids_;
+  size_t width_;
+};
+
 struct ScheduleRequest {
   CollectiveOp op = CollectiveOp::AllReduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
@@ -61,6 +81,7 @@ struct ScheduleRequest {
   int64_t type_bytes = 4;
   int channels = 1;
   int64_t chunk_bytes = 0;
+  int slots = 8;
   int root = 0;
 };
 

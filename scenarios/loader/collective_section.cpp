@@ -65,6 +65,9 @@ const FieldTable<CollectiveSpec>& collective_fields() {
       bytes_field<CollectiveSpec>("chunk", &CollectiveSpec::chunk_bytes,
                                   "pipelining grain of a step (0 = one message per step; NCCL's "
                                   "Simple chunk is 128-512 KB, nccl #1785)"),
+      int32_field("slots", &CollectiveSpec::slots,
+                  "chunks in flight per connection (receive buffer slots; NCCL_STEPS = 8)", 1,
+                  1024),
       int32_field("qps", &CollectiveSpec::qps, "queue pairs each message is striped over", 1, 64),
       int32_field("root", &CollectiveSpec::root, "broadcast root rank", 0, 1 << 20),
       int32_field("iterations", &CollectiveSpec::iterations,
