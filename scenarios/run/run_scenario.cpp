@@ -491,6 +491,15 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     for (const auto& c : s.collectives) sizes += models::sweep_sizes(c).size();
     res["collective_sizes"] = sizes;
     res["collective_sizes_completed"] = out.collectives.size();
+    if (!out.collectives.empty()) {
+      // The largest size run (the last row): what a sweep over sizes or fabrics plots.
+      const models::CollectiveResult& last = out.collectives.back();
+      res["collective"] = {
+          {"size_bytes", last.size_bytes},
+          {"time_us", format_milli(last.time.ps / 1000)},
+          {"algbw_gbps", format_milli(static_cast<int64_t>(last.algbw_gbps() * 1000))},
+          {"busbw_gbps", format_milli(static_cast<int64_t>(last.busbw_gbps() * 1000))}};
+    }
   }
   out.results = std::move(res);
 
