@@ -21,8 +21,17 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
       sizes_(sweep_sizes(spec_)) {}
 
 void CollectiveRunner::start() {
-  transport_.add_listener(this);
+  attach();
   ctx_.sim.at(spec_.start, this, kBegin, 0);
+}
+
+void CollectiveRunner::run_one(int64_t size, std::function<void()> done) {
+  sizes_ = {size};
+  size_index_ = 0;
+  iteration_ = 0;
+  done_ = false;
+  on_done_ = std::move(done);
+  begin_iteration();
 }
 
 uint16_t CollectiveRunner::connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const {
@@ -149,7 +158,10 @@ void CollectiveRunner::finish_iteration() {
     return;
   }
   done_ = true;
-  if (on_done_) on_done_();
+  if (on_done_) {
+    const std::function<void()> fn = on_done_;  // it may start another run (run_one)
+    fn();
+  }
 }
 
 void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {

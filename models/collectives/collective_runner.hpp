@@ -41,6 +41,11 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
                    uint64_t seed);
   // Schedules the first size at the spec's start.
   void start();
+  // Listens to the transport without scheduling anything: for run_one.
+  void attach() { transport_.add_listener(this); }
+  // Runs one all-reduce (the spec's op) of `size` bytes now; `done` hears of its end. Its row
+  // joins results().
+  void run_one(int64_t size, std::function<void()> done);
   bool done() const { return done_; }
   const CollectiveSpec& spec() const { return spec_; }
   const std::vector<CollectiveResult>& results() const { return results_; }

@@ -91,96 +91,103 @@ const FieldTable<CollectiveSpec>& collective_fields() {
   return table;
 }
 
+CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const models::NicParams& nic,
+                               const models::QosParams& qos, bool with_sizes) {
+  r.expect_object();
+  CollectiveSpec s;
+  std::string op = "all_reduce";
+  if (with_sizes) {
+    op = r.choice(
+        "op",
+        {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"},
+        "all_reduce");
+  }
+  s.op = op == "all_reduce"       ? CollectiveOp::AllReduce
+         : op == "all_gather"     ? CollectiveOp::AllGather
+         : op == "reduce_scatter" ? CollectiveOp::ReduceScatter
+         : op == "all_to_all"     ? CollectiveOp::AllToAll
+         : op == "broadcast"      ? CollectiveOp::Broadcast
+                                  : CollectiveOp::SendRecv;
+  const std::string algo = r.choice(
+      "algorithm", {"auto", "ring", "halving_doubling", "double_binary_tree", "direct"}, "auto");
+  s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
+                : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
+                : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
+                : algo == "direct"             ? CollectiveAlgorithm::Direct
+                                               : CollectiveAlgorithm::Auto;
+  const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
+  s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
+               : proto == "ll"   ? CollectiveProtocol::LL
+               : proto == "auto" ? CollectiveProtocol::Auto
+                                 : CollectiveProtocol::Simple;
+  const std::string type = r.choice("type",
+                                    {"float", "int32", "uint32", "half", "bfloat16", "double",
+                                     "int64", "uint64", "int8", "uint8"},
+                                    "float");
+  s.type_bytes = type_size(type);
+  if (!with_sizes) {
+    // The sizes come from elsewhere (training buckets).
+  } else if (r.has("size")) {
+    s.min_bytes = s.max_bytes = r.bytes("size", 1);
+    if (r.has("min") || r.has("max")) {
+      throw InputError(r.child_path("size"), r.value_text("size"),
+                       "either \"size\" or \"min\"/\"max\", not both");
+    }
+  } else {
+    s.min_bytes = r.bytes("min", 1);
+    s.max_bytes = r.bytes("max", s.min_bytes, s.min_bytes);
+  }
+  if (with_sizes) s.factor = r.integer("factor", 2, 2, 1 << 20);
+  read_fields(r, collective_fields(), s);
+  read_ranks(r, f, s);
+  const int n = s.ranks();
+  if (n < 2) throw InputError(r.child_path("ranks"), r.value_text("ranks"), "at least two ranks");
+  if (s.root >= n) {
+    throw InputError(r.child_path("root"), std::to_string(s.root),
+                     "a rank below " + std::to_string(n));
+  }
+  const TrafficClass tc =
+      read_traffic_class(r, TrafficClass{nic.data_priority, nic.data_dscp}, qos, nic);
+  s.priority = tc.priority;
+  s.dscp = tc.dscp;
+  // Algorithms that do not exist for this op or rank count are refused here, with the path.
+  const bool reduce = s.op == CollectiveOp::AllReduce;
+  const bool ring_op = reduce || s.op == CollectiveOp::AllGather ||
+                       s.op == CollectiveOp::ReduceScatter || s.op == CollectiveOp::Broadcast;
+  const bool direct_op = s.op == CollectiveOp::AllToAll || s.op == CollectiveOp::SendRecv;
+  const bool ok = s.algorithm == CollectiveAlgorithm::Auto ||
+                  (s.algorithm == CollectiveAlgorithm::Ring && ring_op) ||
+                  (s.algorithm == CollectiveAlgorithm::Direct && direct_op) ||
+                  (s.algorithm == CollectiveAlgorithm::DoubleBinaryTree && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce);
+  if (!ok) {
+    throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
+                     std::string("an algorithm of ") + op +
+                         " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
+                         "halving_doubling, double_binary_tree: all_reduce; direct: "
+                         "all_to_all, send_recv; or auto)");
+  }
+  if (s.algorithm == CollectiveAlgorithm::HalvingDoubling && (n & (n - 1)) != 0) {
+    throw InputError(r.child_path("algorithm"), "\"halving_doubling\"",
+                     "a power-of-two number of ranks (there are " + std::to_string(n) + ")");
+  }
+  r.finish();
+  return s;
+}
+
 std::vector<CollectiveSpec> read_collective_section(JsonReader& w, const topo::Fabric& f,
                                                     const models::NicParams& nic,
                                                     const models::QosParams& qos) {
   std::vector<CollectiveSpec> out;
   auto sec = w.get("collective");
   if (!sec) return out;
-  auto read_one = [&](JsonReader& r) {
-    r.expect_object();
-    CollectiveSpec s;
-    const std::string op = r.choice(
-        "op",
-        {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"},
-        "all_reduce");
-    s.op = op == "all_reduce"       ? CollectiveOp::AllReduce
-           : op == "all_gather"     ? CollectiveOp::AllGather
-           : op == "reduce_scatter" ? CollectiveOp::ReduceScatter
-           : op == "all_to_all"     ? CollectiveOp::AllToAll
-           : op == "broadcast"      ? CollectiveOp::Broadcast
-                                    : CollectiveOp::SendRecv;
-    const std::string algo = r.choice(
-        "algorithm", {"auto", "ring", "halving_doubling", "double_binary_tree", "direct"}, "auto");
-    s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
-                  : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
-                  : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
-                  : algo == "direct"             ? CollectiveAlgorithm::Direct
-                                                 : CollectiveAlgorithm::Auto;
-    const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
-    s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
-                 : proto == "ll"   ? CollectiveProtocol::LL
-                 : proto == "auto" ? CollectiveProtocol::Auto
-                                   : CollectiveProtocol::Simple;
-    const std::string type = r.choice("type",
-                                      {"float", "int32", "uint32", "half", "bfloat16", "double",
-                                       "int64", "uint64", "int8", "uint8"},
-                                      "float");
-    s.type_bytes = type_size(type);
-    if (r.has("size")) {
-      s.min_bytes = s.max_bytes = r.bytes("size", 1);
-      if (r.has("min") || r.has("max")) {
-        throw InputError(r.child_path("size"), r.value_text("size"),
-                         "either \"size\" or \"min\"/\"max\", not both");
-      }
-    } else {
-      s.min_bytes = r.bytes("min", 1);
-      s.max_bytes = r.bytes("max", s.min_bytes, s.min_bytes);
-    }
-    s.factor = r.integer("factor", 2, 2, 1 << 20);
-    read_fields(r, collective_fields(), s);
-    read_ranks(r, f, s);
-    const int n = s.ranks();
-    if (n < 2) throw InputError(r.child_path("ranks"), r.value_text("ranks"), "at least two ranks");
-    if (s.root >= n) {
-      throw InputError(r.child_path("root"), std::to_string(s.root),
-                       "a rank below " + std::to_string(n));
-    }
-    const TrafficClass tc =
-        read_traffic_class(r, TrafficClass{nic.data_priority, nic.data_dscp}, qos, nic);
-    s.priority = tc.priority;
-    s.dscp = tc.dscp;
-    // Algorithms that do not exist for this op or rank count are refused here, with the path.
-    const bool reduce = s.op == CollectiveOp::AllReduce;
-    const bool ring_op = reduce || s.op == CollectiveOp::AllGather ||
-                         s.op == CollectiveOp::ReduceScatter || s.op == CollectiveOp::Broadcast;
-    const bool direct_op = s.op == CollectiveOp::AllToAll || s.op == CollectiveOp::SendRecv;
-    const bool ok = s.algorithm == CollectiveAlgorithm::Auto ||
-                    (s.algorithm == CollectiveAlgorithm::Ring && ring_op) ||
-                    (s.algorithm == CollectiveAlgorithm::Direct && direct_op) ||
-                    (s.algorithm == CollectiveAlgorithm::DoubleBinaryTree && reduce) ||
-                    (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce);
-    if (!ok) {
-      throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
-                       std::string("an algorithm of ") + op +
-                           " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
-                           "halving_doubling, double_binary_tree: all_reduce; direct: "
-                           "all_to_all, send_recv; or auto)");
-    }
-    if (s.algorithm == CollectiveAlgorithm::HalvingDoubling && (n & (n - 1)) != 0) {
-      throw InputError(r.child_path("algorithm"), "\"halving_doubling\"",
-                       "a power-of-two number of ranks (there are " + std::to_string(n) + ")");
-    }
-    r.finish();
-    out.push_back(std::move(s));
-  };
   if (sec->json().is_array()) {
     for (size_t i = 0; i < sec->size(); ++i) {
       JsonReader e = sec->element(i);
-      read_one(e);
+      out.push_back(read_collective(e, f, nic, qos, true));
     }
   } else {
-    read_one(*sec);
+    out.push_back(read_collective(*sec, f, nic, qos, true));
   }
   return out;
 }

@@ -18,6 +18,12 @@ std::vector<models::CollectiveSpec> read_collective_section(JsonReader& w, const
                                                             const models::NicParams& nic,
                                                             const models::QosParams& qos);
 
+// One collective object; without sizes (`with_sizes` false: "op", "size", "min", "max" and
+// "factor" are not keys) for the all-reduces of a training step.
+models::CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f,
+                                       const models::NicParams& nic, const models::QosParams& qos,
+                                       bool with_sizes);
+
 // The tunable keys of a collective entry (for --list-params and the echo).
 const FieldTable<models::CollectiveSpec>& collective_fields();
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
+#include "models/collectives/training_spec.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
 #include "models/roce/dcqcn_params.hpp"
@@ -58,6 +59,7 @@ struct Scenario {
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   std::vector<models::CollectiveSpec> collectives;  // workload.collective
+  std::vector<models::TrainingSpec> training;       // workload.training
   sim::Time stop_time = sim::Time::max();
   bool stop_when_done = true;
   bool stop_on_deadlock = true;  // stop.on_deadlock: "stop" | "continue"

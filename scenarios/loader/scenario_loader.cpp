@@ -7,6 +7,7 @@
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/topology_section.hpp"
+#include "scenarios/loader/training_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
 
 namespace scen {
@@ -411,7 +412,9 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
 
   JsonReader w = r.at("workload");
   s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
-  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir, !s.collectives.empty());
+  s.training = read_training_section(w, s.fabric, s.nic, s.qos);
+  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
+                                  !s.collectives.empty() || !s.training.empty());
 
   if (auto st = r.get("stop")) {
     st->expect_object();

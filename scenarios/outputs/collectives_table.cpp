@@ -82,4 +82,33 @@ std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
   return out;
 }
 
+std::string training_summary(const RunOutcome& out) {
+  std::string s;
+  char line[256];
+  for (size_t i = 0; i < out.training_steps.size(); ++i) {
+    const models::TrainingStepResult& t = out.training_steps[i];
+    std::snprintf(line, sizeof line,
+                  "# training step %zu: %.2f us (compute %.2f, communication %.2f in %d buckets, "
+                  "exposed %.2f), MFU %.2f %%\n",
+                  i, t.step.us(), t.compute.us(), t.communication.us(), t.buckets, t.exposed.us(),
+                  100.0 * t.mfu);
+    s += line;
+  }
+  return s;
+}
+
+std::string training_csv(const RunOutcome& out) {
+  std::string s =
+      "step,step_us,compute_us,communication_us,exposed_us,last_bucket_tail_us,buckets,mfu\n";
+  char line[256];
+  for (size_t i = 0; i < out.training_steps.size(); ++i) {
+    const models::TrainingStepResult& t = out.training_steps[i];
+    std::snprintf(line, sizeof line, "%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.5f\n", i, t.step.us(),
+                  t.compute.us(), t.communication.us(), t.exposed.us(), t.last_bucket_tail.us(),
+                  t.buckets, t.mfu);
+    s += line;
+  }
+  return s;
+}
+
 }  // namespace scen

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
+#include "scenarios/run/run_scenario.hpp"
 
 namespace scen {
 
@@ -19,5 +20,10 @@ std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
 // busbw_gbps,messages,wire_bytes
 std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs);
+
+// The training steps: step time, compute, communication, exposed, MFU, one line each.
+std::string training_summary(const RunOutcome& out);
+// training.csv: step,step_us,compute_us,communication_us,exposed_us,last_bucket_tail_us,buckets,mfu
+std::string training_csv(const RunOutcome& out);
 
 }  // namespace scen

@@ -184,6 +184,7 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   if (!s.collectives.empty()) {
     write_file_atomic(dir + "/collectives.csv", collectives_csv(out.collectives, s.collectives));
   }
+  if (!out.training_steps.empty()) write_file_atomic(dir + "/training.csv", training_csv(out));
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
   }

@@ -26,6 +26,9 @@ class DoneWatcher final : public models::CompletionListener {
     for (const auto& c : collectives_) {
       if (!c->done()) return;
     }
+    for (const auto& t : training_) {
+      if (!t->done()) return;
+    }
     if (transport_.flows_done() == transport_.flow_count() && !stopped_) {
       stopped_ = true;
       if (sampler_ != nullptr) sampler_->stop();
@@ -34,6 +37,7 @@ class DoneWatcher final : public models::CompletionListener {
   }
   bool stop_ = true;
   std::vector<std::unique_ptr<models::CollectiveRunner>> collectives_;
+  std::vector<std::unique_ptr<models::TrainingRunner>> training_;
 
  private:
   sim::Simulator& sim_;
@@ -129,6 +133,13 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
         net->ctx, *net->transport, s.collectives[i], static_cast<uint32_t>(i), s.seed));
     watcher.collectives_.back()->set_on_done([&watcher] { watcher.check(); });
     watcher.collectives_.back()->start();  // listens before the watcher: posts come first
+  }
+  for (size_t i = 0; i < s.training.size(); ++i) {
+    watcher.training_.push_back(std::make_unique<models::TrainingRunner>(
+        net->ctx, *net->transport, s.training[i],
+        static_cast<uint32_t>(s.collectives.size() + i), s.seed));
+    watcher.training_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.training_.back()->start();
   }
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
@@ -485,6 +496,23 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   res["packets_in_flight_at_end"] = in_flight;
   for (const auto& c : watcher.collectives_) {
     out.collectives.insert(out.collectives.end(), c->results().begin(), c->results().end());
+  }
+  for (const auto& t : watcher.training_) {
+    for (const auto& r : t->results()) out.training_steps.push_back(r);
+    out.training_all_reduces.insert(out.training_all_reduces.end(), t->all_reduces().begin(),
+                                    t->all_reduces().end());
+  }
+  if (!out.training_steps.empty()) {
+    // The last step: step time, exposed communication and MFU (3 decimals of a percent).
+    const models::TrainingStepResult& t = out.training_steps.back();
+    res["training"] = {{"steps", out.training_steps.size()},
+                       {"step_time_us", format_milli(t.step.ps / 1000)},
+                       {"compute_us", format_milli(t.compute.ps / 1000)},
+                       {"communication_us", format_milli(t.communication.ps / 1000)},
+                       {"exposed_communication_us", format_milli(t.exposed.ps / 1000)},
+                       {"last_bucket_tail_us", format_milli(t.last_bucket_tail.ps / 1000)},
+                       {"buckets", t.buckets},
+                       {"mfu_percent", format_milli(static_cast<int64_t>(t.mfu * 100000))}};
   }
   if (!s.collectives.empty()) {
     size_t sizes = 0;

@@ -118,6 +118,7 @@ int cmd_run(int argc, char** argv) {
     if (!s.collectives.empty()) {
       std::printf("%s", scen::collectives_table(out.collectives, s.collectives).c_str());
     }
+    if (!out.training_steps.empty()) std::printf("%s", scen::training_summary(out).c_str());
     print_headline(s, out, out_dir);
   }
   return kOk;
