@@ -9,6 +9,7 @@
 #include "models/ideal_fct.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/builder/build_network.hpp"
+#include "scenarios/outputs/collectives_table.hpp"
 #include "sim/units.hpp"
 
 namespace {
@@ -244,4 +245,32 @@ TEST_CASE("all-to-all on a 2:1 oversubscribed leaf-spine takes about twice as lo
   INFO("non-blocking " << full / 1e6 << " us, 2:1 " << half / 1e6 << " us");
   CHECK(half / full >= 1.8);
   CHECK(half / full <= 2.2);
+}
+
+TEST_CASE("the collectives table has nccl-tests' columns and conventions", "[collectives]") {
+  // all_gather's size is the total output: on 4 ranks each rank contributes a quarter, so
+  // every rank receives 3/4 of the size, and busbw = algbw × 3/4.
+  const scen::Scenario s = test_support::load(collective_scenario(star(4), {{"op", "all_gather"},
+                                                                            {"algorithm", "ring"},
+                                                                            {"min", "64KiB"},
+                                                                            {"max", "256KiB"},
+                                                                            {"factor", 4}}));
+  const scen::RunOutcome out = scen::run_scenario(s);
+  REQUIRE(out.collectives.size() == 2);
+  for (const auto& r : out.collectives) {
+    CHECK(r.count == r.size_bytes / 4);
+    CHECK(std::abs(r.busbw_gbps() - r.algbw_gbps() * 0.75) < 1e-9);
+    for (int k = 0; k < 4; ++k) CHECK(r.rank_data_received[k] == r.size_bytes / 4 * 3);
+  }
+  const std::string table = scen::collectives_table(out.collectives, s.collectives);
+  CHECK(
+      table.find("#       size         count      type   redop    root     time   algbw   busbw") !=
+      std::string::npos);
+  CHECK(table.find("       65536         16384     float    none      -1") != std::string::npos);
+  CHECK(table.find("# Avg bus bandwidth    : ") != std::string::npos);
+  const std::string csv = scen::collectives_csv(out.collectives, s.collectives);
+  CHECK(csv.rfind(
+            "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,"
+            "algbw_gbps,busbw_gbps,messages,wire_bytes\n0,all_gather,4,ring,simple,65536,16384,4,",
+            0) == 0);
 }
