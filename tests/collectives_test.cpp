@@ -274,3 +274,39 @@ TEST_CASE("the collectives table has nccl-tests' columns and conventions", "[col
             "algbw_gbps,busbw_gbps,messages,wire_bytes\n0,all_gather,4,ring,simple,65536,16384,4,",
             0) == 0);
 }
+
+TEST_CASE("every collective conserves bytes per rank", "[collectives]") {
+  const int n = 4;
+  const int64_t size = int64_t{4096} * 16 * n;
+  struct Case {
+    std::string op, algorithm;
+    int64_t sent, received;  // per rank, except where the root differs (broadcast)
+  };
+  const std::vector<Case> cases = {
+      {"reduce_scatter", "ring", (n - 1) * size / n, (n - 1) * size / n},
+      {"all_gather", "ring", (n - 1) * size / n, (n - 1) * size / n},
+      {"send_recv", "direct", size, size},
+      {"all_to_all", "direct", (n - 1) * size / n, (n - 1) * size / n},
+  };
+  for (const Case& c : cases) {
+    const scen::Scenario s = test_support::load(collective_scenario(
+        star(n), {{"op", c.op}, {"algorithm", c.algorithm}, {"size", size}, {"chunk", "16KiB"}}));
+    const scen::RunOutcome out = scen::run_scenario(s);
+    REQUIRE(out.collectives.size() == 1);
+    for (int r = 0; r < n; ++r) {
+      INFO(c.op << " rank " << r);
+      CHECK(out.collectives[0].rank_data_sent[r] == c.sent);
+      CHECK(out.collectives[0].rank_data_received[r] == c.received);
+    }
+  }
+  // Broadcast down the chain from root 1: every rank but the root receives the buffer once,
+  // every rank but the last of the chain (root - 1) sends it once.
+  const scen::Scenario s = test_support::load(collective_scenario(
+      star(n), {{"op", "broadcast"}, {"size", size}, {"root", 1}, {"chunk", "16KiB"}}));
+  const scen::RunOutcome out = scen::run_scenario(s);
+  REQUIRE(out.collectives.size() == 1);
+  for (int r = 0; r < n; ++r) {
+    CHECK(out.collectives[0].rank_data_received[r] == (r == 1 ? 0 : size));
+    CHECK(out.collectives[0].rank_data_sent[r] == (r == 0 ? 0 : size));
+  }
+}
