@@ -136,8 +136,8 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   for (size_t i = 0; i < s.training.size(); ++i) {
     watcher.training_.push_back(std::make_unique<models::TrainingRunner>(
-        net->ctx, *net->transport, s.training[i],
-        static_cast<uint32_t>(s.collectives.size() + i), s.seed));
+        net->ctx, *net->transport, s.training[i], static_cast<uint32_t>(s.collectives.size() + i),
+        s.seed));
     watcher.training_.back()->set_on_done([&watcher] { watcher.check(); });
     watcher.training_.back()->start();
   }
