@@ -81,6 +81,8 @@ class Transport final : public sim::EventHandler {
   uint32_t add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport);
   // Schedules every flow's start.
   void schedule_starts();
+  // Posts a flow's queue pairs now (flows added while the simulation runs: collectives).
+  void start_flow(uint32_t flow) { on_event(0, flow); }
 
   QueuePair& qp(uint32_t id) { return *qps_[id]; }
   const QueuePair& qp(uint32_t id) const { return *qps_[id]; }

@@ -76,7 +76,8 @@ const char* const kResultsHeader =
     "fct_p50_ns,fct_p99_ns,fct_max_ns,slowdown_p50,slowdown_p99,goodput_gbps,"
     "retransmitted_packets,timeouts,drops_tail,drops_ttl,drops_no_route,drops_link_loss,"
     "drops_lossless,pause_frames,paused_time_ns,headroom_exhaustions,deadlocks,ecn_marks,"
-    "dcqcn_rate_decreases,cnps_sent,error";
+    "dcqcn_rate_decreases,cnps_sent,collective_size_bytes,collective_time_us,"
+    "collective_busbw_gbps,error";
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -345,6 +346,7 @@ std::string list_parameters() {
   ib_switch.latency = kInfinibandSwitchLatency;
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
+  list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

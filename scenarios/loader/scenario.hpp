@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_spec.hpp"
+#include "models/collectives/training_spec.hpp"
 #include "models/ib/ib_params.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
@@ -82,6 +84,8 @@ struct Scenario {
   models::IbParams ib;               // the "infiniband" section (fabric_kind Infiniband)
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
+  std::vector<models::CollectiveSpec> collectives;  // workload.collective
+  std::vector<models::TrainingSpec> training;       // workload.training
   sim::Time stop_time = sim::Time::max();
   bool stop_when_done = true;
   bool stop_on_deadlock = true;  // stop.on_deadlock: "stop" | "continue"

@@ -2,12 +2,14 @@
 #include <filesystem>
 #include <set>
 
+#include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/topology_section.hpp"
+#include "scenarios/loader/training_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
 
@@ -428,7 +430,10 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   read_routing(r, s);
 
   JsonReader w = r.at("workload");
-  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir);
+  s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
+  s.training = read_training_section(w, s.fabric, s.nic, s.qos);
+  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
+                                  !s.collectives.empty() || !s.training.empty());
   check_tagging_flows(s);  // failures_section.hpp
 
   if (auto st = r.get("stop")) {

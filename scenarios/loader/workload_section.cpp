@@ -124,7 +124,8 @@ std::string data_dir() {
 std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::Fabric& f,
                                                     const models::NicParams& nic,
                                                     const models::QosParams& qos, uint64_t seed,
-                                                    const std::string& base_dir) {
+                                                    const std::string& base_dir,
+                                                    bool allow_no_flows) {
   w.expect_object();
   std::vector<models::FlowSpec> flows;
   // The workload's class ("priority" and/or "dscp"), default for every generator below.
@@ -277,10 +278,10 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     models::apply_start_jitter(flows, jitter, rng);
   }
   w.finish();
-  if (flows.empty()) {
+  if (flows.empty() && !allow_no_flows) {
     throw InputError(w.path(), w.json().dump(),
                      "at least one flow (\"flows\", \"incast\", \"permutation\", \"all_to_all\" "
-                     "or \"poisson\")");
+                     "or \"poisson\") or a \"collective\"");
   }
   return flows;
 }

@@ -16,7 +16,8 @@ namespace scen {
 std::vector<models::FlowSpec> read_workload_section(JsonReader& r, const topo::Fabric& f,
                                                     const models::NicParams& nic,
                                                     const models::QosParams& qos, uint64_t seed,
-                                                    const std::string& base_dir);
+                                                    const std::string& base_dir,
+                                                    bool allow_no_flows = false);
 
 // Where the shipped data files (flow-size CDFs) live.
 std::string data_dir();

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "sim/units.hpp"
 
@@ -185,6 +186,10 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   if (s.fabric_kind == FabricKind::Infiniband) {
     write_file_atomic(dir + "/credits.csv", credits_csv(out));
   }
+  if (!s.collectives.empty()) {
+    write_file_atomic(dir + "/collectives.csv", collectives_csv(out.collectives, s.collectives));
+  }
+  if (!out.training_steps.empty()) write_file_atomic(dir + "/training.csv", training_csv(out));
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
   }

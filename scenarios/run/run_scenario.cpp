@@ -22,18 +22,30 @@ class DoneWatcher final : public models::CompletionListener {
  public:
   DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
       : sim_(sim), transport_(t), sampler_(sampler) {}
-  void on_flow_complete(uint32_t) override {
-    if (transport_.flows_done() == transport_.flow_count()) {
+  void on_flow_complete(uint32_t) override { check(); }
+  // Collectives post messages while running: the workload is done once they have finished too.
+  void check() {
+    for (const auto& c : collectives_) {
+      if (!c->done()) return;
+    }
+    for (const auto& t : training_) {
+      if (!t->done()) return;
+    }
+    if (transport_.flows_done() == transport_.flow_count() && !stopped_) {
+      stopped_ = true;
       if (sampler_ != nullptr) sampler_->stop();
       if (stop_) sim_.stop();
     }
   }
   bool stop_ = true;
+  std::vector<std::unique_ptr<models::CollectiveRunner>> collectives_;
+  std::vector<std::unique_ptr<models::TrainingRunner>> training_;
 
  private:
   sim::Simulator& sim_;
   const models::Transport& transport_;
   models::TimeseriesSampler* sampler_;
+  bool stopped_ = false;
 };
 
 class ProgressLine final : public sim::ProgressHook {
@@ -118,6 +130,19 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   DoneWatcher watcher(sim, *net->transport, sampler.get());
   watcher.stop_ = s.stop_when_done;
+  for (size_t i = 0; i < s.collectives.size(); ++i) {
+    watcher.collectives_.push_back(std::make_unique<models::CollectiveRunner>(
+        net->ctx, *net->transport, s.collectives[i], static_cast<uint32_t>(i), s.seed));
+    watcher.collectives_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.collectives_.back()->start();  // listens before the watcher: posts come first
+  }
+  for (size_t i = 0; i < s.training.size(); ++i) {
+    watcher.training_.push_back(std::make_unique<models::TrainingRunner>(
+        net->ctx, *net->transport, s.training[i], static_cast<uint32_t>(s.collectives.size() + i),
+        s.seed));
+    watcher.training_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.training_.back()->start();
+  }
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
   if (net->deadlock) net->deadlock->start();
@@ -144,6 +169,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   uint64_t retransmitted = 0, timeouts = 0, nacks = 0, duplicates = 0;
   for (uint32_t i = 0; i < tr.flow_count(); ++i) {
     const models::FlowState& fl = tr.flow(i);
+    const bool collective = fl.spec.tag == "collective";  // reported in collectives.csv
     FlowResult r;
     r.id = i;
     r.tag = fl.spec.tag;
@@ -175,6 +201,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     }
     retransmitted += r.retransmitted_packets;
     timeouts += r.timeouts;
+    if (collective) continue;
     const models::QueuePair& q0 = tr.qp(fl.first_qp);
     const auto data = trace_path(s, *net, q0.src_host, q0.dst_host, q0.udp_sport, q0.route_id);
     const auto ack = trace_path(s, *net, q0.dst_host, q0.src_host, q0.udp_sport, 0);
@@ -497,6 +524,41 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   if (s.fabric_kind == FabricKind::Infiniband) add_infiniband_results(s, *net, out, res);
   res["packets_in_flight_at_end"] = in_flight;
+  for (const auto& c : watcher.collectives_) {
+    out.collectives.insert(out.collectives.end(), c->results().begin(), c->results().end());
+  }
+  for (const auto& t : watcher.training_) {
+    for (const auto& r : t->results()) out.training_steps.push_back(r);
+    out.training_all_reduces.insert(out.training_all_reduces.end(), t->all_reduces().begin(),
+                                    t->all_reduces().end());
+  }
+  if (!out.training_steps.empty()) {
+    // The last step: step time, exposed communication and MFU (3 decimals of a percent).
+    const models::TrainingStepResult& t = out.training_steps.back();
+    res["training"] = {{"steps", out.training_steps.size()},
+                       {"step_time_us", format_milli(t.step.ps / 1000)},
+                       {"compute_us", format_milli(t.compute.ps / 1000)},
+                       {"communication_us", format_milli(t.communication.ps / 1000)},
+                       {"exposed_communication_us", format_milli(t.exposed.ps / 1000)},
+                       {"last_bucket_tail_us", format_milli(t.last_bucket_tail.ps / 1000)},
+                       {"buckets", t.buckets},
+                       {"mfu_percent", format_milli(static_cast<int64_t>(t.mfu * 100000))}};
+  }
+  if (!s.collectives.empty()) {
+    size_t sizes = 0;
+    for (const auto& c : s.collectives) sizes += models::sweep_sizes(c).size();
+    res["collective_sizes"] = sizes;
+    res["collective_sizes_completed"] = out.collectives.size();
+    if (!out.collectives.empty()) {
+      // The largest size run (the last row): what a sweep over sizes or fabrics plots.
+      const models::CollectiveResult& last = out.collectives.back();
+      res["collective"] = {
+          {"size_bytes", last.size_bytes},
+          {"time_us", format_milli(last.time.ps / 1000)},
+          {"algbw_gbps", format_milli(static_cast<int64_t>(last.algbw_gbps() * 1000))},
+          {"busbw_gbps", format_milli(static_cast<int64_t>(last.busbw_gbps() * 1000))}};
+    }
+  }
   out.results = std::move(res);
 
   Json counters;

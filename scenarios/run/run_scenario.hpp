@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_runner.hpp"
+#include "models/collectives/training_step.hpp"
 #include "models/timeseries_sampler.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
@@ -83,6 +85,11 @@ struct RunOutcome {
   Json results;                         // headline results (deterministic)
   Json deadlocks = Json::array();       // PFC deadlocks found (deadlocks.json)
   Json counters;                        // all counters (deterministic)
+  // One row per collective size (collectives.csv).
+  std::vector<models::CollectiveResult> collectives;
+  // Training steps, and every bucket's all-reduce.
+  std::vector<models::TrainingStepResult> training_steps;
+  std::vector<models::CollectiveResult> training_all_reduces;
 };
 
 struct RunOptions {

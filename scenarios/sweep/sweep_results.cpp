@@ -40,6 +40,9 @@ const Metric kMetrics[] = {
     {"ecn_marks", "/ecn/marks"},
     {"dcqcn_rate_decreases", "/dcqcn/rate_decreases"},
     {"cnps_sent", "/dcqcn/cnps_sent"},
+    {"collective_size_bytes", "/collective/size_bytes"},
+    {"collective_time_us", "/collective/time_us"},
+    {"collective_busbw_gbps", "/collective/busbw_gbps"},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -151,7 +152,13 @@ int cmd_run(int argc, char** argv) {
   ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
   const scen::RunOutcome out = scen::run_scenario(s, ro);
   scen::write_outputs(s, out, out_dir);
-  if (!vm.count("quiet")) print_headline(s, out, out_dir);
+  if (!vm.count("quiet")) {
+    if (!s.collectives.empty()) {
+      std::printf("%s", scen::collectives_table(out.collectives, s.collectives).c_str());
+    }
+    if (!out.training_steps.empty()) std::printf("%s", scen::training_summary(out).c_str());
+    print_headline(s, out, out_dir);
+  }
   return kOk;
 }
 

@@ -1,0 +1,180 @@
+#include "models/collectives/collective_runner.hpp"
+
+namespace models {
+
+double CollectiveResult::algbw_gbps() const {
+  if (time.ps <= 0) return 0.0;
+  return static_cast<double>(size_bytes) / (static_cast<double>(time.ps) * 1e-12) / 1e9;
+}
+
+double CollectiveResult::busbw_gbps() const {
+  return algbw_gbps() * bus_factor(op, ranks);
+}
+
+CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, CollectiveSpec spec,
+                                   uint32_t index, uint64_t seed)
+    : ctx_(ctx),
+      transport_(transport),
+      spec_(std::move(spec)),
+      index_(index),
+      seed_(seed),
+      sizes_(sweep_sizes(spec_)) {}
+
+void CollectiveRunner::start() {
+  attach();
+  ctx_.sim.at(spec_.start, this, kBegin, 0);
+}
+
+void CollectiveRunner::run_one(int64_t size, std::function<void()> done) {
+  sizes_ = {size};
+  size_index_ = 0;
+  iteration_ = 0;
+  done_ = false;
+  on_done_ = std::move(done);
+  begin_iteration();
+}
+
+uint16_t CollectiveRunner::connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const {
+  // splitmix64 of the connection: a fixed, well-spread RoCEv2 source port (49152+) per QP.
+  uint64_t z = seed_ ^ (static_cast<uint64_t>(index_) << 48) ^ (static_cast<uint64_t>(src) << 32) ^
+               (static_cast<uint64_t>(dst) << 12) ^ channel;
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  const uint64_t span = 16384 - static_cast<uint64_t>(spec_.qps);
+  return static_cast<uint16_t>(49152 + z % span);
+}
+
+sim::Time CollectiveRunner::step_latency(CollectiveProtocol p) const {
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return spec_.step_latency_ll;
+    case CollectiveProtocol::LL128:
+      return spec_.step_latency_ll128;
+    default:
+      return spec_.step_latency_simple;
+  }
+}
+
+void CollectiveRunner::begin_iteration() {
+  const int64_t size = sizes_[size_index_];
+  if (iteration_ == 0) {
+    current_ = CollectiveResult{};
+    current_.collective = index_;
+    current_.op = spec_.op;
+    current_.algorithm = resolve_algorithm(spec_, size);
+    current_.protocol = resolve_protocol(spec_, size);
+    current_.ranks = spec_.ranks();
+    current_.size_bytes = size;
+    current_.count = size / spec_.type_bytes;
+    current_.start = ctx_.sim.now();
+    current_.rank_data_sent.assign(spec_.ranks(), 0);
+    current_.rank_data_received.assign(spec_.ranks(), 0);
+  }
+  ScheduleRequest req;
+  req.op = spec_.op;
+  req.algorithm = current_.algorithm;
+  req.protocol = current_.protocol;
+  req.ranks = spec_.ranks();
+  req.size_bytes = size;
+  req.type_bytes = spec_.type_bytes;
+  req.channels = spec_.channels;
+  req.chunk_bytes = spec_.chunk_bytes;
+  req.slots = spec_.slots;
+  req.root = spec_.root;
+  protocol_ = current_.protocol;
+  schedule_ = build_schedule(req);
+  remaining_ = schedule_.messages.size();
+  iteration_start_ = ctx_.sim.now();
+  current_.messages += schedule_.messages.size();
+  if (remaining_ == 0) {
+    finish_iteration();
+    return;
+  }
+  for (uint32_t m = 0; m < schedule_.messages.size(); ++m) {
+    if (schedule_.messages[m].waiting == 0) ready(m);
+  }
+}
+
+void CollectiveRunner::ready(uint32_t message) {
+  const sim::Time lat = step_latency(protocol_);
+  if (lat.ps > 0) {
+    ctx_.sim.after(lat, this, kPost, message);
+  } else {
+    post(message);
+  }
+}
+
+void CollectiveRunner::post(uint32_t message) {
+  const CollectiveMessage& m = schedule_.messages[message];
+  const auto& src_ends = spec_.rank_endpoints[m.src_rank];
+  const auto& dst_ends = spec_.rank_endpoints[m.dst_rank];
+  FlowSpec fs;
+  fs.src_host = static_cast<int>(src_ends[m.channel % src_ends.size()]);
+  fs.dst_host = static_cast<int>(dst_ends[m.channel % dst_ends.size()]);
+  fs.bytes = m.wire_bytes;
+  fs.start = ctx_.sim.now();
+  fs.priority = spec_.priority;
+  fs.dscp = spec_.dscp;
+  fs.qps = spec_.qps;
+  fs.tag = "collective";
+  const uint32_t flow =
+      transport_.add_flow(fs, 0, connection_sport(m.src_rank, m.dst_rank, m.channel));
+  if (message_of_flow_.size() <= flow) message_of_flow_.resize(flow + 1, 0);
+  message_of_flow_[flow] = static_cast<int64_t>(message) + 1;
+  current_.wire_bytes += m.wire_bytes;
+  transport_.start_flow(flow);
+}
+
+void CollectiveRunner::on_flow_complete(uint32_t flow) {
+  if (flow >= message_of_flow_.size() || message_of_flow_[flow] == 0) return;
+  const auto message = static_cast<uint32_t>(message_of_flow_[flow] - 1);
+  message_of_flow_[flow] = 0;
+  const CollectiveMessage& m = schedule_.messages[message];
+  current_.rank_data_sent[m.src_rank] += m.data_bytes;
+  current_.rank_data_received[m.dst_rank] += m.data_bytes;
+  for (uint32_t k = 0; k < m.successor_count; ++k) {
+    const uint32_t next = schedule_.successors[m.first_successor + k];
+    if (--schedule_.messages[next].waiting == 0) ready(next);
+  }
+  if (--remaining_ == 0) finish_iteration();
+}
+
+void CollectiveRunner::finish_iteration() {
+  ++iteration_;
+  if (iteration_ < spec_.iterations) {
+    begin_iteration();
+    return;
+  }
+  current_.end = ctx_.sim.now();
+  current_.time = sim::Time((current_.end - current_.start).ps / spec_.iterations);
+  for (auto& b : current_.rank_data_sent) b /= spec_.iterations;
+  for (auto& b : current_.rank_data_received) b /= spec_.iterations;
+  results_.push_back(std::move(current_));
+  iteration_ = 0;
+  if (++size_index_ < sizes_.size()) {
+    begin_iteration();
+    return;
+  }
+  done_ = true;
+  if (on_done_) {
+    const std::function<void()> fn = on_done_;  // it may start another run (run_one)
+    fn();
+  }
+}
+
+void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kBegin) {
+    if (sizes_.empty()) {
+      done_ = true;
+      if (on_done_) on_done_();
+      return;
+    }
+    begin_iteration();
+  } else {
+    post(static_cast<uint32_t>(arg));
+  }
+}
+
+}  // namespace models

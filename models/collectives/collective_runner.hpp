@@ -1,0 +1,86 @@
+// Runs a collective workload on the transport: the sizes of a spec one after another (as
+// nccl-tests does), each as its schedule of messages. A message becomes a transport message
+// (reliable-connected queue pairs between the two ranks' endpoints; one UDP source port per
+// connection, so a connection keeps its path as a real QP does); its completion (the sender's
+// last acknowledgement, as an RDMA write completion) releases the messages that depend on
+// it. Nothing here knows the fabric: only messages and completions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "models/collectives/collective_spec.hpp"
+#include "models/collectives/schedule.hpp"
+#include "models/transport.hpp"
+
+namespace models {
+
+// One row of the nccl-tests-style table.
+struct CollectiveResult {
+  uint32_t collective = 0;  // which collective workload of the scenario
+  CollectiveOp op = CollectiveOp::AllReduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  int ranks = 0;
+  int64_t size_bytes = 0;
+  int64_t count = 0;     // elements (size / type bytes)
+  sim::Time time;        // mean over the iterations
+  sim::Time start, end;  // of all iterations together
+  uint64_t messages = 0;
+  int64_t wire_bytes = 0;  // transport payload of all messages, all iterations
+  // Collective data each rank sent and received, per iteration (conservation checks).
+  std::vector<int64_t> rank_data_sent, rank_data_received;
+  double algbw_gbps() const;  // size / time, GB/s (10^9 bytes)
+  double busbw_gbps() const;  // algbw × nccl-tests' factor
+};
+
+class CollectiveRunner final : public CompletionListener, public sim::EventHandler {
+ public:
+  CollectiveRunner(Context& ctx, Transport& transport, CollectiveSpec spec, uint32_t index,
+                   uint64_t seed);
+  // Schedules the first size at the spec's start.
+  void start();
+  // Listens to the transport without scheduling anything: for run_one.
+  void attach() { transport_.add_listener(this); }
+  // Runs one all-reduce (the spec's op) of `size` bytes now; `done` hears of its end. Its row
+  // joins results().
+  void run_one(int64_t size, std::function<void()> done);
+  bool done() const { return done_; }
+  const CollectiveSpec& spec() const { return spec_; }
+  const std::vector<CollectiveResult>& results() const { return results_; }
+  // Called once, when the last size has finished.
+  void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
+
+  void on_flow_complete(uint32_t flow) override;
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  enum Kind : uint32_t { kBegin = 0, kPost = 1 };
+  void begin_iteration();
+  void ready(uint32_t message);  // all dependencies met
+  void post(uint32_t message);
+  void finish_iteration();
+  uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
+  sim::Time step_latency(CollectiveProtocol p) const;
+
+  Context& ctx_;
+  Transport& transport_;
+  CollectiveSpec spec_;
+  uint32_t index_;
+  uint64_t seed_;
+  std::vector<int64_t> sizes_;
+  size_t size_index_ = 0;
+  int iteration_ = 0;
+  CollectiveSchedule schedule_;
+  CollectiveProtocol protocol_ = CollectiveProtocol::Simple;
+  size_t remaining_ = 0;                  // messages of the current iteration not yet complete
+  std::vector<int64_t> message_of_flow_;  // [transport flow id] message + 1, 0 = not ours
+  sim::Time iteration_start_;
+  CollectiveResult current_;
+  std::vector<CollectiveResult> results_;
+  bool done_ = false;
+  std::function<void()> on_done_;
+};
+
+}  // namespace models

@@ -1,0 +1,111 @@
+#include "models/collectives/collective_spec.hpp"
+
+namespace models {
+
+const char* to_string(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      return "all_reduce";
+    case CollectiveOp::AllGather:
+      return "all_gather";
+    case CollectiveOp::ReduceScatter:
+      return "reduce_scatter";
+    case CollectiveOp::AllToAll:
+      return "all_to_all";
+    case CollectiveOp::Broadcast:
+      return "broadcast";
+    case CollectiveOp::SendRecv:
+      return "send_recv";
+  }
+  return "?";
+}
+
+const char* to_string(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::Auto:
+      return "auto";
+    case CollectiveAlgorithm::Ring:
+      return "ring";
+    case CollectiveAlgorithm::HalvingDoubling:
+      return "halving_doubling";
+    case CollectiveAlgorithm::DoubleBinaryTree:
+      return "double_binary_tree";
+    case CollectiveAlgorithm::Direct:
+      return "direct";
+  }
+  return "?";
+}
+
+const char* to_string(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::Auto:
+      return "auto";
+    case CollectiveProtocol::Simple:
+      return "simple";
+    case CollectiveProtocol::LL128:
+      return "ll128";
+    case CollectiveProtocol::LL:
+      return "ll";
+  }
+  return "?";
+}
+
+double bus_factor(CollectiveOp op, int ranks) {
+  const double n = ranks;
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      return 2.0 * (n - 1) / n;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllToAll:
+      return (n - 1) / n;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::SendRecv:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_bytes) {
+  if (s.algorithm != CollectiveAlgorithm::Auto) return s.algorithm;
+  switch (s.op) {
+    case CollectiveOp::AllReduce:
+      return size_bytes <= s.tree_max_bytes && s.ranks() > 2 ? CollectiveAlgorithm::DoubleBinaryTree
+                                                             : CollectiveAlgorithm::Ring;
+    case CollectiveOp::AllToAll:
+    case CollectiveOp::SendRecv:
+      return CollectiveAlgorithm::Direct;
+    default:
+      return CollectiveAlgorithm::Ring;
+  }
+}
+
+CollectiveProtocol resolve_protocol(const CollectiveSpec& s, int64_t size_bytes) {
+  if (s.protocol != CollectiveProtocol::Auto) return s.protocol;
+  if (size_bytes <= s.ll_max_bytes) return CollectiveProtocol::LL;
+  if (size_bytes <= s.ll128_max_bytes) return CollectiveProtocol::LL128;
+  return CollectiveProtocol::Simple;
+}
+
+int64_t protocol_wire_bytes(CollectiveProtocol p, int64_t data) {
+  if (data < 1) data = 1;
+  switch (p) {
+    case CollectiveProtocol::LL:
+      return (data + 3) / 4 * 8;
+    case CollectiveProtocol::LL128:
+      return (data + 119) / 120 * 128;
+    default:
+      return data;
+  }
+}
+
+std::vector<int64_t> sweep_sizes(const CollectiveSpec& s) {
+  std::vector<int64_t> sizes;
+  for (int64_t v = s.min_bytes; v <= s.max_bytes; v *= s.factor) {
+    sizes.push_back(v);
+    if (s.factor <= 1 || v > s.max_bytes / s.factor) break;
+  }
+  return sizes;
+}
+
+}  // namespace models

@@ -1,0 +1,82 @@
+// What a collective workload asks for: the operation, the algorithm and NCCL-like protocol,
+// the sizes to sweep (as nccl-tests does), channels and chunking. Pure data; the schedules
+// (schedule.hpp) turn one size of it into messages between ranks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace models {
+
+enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
+enum class CollectiveAlgorithm { Auto, Ring, HalvingDoubling, DoubleBinaryTree, Direct };
+// NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
+// LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
+// 8-byte line.
+enum class CollectiveProtocol { Auto, Simple, LL128, LL };
+
+const char* to_string(CollectiveOp op);
+const char* to_string(CollectiveAlgorithm a);
+const char* to_string(CollectiveProtocol p);
+
+struct CollectiveSpec {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  // Sizes in nccl-tests' convention (the "size" column): all-reduce and broadcast the buffer,
+  // all-gather the total output, reduce-scatter the total input, all-to-all the bytes each
+  // rank sends in all, send/recv the message. min, min*factor, ... up to max.
+  int64_t min_bytes = 8;
+  int64_t max_bytes = 8;
+  int64_t factor = 2;
+  int64_t type_bytes = 4;  // "float": element size; data splits on element boundaries
+  int iterations = 1;      // runs per size, back to back; the table reports their mean
+  // Ranks: for each rank, the transport endpoints (host numbers) it can send through; channel
+  // c of a rank uses endpoint c mod count (rails).
+  std::vector<std::vector<uint32_t>> rank_endpoints;
+  std::vector<std::string> rank_names;
+  int channels = 1;         // parallel rings/trees, each with its share of the data
+  int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)
+  // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's
+  // src/include/device.h); chunk k waits for chunk k - slots on its connection.
+  int slots = 8;
+  int qps = 1;       // queue pairs each message is striped over
+  int root = 0;      // broadcast root rank
+  sim::Time start;   // when the first size starts
+  int priority = 3;  // traffic class of the messages
+  int dscp = 26;
+  // Software time charged before each message is posted (kernel/proxy hand-off), per
+  // protocol; 0 by default so that times are the network's alone.
+  sim::Time step_latency_simple;
+  sim::Time step_latency_ll128;
+  sim::Time step_latency_ll;
+  // "auto": all-reduce uses the double binary tree up to `tree_max_bytes`, the ring above;
+  // the protocol is LL up to `ll_max_bytes`, LL128 up to `ll128_max_bytes`, Simple above
+  // (the shape of NCCL's choice: latency-bound sizes favour trees and low-latency protocols).
+  int64_t tree_max_bytes = 256 * 1024;
+  int64_t ll_max_bytes = 16 * 1024;
+  int64_t ll128_max_bytes = 4 * 1024 * 1024;
+
+  int ranks() const { return static_cast<int>(rank_endpoints.size()); }
+};
+
+// nccl-tests' bus bandwidth factor (PERFORMANCE.md): all-reduce 2(n-1)/n; all-gather,
+// reduce-scatter and all-to-all (n-1)/n; broadcast and send/recv 1.
+double bus_factor(CollectiveOp op, int ranks);
+
+// The algorithm and protocol a size runs with ("auto" resolved as documented above).
+CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_bytes);
+CollectiveProtocol resolve_protocol(const CollectiveSpec& s, int64_t size_bytes);
+
+// Bytes on the wire (transport payload) for `data` bytes under a protocol; an empty step
+// still sends one protocol unit (1 byte for Simple, an 8-byte LL line, a 128-byte LL128 line)
+// because the receiver must see it to move on.
+int64_t protocol_wire_bytes(CollectiveProtocol p, int64_t data);
+
+// The sizes a spec sweeps, in order.
+std::vector<int64_t> sweep_sizes(const CollectiveSpec& s);
+
+}  // namespace models

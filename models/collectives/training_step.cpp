@@ -1,0 +1,112 @@
+#include "models/collectives/training_step.hpp"
+
+namespace models {
+
+TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec,
+                               uint32_t index, uint64_t seed)
+    : ctx_(ctx), spec_(std::move(spec)) {
+  spec_.comm.op = CollectiveOp::AllReduce;
+  comm_ = std::make_unique<CollectiveRunner>(ctx, transport, spec_.comm, index, seed);
+}
+
+void TrainingRunner::start() {
+  comm_->attach();
+  ctx_.sim.at(spec_.comm.start, this, kForwardDone, 1);  // arg 1: the step begins
+}
+
+void TrainingRunner::begin_step() {
+  step_start_ = ctx_.sim.now();
+  layer_ = static_cast<int>(spec_.layers.size()) - 1;
+  bucket_fill_ = 0;
+  backward_done_ = false;
+  buckets_ = 0;
+  comm_total_ = sim::Time(0);
+  comm_end_ = step_start_;
+  sim::Time forward;
+  for (const auto& l : spec_.layers) forward += l.forward;
+  ctx_.sim.after(forward, this, kForwardDone, 0);
+}
+
+void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kForwardDone:
+      if (arg == 1) {
+        begin_step();
+        return;
+      }
+      ctx_.sim.after(spec_.layers[layer_].backward, this, kBackwardLayerDone, 0);
+      return;
+    case kBackwardLayerDone: {
+      bucket_fill_ += spec_.layers[layer_].gradient_bytes;
+      const bool last = layer_ == 0;
+      if (bucket_fill_ >= spec_.bucket_bytes || (last && bucket_fill_ > 0)) {
+        bucket_ready(bucket_fill_);
+        bucket_fill_ = 0;
+      }
+      if (last) {
+        backward_done_ = true;
+        backward_end_ = ctx_.sim.now();
+        if (!spec_.overlap) next_all_reduce();
+        maybe_optimize();
+      } else {
+        --layer_;
+        ctx_.sim.after(spec_.layers[layer_].backward, this, kBackwardLayerDone, 0);
+      }
+      return;
+    }
+    case kOptimizerDone: {
+      TrainingStepResult r;
+      r.step = ctx_.sim.now() - step_start_;
+      for (const auto& l : spec_.layers) r.compute += l.forward + l.backward;
+      r.compute += spec_.optimizer;
+      r.communication = comm_total_;
+      r.exposed = r.step - r.compute;
+      r.last_bucket_tail = comm_end_ > backward_end_ ? comm_end_ - backward_end_ : sim::Time(0);
+      r.buckets = buckets_;
+      const double gpus = spec_.comm.ranks();
+      if (spec_.peak_flops > 0 && r.step.ps > 0) {
+        r.mfu = spec_.model_flops_per_step / (r.step.seconds() * gpus * spec_.peak_flops);
+      }
+      results_.push_back(r);
+      if (++step_ < spec_.steps) {
+        begin_step();
+      } else {
+        done_ = true;
+        if (on_done_) on_done_();
+      }
+      return;
+    }
+  }
+}
+
+void TrainingRunner::bucket_ready(int64_t bytes) {
+  ++buckets_;
+  pending_.push_back(bytes);
+  if (spec_.overlap || backward_done_) next_all_reduce();
+}
+
+void TrainingRunner::next_all_reduce() {
+  if (comm_busy_ || pending_.empty()) return;
+  comm_busy_ = true;
+  const int64_t bytes = pending_.front();
+  pending_.pop_front();
+  comm_->run_one(bytes, [this] { all_reduce_done(); });
+}
+
+void TrainingRunner::all_reduce_done() {
+  comm_busy_ = false;
+  comm_total_ += comm_->results().back().time;
+  comm_end_ = ctx_.sim.now();
+  if (!pending_.empty()) {
+    next_all_reduce();
+    return;
+  }
+  maybe_optimize();
+}
+
+void TrainingRunner::maybe_optimize() {
+  if (!backward_done_ || comm_busy_ || !pending_.empty()) return;
+  ctx_.sim.after(spec_.optimizer, this, kOptimizerDone, 0);
+}
+
+}  // namespace models

@@ -1,0 +1,67 @@
+// A data-parallel training step (REFERENCES.md: MFU): forward over the layers, backward in
+// reverse, each layer's gradients joining the current bucket; a full bucket (or the last
+// layer's) is all-reduced as soon as it is ready, one all-reduce at a time in bucket order
+// (one communication stream, as PyTorch DDP with NCCL); the optimizer runs once backward is
+// done and every bucket is reduced. With `overlap` off, all-reduces wait for the end of
+// backward (communication fully exposed). Compute is the same on every rank (synchronous data
+// parallelism), so it is one timeline of compute phases.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/collectives/collective_runner.hpp"
+#include "models/collectives/training_spec.hpp"
+
+namespace models {
+
+struct TrainingStepResult {
+  sim::Time step;
+  sim::Time compute;           // forward + backward + optimizer
+  sim::Time communication;     // sum of the buckets' all-reduce times
+  sim::Time exposed;           // step - compute
+  sim::Time last_bucket_tail;  // end of the last all-reduce - end of backward
+  int buckets = 0;
+  double mfu = 0;  // model FLOPs / (step × GPUs × peak)
+};
+
+class TrainingRunner final : public sim::EventHandler {
+ public:
+  TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec, uint32_t index,
+                 uint64_t seed);
+  void start();
+  bool done() const { return done_; }
+  const std::vector<TrainingStepResult>& results() const { return results_; }
+  // Every bucket's all-reduce, one row each.
+  const std::vector<CollectiveResult>& all_reduces() const { return comm_->results(); }
+  void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  enum Kind : uint32_t { kForwardDone = 0, kBackwardLayerDone = 1, kOptimizerDone = 2 };
+  void begin_step();
+  void bucket_ready(int64_t bytes);
+  void next_all_reduce();
+  void all_reduce_done();
+  void maybe_optimize();
+
+  Context& ctx_;
+  TrainingSpec spec_;
+  std::unique_ptr<CollectiveRunner> comm_;
+  int step_ = 0;
+  sim::Time step_start_, backward_end_, comm_end_;
+  int layer_ = 0;  // next layer whose backward completes
+  int64_t bucket_fill_ = 0;
+  std::deque<int64_t> pending_;  // closed buckets waiting for the stream
+  bool comm_busy_ = false;
+  bool backward_done_ = false;
+  int buckets_ = 0;
+  sim::Time comm_total_;
+  std::vector<TrainingStepResult> results_;
+  bool done_ = false;
+  std::function<void()> on_done_;
+};
+
+}  // namespace models

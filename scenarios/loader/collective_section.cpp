@@ -1,0 +1,195 @@
+#include "scenarios/loader/collective_section.hpp"
+
+#include <set>
+
+#include "scenarios/loader/qos_section.hpp"
+
+namespace scen {
+namespace {
+
+using models::CollectiveAlgorithm;
+using models::CollectiveOp;
+using models::CollectiveProtocol;
+using models::CollectiveSpec;
+
+Field<CollectiveSpec> int32_field(std::string key, int CollectiveSpec::*m, std::string meaning,
+                                  int min, int max) {
+  return int_field<CollectiveSpec>(std::move(key), m, std::move(meaning), min, max);
+}
+
+// Host names or numbers → transport endpoints, one rank each ("all": every host in order).
+void read_ranks(JsonReader& r, const topo::Fabric& f, CollectiveSpec& s) {
+  const int hosts = static_cast<int>(f.host_node.size());
+  auto add = [&](int host) {
+    s.rank_endpoints.push_back({static_cast<uint32_t>(host)});
+    s.rank_names.push_back(f.topo.nodes[f.host_node[host]].name);
+  };
+  if (!r.has("ranks") || (r.json()["ranks"].is_string() && r.json()["ranks"] == "all")) {
+    if (r.has("ranks")) (void)r.at("ranks");
+    for (int h = 0; h < hosts; ++h) add(h);
+    return;
+  }
+  JsonReader list = r.at("ranks");
+  list.expect_array();
+  std::set<int> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& v = list.json()[i];
+    int host = -1;
+    if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < hosts) {
+      host = static_cast<int>(v.get<int64_t>());
+    } else if (v.is_string()) {
+      const int node = f.node_by_name(v.get<std::string>());
+      if (node >= 0) host = f.host_index[node];
+    }
+    if (host < 0) throw InputError(list.index_path(i), v.dump(), "a host name or host number");
+    if (!seen.insert(host).second) {
+      throw InputError(list.index_path(i), v.dump(), "a host not already a rank");
+    }
+    add(host);
+  }
+}
+
+int64_t type_size(const std::string& t) {
+  if (t == "int8" || t == "uint8") return 1;
+  if (t == "half" || t == "bfloat16") return 2;
+  if (t == "double" || t == "int64" || t == "uint64") return 8;
+  return 4;  // float, int32, uint32
+}
+
+}  // namespace
+
+const FieldTable<CollectiveSpec>& collective_fields() {
+  static const FieldTable<CollectiveSpec> table = {
+      int32_field("channels", &CollectiveSpec::channels,
+                  "parallel rings/trees, each with its share of the data (NCCL channels)", 1, 64),
+      bytes_field<CollectiveSpec>("chunk", &CollectiveSpec::chunk_bytes,
+                                  "pipelining grain of a step (0 = one message per step; NCCL's "
+                                  "Simple chunk is 128-512 KB, nccl #1785)"),
+      int32_field("slots", &CollectiveSpec::slots,
+                  "chunks in flight per connection (receive buffer slots; NCCL_STEPS = 8)", 1,
+                  1024),
+      int32_field("qps", &CollectiveSpec::qps, "queue pairs each message is striped over", 1, 64),
+      int32_field("root", &CollectiveSpec::root, "broadcast root rank", 0, 1 << 20),
+      int32_field("iterations", &CollectiveSpec::iterations,
+                  "runs per size, back to back; the table reports the mean", 1, 1000),
+      time_field<CollectiveSpec>("start", &CollectiveSpec::start, "when the first size starts"),
+      time_field<CollectiveSpec>("step_latency_simple", &CollectiveSpec::step_latency_simple,
+                                 "software time before each Simple message is posted"),
+      time_field<CollectiveSpec>("step_latency_ll128", &CollectiveSpec::step_latency_ll128,
+                                 "software time before each LL128 message is posted"),
+      time_field<CollectiveSpec>("step_latency_ll", &CollectiveSpec::step_latency_ll,
+                                 "software time before each LL message is posted"),
+      bytes_field<CollectiveSpec>("tree_max", &CollectiveSpec::tree_max_bytes,
+                                  "algorithm auto: all-reduce sizes up to this use the double "
+                                  "binary tree, larger the ring"),
+      bytes_field<CollectiveSpec>("ll_max", &CollectiveSpec::ll_max_bytes,
+                                  "protocol auto: sizes up to this use LL"),
+      bytes_field<CollectiveSpec>("ll128_max", &CollectiveSpec::ll128_max_bytes,
+                                  "protocol auto: sizes up to this (above ll_max) use LL128, "
+                                  "larger Simple"),
+  };
+  return table;
+}
+
+CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const models::NicParams& nic,
+                               const models::QosParams& qos, bool with_sizes) {
+  r.expect_object();
+  CollectiveSpec s;
+  std::string op = "all_reduce";
+  if (with_sizes) {
+    op = r.choice(
+        "op",
+        {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"},
+        "all_reduce");
+  }
+  s.op = op == "all_reduce"       ? CollectiveOp::AllReduce
+         : op == "all_gather"     ? CollectiveOp::AllGather
+         : op == "reduce_scatter" ? CollectiveOp::ReduceScatter
+         : op == "all_to_all"     ? CollectiveOp::AllToAll
+         : op == "broadcast"      ? CollectiveOp::Broadcast
+                                  : CollectiveOp::SendRecv;
+  const std::string algo = r.choice(
+      "algorithm", {"auto", "ring", "halving_doubling", "double_binary_tree", "direct"}, "auto");
+  s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
+                : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
+                : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
+                : algo == "direct"             ? CollectiveAlgorithm::Direct
+                                               : CollectiveAlgorithm::Auto;
+  const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
+  s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
+               : proto == "ll"   ? CollectiveProtocol::LL
+               : proto == "auto" ? CollectiveProtocol::Auto
+                                 : CollectiveProtocol::Simple;
+  const std::string type = r.choice("type",
+                                    {"float", "int32", "uint32", "half", "bfloat16", "double",
+                                     "int64", "uint64", "int8", "uint8"},
+                                    "float");
+  s.type_bytes = type_size(type);
+  if (!with_sizes) {
+    // The sizes come from elsewhere (training buckets).
+  } else if (r.has("size")) {
+    s.min_bytes = s.max_bytes = r.bytes("size", 1);
+    if (r.has("min") || r.has("max")) {
+      throw InputError(r.child_path("size"), r.value_text("size"),
+                       "either \"size\" or \"min\"/\"max\", not both");
+    }
+  } else {
+    s.min_bytes = r.bytes("min", 1);
+    s.max_bytes = r.bytes("max", s.min_bytes, s.min_bytes);
+  }
+  if (with_sizes) s.factor = r.integer("factor", 2, 2, 1 << 20);
+  read_fields(r, collective_fields(), s);
+  read_ranks(r, f, s);
+  const int n = s.ranks();
+  if (n < 2) throw InputError(r.child_path("ranks"), r.value_text("ranks"), "at least two ranks");
+  if (s.root >= n) {
+    throw InputError(r.child_path("root"), std::to_string(s.root),
+                     "a rank below " + std::to_string(n));
+  }
+  const TrafficClass tc =
+      read_traffic_class(r, TrafficClass{nic.data_priority, nic.data_dscp}, qos, nic);
+  s.priority = tc.priority;
+  s.dscp = tc.dscp;
+  // Algorithms that do not exist for this op or rank count are refused here, with the path.
+  const bool reduce = s.op == CollectiveOp::AllReduce;
+  const bool ring_op = reduce || s.op == CollectiveOp::AllGather ||
+                       s.op == CollectiveOp::ReduceScatter || s.op == CollectiveOp::Broadcast;
+  const bool direct_op = s.op == CollectiveOp::AllToAll || s.op == CollectiveOp::SendRecv;
+  const bool ok = s.algorithm == CollectiveAlgorithm::Auto ||
+                  (s.algorithm == CollectiveAlgorithm::Ring && ring_op) ||
+                  (s.algorithm == CollectiveAlgorithm::Direct && direct_op) ||
+                  (s.algorithm == CollectiveAlgorithm::DoubleBinaryTree && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce);
+  if (!ok) {
+    throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
+                     std::string("an algorithm of ") + op +
+                         " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
+                         "halving_doubling, double_binary_tree: all_reduce; direct: "
+                         "all_to_all, send_recv; or auto)");
+  }
+  if (s.algorithm == CollectiveAlgorithm::HalvingDoubling && (n & (n - 1)) != 0) {
+    throw InputError(r.child_path("algorithm"), "\"halving_doubling\"",
+                     "a power-of-two number of ranks (there are " + std::to_string(n) + ")");
+  }
+  r.finish();
+  return s;
+}
+
+std::vector<CollectiveSpec> read_collective_section(JsonReader& w, const topo::Fabric& f,
+                                                    const models::NicParams& nic,
+                                                    const models::QosParams& qos) {
+  std::vector<CollectiveSpec> out;
+  auto sec = w.get("collective");
+  if (!sec) return out;
+  if (sec->json().is_array()) {
+    for (size_t i = 0; i < sec->size(); ++i) {
+      JsonReader e = sec->element(i);
+      out.push_back(read_collective(e, f, nic, qos, true));
+    }
+  } else {
+    out.push_back(read_collective(*sec, f, nic, qos, true));
+  }
+  return out;
+}
+
+}  // namespace scen

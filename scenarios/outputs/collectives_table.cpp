@@ -1,0 +1,114 @@
+#include "scenarios/outputs/collectives_table.hpp"
+
+#include <cstdio>
+
+namespace scen {
+namespace {
+
+const char* type_name(int64_t bytes) {
+  switch (bytes) {
+    case 1:
+      return "int8";
+    case 2:
+      return "half";
+    case 8:
+      return "double";
+    default:
+      return "float";
+  }
+}
+
+const char* redop(models::CollectiveOp op) {
+  return op == models::CollectiveOp::AllReduce || op == models::CollectiveOp::ReduceScatter
+             ? "sum"
+             : "none";
+}
+
+}  // namespace
+
+std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
+                              const std::vector<models::CollectiveSpec>& specs) {
+  std::string out;
+  char line[256];
+  for (size_t c = 0; c < specs.size(); ++c) {
+    const models::CollectiveSpec& spec = specs[c];
+    std::snprintf(line, sizeof line,
+                  "# collective %zu: %s on %d ranks, algorithm %s, protocol %s, %d channel(s)\n", c,
+                  models::to_string(spec.op), spec.ranks(), models::to_string(spec.algorithm),
+                  models::to_string(spec.protocol), spec.channels);
+    out += line;
+    out +=
+        "#\n"
+        "#       size         count      type   redop    root     time   algbw   busbw  "
+        "algo/proto\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+    double busbw_sum = 0;
+    int n = 0;
+    for (const auto& r : rows) {
+      if (r.collective != c) continue;
+      const int root = r.op == models::CollectiveOp::Broadcast ? spec.root : -1;
+      std::snprintf(line, sizeof line,
+                    "%12lld  %12lld  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %s/%s\n",
+                    static_cast<long long>(r.size_bytes), static_cast<long long>(r.count),
+                    type_name(spec.type_bytes), redop(r.op), root, r.time.us(), r.algbw_gbps(),
+                    r.busbw_gbps(), models::to_string(r.algorithm), models::to_string(r.protocol));
+      out += line;
+      busbw_sum += r.busbw_gbps();
+      ++n;
+    }
+    std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g\n#\n",
+                  n > 0 ? busbw_sum / n : 0.0);
+    out += line;
+  }
+  return out;
+}
+
+std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
+                            const std::vector<models::CollectiveSpec>& specs) {
+  std::string out =
+      "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_gbps,"
+      "busbw_gbps,messages,wire_bytes\n";
+  char line[320];
+  for (const auto& r : rows) {
+    std::snprintf(line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld\n",
+                  r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
+                  models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
+                  static_cast<long long>(r.count),
+                  static_cast<long long>(specs[r.collective].type_bytes), r.time.us(),
+                  r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
+                  static_cast<long long>(r.wire_bytes));
+    out += line;
+  }
+  return out;
+}
+
+std::string training_summary(const RunOutcome& out) {
+  std::string s;
+  char line[256];
+  for (size_t i = 0; i < out.training_steps.size(); ++i) {
+    const models::TrainingStepResult& t = out.training_steps[i];
+    std::snprintf(line, sizeof line,
+                  "# training step %zu: %.2f us (compute %.2f, communication %.2f in %d buckets, "
+                  "exposed %.2f), MFU %.2f %%\n",
+                  i, t.step.us(), t.compute.us(), t.communication.us(), t.buckets, t.exposed.us(),
+                  100.0 * t.mfu);
+    s += line;
+  }
+  return s;
+}
+
+std::string training_csv(const RunOutcome& out) {
+  std::string s =
+      "step,step_us,compute_us,communication_us,exposed_us,last_bucket_tail_us,buckets,mfu\n";
+  char line[256];
+  for (size_t i = 0; i < out.training_steps.size(); ++i) {
+    const models::TrainingStepResult& t = out.training_steps[i];
+    std::snprintf(line, sizeof line, "%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.5f\n", i, t.step.us(),
+                  t.compute.us(), t.communication.us(), t.exposed.us(), t.last_bucket_tail.us(),
+                  t.buckets, t.mfu);
+    s += line;
+  }
+  return s;
+}
+
+}  // namespace scen

@@ -1,0 +1,98 @@
+// A data-parallel training step against its timing identities (issue oracles): with
+// communication fully exposed, step = compute + the buckets' all-reduce times; with overlap
+// and compute-bound buckets, step = compute + the last bucket's all-reduce; comm-bound,
+// step = forward + the first bucket's backward + all all-reduces + optimizer. The all-reduce
+// times come from separate runs of the same all-reduce alone. MFU by its definition.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "scenario_helpers.hpp"
+
+namespace {
+
+scen::Json star(int n) {
+  scen::Json t;
+  t["nodes"] = scen::Json::array({{{"name", "s0"}, {"kind", "switch"}}});
+  for (int h = 0; h < n; ++h) {
+    t["nodes"].push_back({{"name", "h" + std::to_string(h)}, {"kind", "host"}});
+    t["links"].push_back(
+        {{"a", "h" + std::to_string(h)}, {"b", "s0"}, {"rate", "100Gbps"}, {"latency", "1us"}});
+  }
+  return t;
+}
+
+scen::Json base() {
+  scen::Json j;
+  j["name"] = "training";
+  j["topology"] = star(4);
+  j["fabric"]["switch"] = {{"latency", "500ns"}};
+  j["fabric"]["nic"] = {{"ack_every", 1 << 20}};
+  return j;
+}
+
+// One all-reduce of `size` alone on the same fabric, in ps.
+double all_reduce_alone(const std::string& size) {
+  scen::Json j = base();
+  j["workload"]["collective"] = {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size", size}};
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  REQUIRE(out.collectives.size() == 1);
+  return static_cast<double>(out.collectives[0].time.ps);
+}
+
+scen::RunOutcome train(const std::string& backward, bool overlap) {
+  scen::Json j = base();
+  j["workload"]["training"] = {
+      {"layers", 4},
+      {"layer", {{"forward", "100us"}, {"backward", backward}, {"gradients", "1MiB"}}},
+      {"bucket", "1MiB"},
+      {"optimizer", "50us"},
+      {"overlap", overlap},
+      {"model_flops", 4e12},
+      {"peak_tflops", 1000},
+      {"comm", {{"algorithm", "ring"}}}};
+  scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  REQUIRE(out.training_steps.size() == 1);
+  REQUIRE(out.training_steps[0].buckets == 4);
+  REQUIRE(out.training_all_reduces.size() == 4);
+  return out;
+}
+
+double us(double v) {
+  return v * 1e6;
+}
+
+}  // namespace
+
+TEST_CASE("training step: fully exposed communication adds to compute", "[training]") {
+  const double t = all_reduce_alone("1MiB");
+  const scen::RunOutcome out = train("200us", false);
+  const double compute = us(400 + 800 + 50);
+  const double step = static_cast<double>(out.training_steps[0].step.ps);
+  INFO("step " << step / 1e6 << " us, all-reduce alone " << t / 1e6 << " us");
+  CHECK(std::abs(step - (compute + 4 * t)) / step < 0.01);
+  CHECK(out.training_steps[0].compute.ps == static_cast<int64_t>(compute));
+  // MFU = model FLOPs / (step × GPUs × peak).
+  CHECK(std::abs(out.training_steps[0].mfu - 4e12 / (step * 1e-12 * 4 * 1e15)) < 1e-9);
+}
+
+TEST_CASE("training step: overlapped buckets leave only the last bucket exposed", "[training]") {
+  const double t = all_reduce_alone("1MiB");
+  REQUIRE(t < us(200));  // each bucket's all-reduce hides behind the next layer's backward
+  const scen::RunOutcome out = train("200us", true);
+  const double compute = us(400 + 800 + 50);
+  const double step = static_cast<double>(out.training_steps[0].step.ps);
+  INFO("step " << step / 1e6 << " us, all-reduce alone " << t / 1e6 << " us");
+  CHECK(std::abs(step - (compute + t)) / step < 0.01);
+  CHECK(std::abs(static_cast<double>(out.training_steps[0].exposed.ps) - t) / t < 0.01);
+}
+
+TEST_CASE("training step: communication-bound buckets run back to back", "[training]") {
+  const double t = all_reduce_alone("1MiB");
+  REQUIRE(t > us(50));
+  const scen::RunOutcome out = train("50us", true);
+  const double step = static_cast<double>(out.training_steps[0].step.ps);
+  // forward, the first bucket's layer, four all-reduces in a row, the optimizer.
+  const double expected = us(400 + 50) + 4 * t + us(50);
+  INFO("step " << step / 1e6 << " us, expected " << expected / 1e6 << " us");
+  CHECK(std::abs(step - expected) / step < 0.01);
+}
