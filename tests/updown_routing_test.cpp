@@ -162,7 +162,7 @@ TEST_CASE("valley routes: the static check finds both cycles, none with up/down"
   CHECK(topo::buffer_dependency_cycles(fixed.fabric, ud, all_pairs(fixed.fabric)).cycles.empty());
 }
 
-TEST_CASE("valley routes: the run deadlocks on the expected cycle; up/down completes",
+TEST_CASE("valley routes: the run deadlocks on the expected cycle, up/down completes",
           "[updown][deadlock]") {
   const auto out = scen::run_scenario(scen::load_scenario_file(kValley));
   REQUIRE(out.results["deadlocks"] == 1);
