@@ -55,6 +55,26 @@ std::vector<calib::Experiment> load_experiments(const Common& o, const calib::Cl
   return out;
 }
 
+// What calibrate and validate share: the options parsed, the cluster read, the traces turned
+// into experiments, after the command's own required option (`flag`, its `value`, `expected`)
+// is checked. Returns false when only --help was asked for.
+bool load_inputs(int argc, char** argv, const po::options_description& opts, const Common& o,
+                 const char* flag, const std::string& value, const char* expected,
+                 calib::ClusterSpec& cluster, std::vector<calib::Experiment>& experiments) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return false;
+  }
+  if (o.cluster_file.empty()) throw scen::InputError("--cluster", "", "a cluster description");
+  if (value.empty()) throw scen::InputError(flag, "", expected);
+  cluster = calib::read_cluster_file(o.cluster_file);
+  experiments = load_experiments(o, cluster);
+  return true;
+}
+
 void write_report(const Common& o, const std::string& default_dir,
                   const calib::CalibrationResult& r) {
   const std::string dir = o.report_dir.empty() ? default_dir : o.report_dir;
@@ -83,17 +103,12 @@ int cmd_calibrate(int argc, char** argv) {
   std::string output;
   add_common(opts, o);
   opts.add_options()("output,o", po::value(&output), "params.json to write (required)");
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
+  calib::ClusterSpec c;
+  std::vector<calib::Experiment> ex;
+  if (!load_inputs(argc, argv, opts, o, "--output", output, "the params.json to write (-o)", c,
+                   ex)) {
     return kOk;
   }
-  if (o.cluster_file.empty()) throw scen::InputError("--cluster", "", "a cluster description");
-  if (output.empty()) throw scen::InputError("--output", "", "the params.json to write (-o)");
-  const calib::ClusterSpec c = calib::read_cluster_file(o.cluster_file);
-  std::vector<calib::Experiment> ex = load_experiments(o, c);
   const int64_t min_bytes = sim::parse_bytes(o.min_size);
   const calib::CalibrationResult r = calib::calibrate(c, ex, min_bytes);
   scen::Json overlay = calib::params_overlay(c, r.params);
@@ -116,17 +131,12 @@ int cmd_validate(int argc, char** argv) {
   std::string params;
   add_common(opts, o);
   opts.add_options()("params", po::value(&params), "params.json written by rdmasim calibrate");
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
+  calib::ClusterSpec c;
+  std::vector<calib::Experiment> ex;
+  if (!load_inputs(argc, argv, opts, o, "--params", params, "a params.json from calibrate", c,
+                   ex)) {
     return kOk;
   }
-  if (o.cluster_file.empty()) throw scen::InputError("--cluster", "", "a cluster description");
-  if (params.empty()) throw scen::InputError("--params", "", "a params.json from calibrate");
-  const calib::ClusterSpec c = calib::read_cluster_file(o.cluster_file);
-  std::vector<calib::Experiment> ex = load_experiments(o, c);
   const calib::CalibrationResult r =
       calib::predict(c, ex, calib::read_params_overlay(params, c), sim::parse_bytes(o.min_size));
   write_report(o, o.report_dir.empty() ? "." : o.report_dir, r);

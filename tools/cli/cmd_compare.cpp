@@ -7,6 +7,7 @@
 #include "scenarios/loader/input_error.hpp"
 #include "tools/calibration/flows_table.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/parse_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -16,15 +17,7 @@ int cmd_compare(int argc, char** argv) {
   po::options_description opts("rdmasim compare SIM_OUT REAL_OUT (folders or flows.csv files)");
   opts.add_options()("help,h", "this help");
   std::vector<std::string> paths;
-  po::options_description hidden;
-  hidden.add_options()("paths", po::value(&paths));
-  po::positional_options_description pos;
-  pos.add("paths", 2);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = parse_options(argc, argv, opts, "paths", paths, 2);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return kOk;

@@ -7,15 +7,17 @@
 
 namespace cli {
 
-// Parses `argv` into `vm`, the positional argument named `positional` into `value`.
-inline boost::program_options::variables_map parse_options(
+// Parses `argv` into `vm`, the positional arguments named `positional` (at most `max_count`)
+// into `value` (a std::string for one, a std::vector<std::string> for several).
+template <typename Value>
+boost::program_options::variables_map parse_options(
     int argc, char** argv, const boost::program_options::options_description& opts,
-    const char* positional, std::string& value) {
+    const char* positional, Value& value, int max_count = 1) {
   namespace po = boost::program_options;
   po::options_description hidden;
   hidden.add_options()(positional, po::value(&value));
   po::positional_options_description pos;
-  pos.add(positional, 1);
+  pos.add(positional, max_count);
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;

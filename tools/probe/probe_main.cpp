@@ -14,6 +14,7 @@
 
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
+#include "tools/cli/parse_options.hpp"
 #include "tools/probe/microbench.hpp"
 #include "tools/probe/replay.hpp"
 #include "tools/probe/verbs_endpoint.hpp"
@@ -165,15 +166,7 @@ int replay(int argc, char** argv) {
       "set", po::value(&o.sets)->composing(), "override a scenario value, as rdmasim run")(
       "transport", po::value<std::string>()->default_value("tcp"), "tcp (verbs replay: not yet)")(
       "quiet,q", po::bool_switch(&o.quiet), "no summary line");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&o.scenario));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  po::notify(vm);
+  const po::variables_map vm = cli::parse_options(argc, argv, opts, "scenario", o.scenario);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return 0;
