@@ -1,5 +1,7 @@
 #include "models/collectives/collective_runner.hpp"
 
+#include "models/timeline.hpp"
+
 namespace models {
 
 double CollectiveResult::algbw_gbps() const {
@@ -88,6 +90,17 @@ void CollectiveRunner::begin_iteration() {
   remaining_ = schedule_.messages.size();
   iteration_start_ = ctx_.sim.now();
   current_.messages += schedule_.messages.size();
+  if (ctx_.timeline != nullptr) {
+    if (!timeline_) {
+      timeline_ = std::make_unique<CollectiveTimeline>(
+          *ctx_.timeline,
+          timeline_process_.empty()
+              ? "collective " + std::to_string(index_) + ": " + to_string(spec_.op)
+              : timeline_process_,
+          spec_);
+    }
+    timeline_->begin(schedule_.messages.size(), iteration_start_);
+  }
   if (remaining_ == 0) {
     finish_iteration();
     return;
@@ -124,6 +137,7 @@ void CollectiveRunner::post(uint32_t message) {
   if (message_of_flow_.size() <= flow) message_of_flow_.resize(flow + 1, 0);
   message_of_flow_[flow] = static_cast<int64_t>(message) + 1;
   current_.wire_bytes += m.wire_bytes;
+  if (timeline_) timeline_->posted(message, ctx_.sim.now());
   transport_.start_flow(flow);
 }
 
@@ -134,6 +148,7 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
   const CollectiveMessage& m = schedule_.messages[message];
   current_.rank_data_sent[m.src_rank] += m.data_bytes;
   current_.rank_data_received[m.dst_rank] += m.data_bytes;
+  if (timeline_) timeline_->completed(message, m, ctx_.sim.now());
   for (uint32_t k = 0; k < m.successor_count; ++k) {
     const uint32_t next = schedule_.successors[m.first_successor + k];
     if (--schedule_.messages[next].waiting == 0) ready(next);
@@ -142,6 +157,7 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
 }
 
 void CollectiveRunner::finish_iteration() {
+  if (timeline_) timeline_->finish(current_);
   ++iteration_;
   if (iteration_ < spec_.iterations) {
     begin_iteration();

@@ -8,9 +8,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
+#include "models/collectives/collective_timeline.hpp"
 #include "models/collectives/schedule.hpp"
 #include "models/transport.hpp"
 
@@ -51,6 +54,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   const std::vector<CollectiveResult>& results() const { return results_; }
   // Called once, when the last size has finished.
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
+  // The timeline group its spans go to (default "collective <index>: <op>").
+  void set_timeline_process(std::string name) { timeline_process_ = std::move(name); }
 
   void on_flow_complete(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
@@ -81,6 +86,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::vector<CollectiveResult> results_;
   bool done_ = false;
   std::function<void()> on_done_;
+  std::string timeline_process_;
+  std::unique_ptr<CollectiveTimeline> timeline_;  // only while a timeline is recorded
 };
 
 }  // namespace models

@@ -1,5 +1,8 @@
 #include "models/collectives/training_step.hpp"
 
+#include "models/timeline.hpp"
+#include "sim/units.hpp"
+
 namespace models {
 
 TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec,
@@ -7,6 +10,22 @@ TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec 
     : ctx_(ctx), spec_(std::move(spec)) {
   spec_.comm.op = CollectiveOp::AllReduce;
   comm_ = std::make_unique<CollectiveRunner>(ctx, transport, spec_.comm, index, seed);
+  timeline_process_ = "training " + std::to_string(index);
+  comm_->set_timeline_process(timeline_process_ + ": gradient all-reduces");
+}
+
+void TrainingRunner::timeline_span(bool compute, const std::string& name, sim::Time start,
+                                   int64_t bytes) {
+  TimelineRecorder* t = ctx_.timeline;
+  if (t == nullptr) return;
+  const sim::Time now = ctx_.sim.now();
+  if (!t->wants(start, now)) {
+    t->leave_out(start, now);
+    return;
+  }
+  const uint32_t track = compute ? t->track(timeline_process_, "compute", 0)
+                                 : t->track(timeline_process_, "all-reduce stream", 1);
+  t->span(track, t->name(name), start, now, bytes);
 }
 
 void TrainingRunner::start() {
@@ -34,9 +53,14 @@ void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
         begin_step();
         return;
       }
+      timeline_span(true, "forward", step_start_);
       ctx_.sim.after(spec_.layers[layer_].backward, this, kBackwardLayerDone, 0);
       return;
     case kBackwardLayerDone: {
+      if (ctx_.timeline != nullptr) {
+        timeline_span(true, "backward layer " + std::to_string(layer_),
+                      ctx_.sim.now() - spec_.layers[layer_].backward);
+      }
       bucket_fill_ += spec_.layers[layer_].gradient_bytes;
       const bool last = layer_ == 0;
       if (bucket_fill_ >= spec_.bucket_bytes || (last && bucket_fill_ > 0)) {
@@ -55,6 +79,7 @@ void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
       return;
     }
     case kOptimizerDone: {
+      timeline_span(true, "optimizer", ctx_.sim.now() - spec_.optimizer);
       TrainingStepResult r;
       r.step = ctx_.sim.now() - step_start_;
       for (const auto& l : spec_.layers) r.compute += l.forward + l.backward;
@@ -96,6 +121,10 @@ void TrainingRunner::next_all_reduce() {
 void TrainingRunner::all_reduce_done() {
   comm_busy_ = false;
   comm_total_ += comm_->results().back().time;
+  if (ctx_.timeline != nullptr) {
+    const CollectiveResult& r = comm_->results().back();
+    timeline_span(false, "bucket " + sim::format_bytes(r.size_bytes), r.start, r.size_bytes);
+  }
   comm_end_ = ctx_.sim.now();
   if (!pending_.empty()) {
     next_all_reduce();

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
@@ -46,10 +47,13 @@ class TrainingRunner final : public sim::EventHandler {
   void next_all_reduce();
   void all_reduce_done();
   void maybe_optimize();
+  // `run --timeline`: a compute phase or a bucket's all-reduce that has just ended.
+  void timeline_span(bool compute, const std::string& name, sim::Time start, int64_t bytes = -1);
 
   Context& ctx_;
   TrainingSpec spec_;
   std::unique_ptr<CollectiveRunner> comm_;
+  std::string timeline_process_;
   int step_ = 0;
   sim::Time step_start_, backward_end_, comm_end_;
   int layer_ = 0;  // next layer whose backward completes

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/egress_port.hpp"
 #include "models/roce/pfc_params.hpp"
@@ -18,6 +19,14 @@ struct PfcGateStats {
   std::array<uint64_t, kPriorities> frames_by_priority{};
   std::array<sim::Time, kPriorities> paused_by_priority{};
   uint64_t watchdog_triggers = 0;  // pauses the watchdog overrode
+};
+
+// One interval a class of a port was held (`run --timeline`); `tag` is the caller's name for
+// the port.
+struct PauseInterval {
+  sim::Time start, end;
+  uint32_t tag = 0;
+  uint8_t priority = 0;
 };
 
 class PfcGate final : public FlowControlGate, public sim::EventHandler {
@@ -49,6 +58,11 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   sim::Time watchdog_recovery() const { return watchdog_recovery_; }
   WatchdogAction watchdog_action() const { return watchdog_action_; }
   void on_send(uint8_t, uint32_t) override {}
+  // Every held interval, once it ends (or at finish_accounting), goes to `log` with `tag`.
+  void record_pauses(std::vector<PauseInterval>* log, uint32_t tag) {
+    pause_log_ = log;
+    pause_tag_ = tag;
+  }
 
   // A PFC frame for `priority` with `quanta` arrived on this port's link.
   void on_pause_frame(uint8_t priority, uint32_t quanta) {
@@ -122,6 +136,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
     if (end > paused_from_[p]) {
       stats_.paused_time += end - paused_from_[p];
       stats_.paused_by_priority[p] += end - paused_from_[p];
+      if (pause_log_ != nullptr) pause_log_->push_back({paused_from_[p], end, pause_tag_, p});
     }
   }
 
@@ -135,6 +150,8 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   sim::Time watchdog_recovery_{0};
   WatchdogAction watchdog_action_ = WatchdogAction::IgnorePause;
   PfcGateStats stats_;
+  std::vector<PauseInterval>* pause_log_ = nullptr;
+  uint32_t pause_tag_ = 0;
 };
 
 }  // namespace models

@@ -10,9 +10,11 @@
 
 #include "models/ideal_fct.hpp"
 #include "scenarios/builder/build_network.hpp"
+#include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "scenarios/run/infiniband_results.hpp"
 #include "scenarios/run/link_event_schedule.hpp"
+#include "scenarios/run/run_timeline.hpp"
 
 namespace scen {
 namespace {
@@ -93,6 +95,24 @@ int64_t peak_rss_kb() {
   return ru.ru_maxrss;
 }
 
+// `--timeline-ports`: each "node:port" must name a port of the fabric.
+void check_timeline_ports(const models::TimelineOptions& o, const topo::Fabric& f) {
+  for (const std::string& name : o.ports) {
+    const size_t colon = name.rfind(':');
+    const int node = colon == std::string::npos ? -1 : f.node_by_name(name.substr(0, colon));
+    bool ok = node >= 0 && colon + 1 < name.size();
+    size_t port = 0;
+    for (size_t i = colon + 1; ok && i < name.size(); ++i) {
+      ok = name[i] >= '0' && name[i] <= '9' && port < 100000;
+      port = port * 10 + static_cast<size_t>(name[i] - '0');
+    }
+    if (!ok || port >= f.ports[node].size()) {
+      throw InputError("--timeline-ports", name,
+                       "NODE:PORT with a node of the topology and one of its port numbers");
+    }
+  }
+}
+
 }  // namespace
 
 RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
@@ -127,6 +147,18 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
       }
     }
     sampler->start();
+  }
+  std::shared_ptr<models::TimelineRecorder> timeline;
+  std::vector<models::PauseInterval> pauses;  // tagged with the link direction
+  if (options.timeline.enabled) {
+    check_timeline_ports(options.timeline, f);
+    timeline = std::make_shared<models::TimelineRecorder>(options.timeline);
+    net->ctx.timeline = timeline.get();
+    for (size_t d = 0; d < net->link_gate.size(); ++d) {
+      if (net->link_gate[d] != nullptr) {
+        net->link_gate[d]->record_pauses(&pauses, static_cast<uint32_t>(d));
+      }
+    }
   }
   DoneWatcher watcher(sim, *net->transport, sampler.get());
   watcher.stop_ = s.stop_when_done;
@@ -574,6 +606,12 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     peak_buffer = std::max(peak_buffer, sw->buffer().peak_used());
   counters["switch_buffer_peak_bytes"] = peak_buffer;
   out.counters = std::move(counters);
+
+  if (timeline) {
+    add_run_spans(*timeline, pauses, out);
+    net->ctx.timeline = nullptr;
+    out.timeline = std::move(timeline);
+  }
 
   out.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_ingress.hpp"
+#include "models/timeline.hpp"
 #include "scenarios/loader/scenario.hpp"
 
 namespace scen {
@@ -90,13 +92,17 @@ struct RunOutcome {
   // Training steps, and every bucket's all-reduce.
   std::vector<models::TrainingStepResult> training_steps;
   std::vector<models::CollectiveResult> training_all_reduces;
+  // `run --timeline`: what was recorded (null when not asked for).
+  std::shared_ptr<const models::TimelineRecorder> timeline;
 };
 
 struct RunOptions {
   bool progress = false;  // a progress line on stderr (terminal only; the CLI decides)
+  models::TimelineOptions timeline;  // spans to record (run_timeline.hpp); off by default
 };
 
-// Throws std::logic_error when an invariant (conservation of packets or bytes) is broken.
+// Throws std::logic_error when an invariant (conservation of packets or bytes) is broken, and
+// InputError (before simulating) for a timeline port that does not exist.
 RunOutcome run_scenario(const Scenario& s, const RunOptions& options = {});
 
 }  // namespace scen

@@ -3,13 +3,17 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
+#include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
 #include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
+#include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/parse_options.hpp"
 
@@ -85,10 +89,72 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
   std::printf("  outputs in %s/\n", dir.c_str());
 }
 
+struct TimelineRequest {
+  std::string file;  // empty: no timeline
+  models::TimelineOptions options;
+};
+
+// --timeline FILE, --timeline-window FROM:TO, --timeline-ports A:1,B:2, --timeline-max-spans N.
+TimelineRequest timeline_request(const std::string& file, const std::string& window,
+                                 const std::string& ports, int64_t max_spans) {
+  TimelineRequest t;
+  t.file = file;
+  t.options.enabled = !file.empty();
+  if (!window.empty()) {
+    const size_t colon = window.find(':');
+    const char* expected =
+        "FROM:TO with durations and FROM < TO (e.g. 100us:2ms; either may be empty)";
+    if (colon == std::string::npos) throw scen::InputError("--timeline-window", window, expected);
+    try {
+      const std::string from = window.substr(0, colon);
+      if (!from.empty() && from != "0") t.options.from = sim::parse_time(from);
+      if (colon + 1 < window.size()) t.options.to = sim::parse_time(window.substr(colon + 1));
+    } catch (const sim::UnitError&) {
+      throw scen::InputError("--timeline-window", window, expected);
+    }
+    if (t.options.from.ps < 0 || t.options.from >= t.options.to) {
+      throw scen::InputError("--timeline-window", window, expected);
+    }
+  }
+  std::stringstream list(ports);
+  for (std::string port; std::getline(list, port, ',');) {
+    if (!port.empty()) t.options.ports.push_back(port);
+  }
+  if (max_spans <= 0) {
+    throw scen::InputError("--timeline-max-spans", std::to_string(max_spans), "a positive count");
+  }
+  t.options.max_spans = static_cast<size_t>(max_spans);
+  if ((!window.empty() || !ports.empty()) && file.empty()) {
+    throw scen::InputError("--timeline", "",
+                           "a FILE when --timeline-window or --timeline-ports is given");
+  }
+  return t;
+}
+
+// `file` for one fabric of a list: "t.json" -> "t-infiniband.json".
+std::string per_fabric(const std::string& file, const std::string& fabric) {
+  const size_t slash = file.find_last_of('/');
+  const size_t dot = file.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return file + "-" + fabric;
+  }
+  return file.substr(0, dot) + "-" + fabric + file.substr(dot);
+}
+
+void write_timeline(const scen::RunOutcome& out, const std::string& file, bool quiet) {
+  if (!out.timeline) return;
+  scen::write_file_atomic(file, scen::chrome_trace_json(*out.timeline));
+  if (!quiet) {
+    std::printf("  %-26s %zu spans (%llu left out) in %s\n", "timeline",
+                out.timeline->spans().size(),
+                static_cast<unsigned long long>(out.timeline->left_out()), file.c_str());
+  }
+}
+
 // "fabric": [...]: every fabric loaded first (bad input refused before any run), then each run
 // into <out>/<fabric>/, then one table comparing them (also <out>/comparison.csv).
 int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::Scenario& first,
-                    const std::string& out_dir, bool quiet) {
+                    const std::string& out_dir, bool quiet, const TimelineRequest& timeline) {
   std::vector<scen::Scenario> scenarios;
   for (const std::string& f : first.fabrics) {
     lo.fabric = f;
@@ -99,6 +165,7 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
   for (size_t i = 0; i < scenarios.size(); ++i) {
     scen::RunOptions ro;
     ro.progress = !quiet && isatty(STDERR_FILENO);
+    ro.timeline = timeline.options;
     outcomes.push_back(scen::run_scenario(scenarios[i], ro));
     const std::string dir = out_dir + "/" + first.fabrics[i];
     scen::write_outputs(scenarios[i], outcomes.back(), dir);
@@ -106,6 +173,7 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
       std::printf("[%s]\n", first.fabrics[i].c_str());
       print_headline(scenarios[i], outcomes.back(), dir);
     }
+    write_timeline(outcomes.back(), per_fabric(timeline.file, first.fabrics[i]), quiet);
   }
   std::vector<scen::FabricRun> runs;
   for (size_t i = 0; i < scenarios.size(); ++i) runs.push_back({first.fabrics[i], &outcomes[i]});
@@ -121,12 +189,23 @@ int cmd_run(int argc, char** argv) {
   std::string out_dir;
   std::vector<std::string> sets;
   uint64_t seed = 0;
+  std::string timeline_file, timeline_window, timeline_ports;
+  int64_t timeline_max = 200000;
   opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
                                             "output folder (default ./out/<scenario name>)")(
       "set", po::value(&sets)->composing(),
       "override a value: --set fabric.switch.latency=300ns (repeatable; array elements as "
       "links[3].rate)")("seed", po::value(&seed), "random seed (overrides the scenario's)")(
-      "quiet,q", "no progress line")("list-params", "print every model parameter and exit");
+      "quiet,q", "no progress line")("list-params", "print every model parameter and exit")(
+      "timeline", po::value(&timeline_file),
+      "write a Chrome trace (Perfetto, chrome://tracing) of collective steps, compute phases, "
+      "flows and port pauses/credit stalls to FILE")(
+      "timeline-window", po::value(&timeline_window),
+      "only spans overlapping FROM:TO (e.g. 100us:2ms, 0:1ms, 5ms:)")(
+      "timeline-ports", po::value(&timeline_ports),
+      "ports with pause/stall tracks, NODE:PORT,... (default: the 16 most held)")(
+      "timeline-max-spans", po::value(&timeline_max)->default_value(200000),
+      "at most this many spans (later ones are counted, not kept)");
   std::string scenario;
   const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help")) {
@@ -141,15 +220,20 @@ int cmd_run(int argc, char** argv) {
     std::cerr << "rdmasim run: missing SCENARIO\n" << opts << "\n";
     return kBadInput;
   }
+  const TimelineRequest timeline =
+      timeline_request(timeline_file, timeline_window, timeline_ports, timeline_max);
   scen::LoadOptions lo;
   lo.sets = sets;
   lo.has_seed = vm.count("seed") > 0;
   lo.seed = seed;
   const scen::Scenario s = scen::load_scenario_file(scenario, lo);
   if (out_dir.empty()) out_dir = "out/" + s.name;
-  if (s.fabrics.size() > 1) return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0);
+  if (s.fabrics.size() > 1) {
+    return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline);
+  }
   scen::RunOptions ro;
   ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
+  ro.timeline = timeline.options;
   const scen::RunOutcome out = scen::run_scenario(s, ro);
   scen::write_outputs(s, out, out_dir);
   if (!vm.count("quiet")) {
@@ -159,6 +243,7 @@ int cmd_run(int argc, char** argv) {
     if (!out.training_steps.empty()) std::printf("%s", scen::training_summary(out).c_str());
     print_headline(s, out, out_dir);
   }
+  write_timeline(out, timeline.file, vm.count("quiet") > 0);
   return kOk;
 }
 

@@ -1,0 +1,95 @@
+// A timeline of what happened during a run, for `rdmasim run --timeline FILE` (Chrome trace
+// events, opened in Perfetto or chrome://tracing). Components that know an interval — a
+// collective message from post to completion, a training compute phase, a port held by PFC or
+// waiting for credit, a flow — hand it here; the recorder keeps what falls in the time window,
+// up to a maximum count, so a long run gives a file of bounded size. Names and tracks are
+// interned once: a span is 32 bytes. Spans of one track may overlap (eight chunks in flight on
+// a connection, two flows from one host); the writer spreads them over lanes (sub-tracks) so
+// that each lane holds disjoint spans, as trace viewers expect of one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace models {
+
+struct TimelineTrack {
+  std::string process;  // a group of tracks: "rank 3 (h3)", "ports", "training 0"
+  std::string thread;   // the track within it: "rank 3 sends", "s1:2 p3", "compute"
+  int64_t sort = 0;     // order of the tracks within the process
+};
+
+struct TimelineSpan {
+  sim::Time start, end;
+  uint32_t track = 0;  // index into tracks()
+  uint32_t name = 0;   // index into names()
+  int64_t bytes = -1;  // shown as an argument when >= 0
+};
+
+struct TimelineOptions {
+  bool enabled = false;
+  sim::Time from{0};  // keep spans that overlap [from, to)
+  sim::Time to{INT64_MAX};
+  size_t max_spans = 200'000;      // beyond this, later spans are counted, not kept
+  std::vector<std::string> ports;  // "node:port" tracks wanted; empty = the busiest
+  size_t max_port_tracks = 16;     // with `ports` empty: the most-held ports
+};
+
+class TimelineRecorder {
+ public:
+  explicit TimelineRecorder(TimelineOptions o) : options_(std::move(o)) {}
+
+  uint32_t track(const std::string& process, const std::string& thread, int64_t sort = 0) {
+    return intern(track_ids_, tracks_, std::make_pair(process, thread),
+                  TimelineTrack{process, thread, sort});
+  }
+  uint32_t name(const std::string& n) { return intern(name_ids_, names_, n, n); }
+
+  // Whether a span over [start, end) would be kept (callers skip building names otherwise).
+  bool wants(sim::Time start, sim::Time end) const {
+    return end >= options_.from && start < options_.to && spans_.size() < options_.max_spans;
+  }
+  // A span the caller did not build because wants() said no: counted when in the window.
+  void leave_out(sim::Time start, sim::Time end) {
+    if (end >= options_.from && start < options_.to) ++left_out_;
+  }
+  // Records the span, or counts it as left out (window or capacity).
+  void span(uint32_t track, uint32_t name, sim::Time start, sim::Time end, int64_t bytes = -1) {
+    if (end < options_.from || start >= options_.to) return;  // outside the window: not asked for
+    if (spans_.size() >= options_.max_spans) {
+      ++left_out_;
+      return;
+    }
+    spans_.push_back({start, end, track, name, bytes});
+  }
+
+  const TimelineOptions& options() const { return options_; }
+  const std::vector<TimelineSpan>& spans() const { return spans_; }
+  const std::vector<TimelineTrack>& tracks() const { return tracks_; }
+  const std::vector<std::string>& names() const { return names_; }
+  uint64_t left_out() const { return left_out_; }
+
+ private:
+  template <typename Key, typename Value>
+  static uint32_t intern(std::map<Key, uint32_t>& ids, std::vector<Value>& values, const Key& key,
+                         Value value) {
+    const auto [it, inserted] = ids.try_emplace(key, static_cast<uint32_t>(values.size()));
+    if (inserted) values.push_back(std::move(value));
+    return it->second;
+  }
+
+  TimelineOptions options_;
+  std::vector<TimelineSpan> spans_;
+  std::vector<TimelineTrack> tracks_;
+  std::vector<std::string> names_;
+  std::map<std::pair<std::string, std::string>, uint32_t> track_ids_;
+  std::map<std::string, uint32_t> name_ids_;
+  uint64_t left_out_ = 0;
+};
+
+}  // namespace models
