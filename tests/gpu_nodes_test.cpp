@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/ideal_fct.hpp"
+#include "topologies/analysis.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/builder/build_network.hpp"
 #include "sim/units.hpp"
@@ -46,12 +47,12 @@ int host_of(const scen::Scenario& s, const std::string& name) {
 }  // namespace
 
 TEST_CASE("GPU servers: an NVLink domain per server beside a rail-optimised fabric", "[gpu]") {
-  const scen::Scenario s = test_support::load(gpu_scenario(
-      {{"generator", "rail"},
-       {"nodes", {{"count", 2}, {"preset", "dgx-h100"}}},
-       {"nodes_per_leaf", 2},
-       {"spines", 2}},
-      {{"op", "all_reduce"}, {"size", "1MiB"}}));
+  const scen::Scenario s =
+      test_support::load(gpu_scenario({{"generator", "rail"},
+                                       {"nodes", {{"count", 2}, {"preset", "dgx-h100"}}},
+                                       {"nodes_per_leaf", 2},
+                                       {"spines", 2}},
+                                      {{"op", "all_reduce"}, {"size", "1MiB"}}));
   const topo::GpuCluster& g = s.fabric.topo.gpus;
   REQUIRE(g.servers == 2);
   REQUIRE(g.gpus() == 16);
@@ -73,6 +74,13 @@ TEST_CASE("GPU servers: an NVLink domain per server beside a rail-optimised fabr
   CHECK(c.rank_server[9] == 1);
   CHECK(c.rank_nvlink[9] == static_cast<uint32_t>(host_of(s, "n1g1")));
   CHECK(c.rank_endpoints[9] == std::vector<uint32_t>{static_cast<uint32_t>(host_of(s, "n1r1"))});
+  // The topology summary samples no pair of an NVLink endpoint and an endpoint outside its
+  // server (no path by design), and every pair it samples has one.
+  sim::Simulator sim(1);
+  auto net = scen::build_network(s, sim);
+  const topo::TopologySummary sum = topo::summarize(s.fabric, net->routes);
+  CHECK(sum.path_pairs_sampled > 0);
+  CHECK(sum.unreachable_pairs == 0);
   // NICs and GPUs: two NICs per GPU when there are twice as many, shared when fewer.
   CHECK(topo::gpu_nic_indices(1, 4, 8) == std::vector<int>{1, 5});
   CHECK(topo::gpu_nic_indices(3, 8, 2) == std::vector<int>{0});
@@ -85,13 +93,13 @@ TEST_CASE("an all-reduce inside one server runs over NVLink at the alpha-beta ti
   // latency beyond serialisation (GPU -> NVSwitch -> GPU and the ACK back), from the model.
   const int n = 8;
   const int64_t size = int64_t{4096} * 64 * n;
-  const scen::Scenario s = test_support::load(gpu_scenario(
-      {{"generator", "leaf-spine"},
-       {"nodes", {{"count", 1}, {"preset", "dgx-h100"}}},
-       {"leaves", 1},
-       {"spines", 1},
-       {"hosts_per_leaf", 8}},
-      {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size", size}}));
+  const scen::Scenario s = test_support::load(
+      gpu_scenario({{"generator", "leaf-spine"},
+                    {"nodes", {{"count", 1}, {"preset", "dgx-h100"}}},
+                    {"leaves", 1},
+                    {"spines", 1},
+                    {"hosts_per_leaf", 8}},
+                   {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size", size}}));
   const scen::RunOutcome out = scen::run_scenario(s);
   REQUIRE(out.collectives.size() == 1);
   sim::Simulator sim(1);
@@ -103,10 +111,8 @@ TEST_CASE("an all-reduce inside one server runs over NVLink at the alpha-beta ti
   REQUIRE(data.size() == 2);  // GPU -> NVSwitch -> GPU
   CHECK(data[0].rate_bps == 3'600'000'000'000);
   const int64_t mtu = s.nic.mtu;
-  const double ser =
-      static_cast<double>(sim::serialization_time(mtu + s.nic.header_bytes + s.nic.framing_bytes,
-                                                  data[0].rate_bps)
-                              .ps);
+  const double ser = static_cast<double>(
+      sim::serialization_time(mtu + s.nic.header_bytes + s.nic.framing_bytes, data[0].rate_bps).ps);
   const double alpha = static_cast<double>(models::ideal_fct(data, ack, mtu, s.nic).ps) - ser;
   const double expected = 2.0 * (n - 1) * alpha + 2.0 * (n - 1) / n * size * (ser / mtu);
   const models::CollectiveResult& r = out.collectives[0];

@@ -46,8 +46,7 @@ void read_ranks(JsonReader& r, const topo::Fabric& f, CollectiveSpec& s) {
   // "placement" orders "all" on GPU servers: node-major (n0g0, n0g1, ..., n1g0, ...: ring
   // neighbours share a server, NVLink) or gpu-major (n0g0, n1g0, ..., n0g1, ...: ring
   // neighbours share a rail).
-  const std::string placement =
-      r.choice("placement", {"node-major", "gpu-major"}, "node-major");
+  const std::string placement = r.choice("placement", {"node-major", "gpu-major"}, "node-major");
   if (r.has("placement") && gpus.empty()) {
     throw InputError(r.child_path("placement"), r.value_text("placement"),
                      "no placement: it orders the GPUs of GPU servers (topology.nodes), and "
@@ -170,8 +169,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                                   : CollectiveOp::SendRecv;
   const std::string algo = r.choice(
       "algorithm",
-      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical"},
-      "auto");
+      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical"}, "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
                 : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree

@@ -79,15 +79,14 @@ std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
       "busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes\n";
   char line[384];
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line,
-                  "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld\n",
-                  r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
-                  models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
-                  static_cast<long long>(r.count),
-                  static_cast<long long>(specs[r.collective].type_bytes), r.time.us(),
-                  r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
-                  static_cast<long long>(r.wire_bytes), static_cast<long long>(r.nvlink_bytes),
-                  static_cast<long long>(r.network_bytes));
+    std::snprintf(
+        line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld\n",
+        r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
+        models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
+        static_cast<long long>(r.count), static_cast<long long>(specs[r.collective].type_bytes),
+        r.time.us(), r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
+        static_cast<long long>(r.wire_bytes), static_cast<long long>(r.nvlink_bytes),
+        static_cast<long long>(r.network_bytes));
     out += line;
   }
   return out;
