@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "models/ideal_fct.hpp"
-#include "topologies/analysis.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/builder/build_network.hpp"
 #include "sim/units.hpp"
+#include "topologies/analysis.hpp"
 
 namespace {
 
@@ -87,6 +87,44 @@ TEST_CASE("GPU servers: an NVLink domain per server beside a rail-optimised fabr
   CHECK(topo::gpu_nic_indices(4, 8, 2) == std::vector<int>{1});
 }
 
+TEST_CASE("GPU servers on a leaf-spine: NICs fill the leaves, presets set the rates", "[gpu]") {
+  // dgx-a100: 200 Gb/s NICs, NVLink 300 GB/s each way.
+  const scen::Scenario a =
+      test_support::load(gpu_scenario({{"generator", "leaf-spine"},
+                                       {"nodes", {{"count", 2}, {"preset", "dgx-a100"}}},
+                                       {"leaves", 2},
+                                       {"spines", 2},
+                                       {"hosts_per_leaf", 8}},
+                                      {{"op", "all_reduce"}, {"size", "1MiB"}}));
+  const topo::GpuCluster& g = a.fabric.topo.gpus;
+  REQUIRE(g.gpus() == 16);
+  const auto& links = a.fabric.topo.links;
+  CHECK(links[a.fabric.ports[g.nic_nodes[9][0]][0].link].rate_bps == 200'000'000'000);
+  CHECK(links[a.fabric.ports[g.nvlink_node[9]][0].link].rate_bps == 2'400'000'000'000);
+  // Server 1's NICs are h8..h15, all on leaf1.
+  CHECK(a.fabric.topo.nodes[g.nic_nodes[9][0]].name == "h9");
+  CHECK(a.fabric.topo.nodes[a.fabric.ports[g.nic_nodes[9][0]][0].peer_node].name == "leaf1");
+  // generic: 4 GPUs sharing 2 NICs (GPUs 0 and 1 on the first, 2 and 3 on the second), and
+  // 4 plain hosts left over on the second leaf.
+  const scen::Scenario b =
+      test_support::load(gpu_scenario({{"generator", "leaf-spine"},
+                                       {"nodes",
+                                        {{"count", 2},
+                                         {"preset", "generic"},
+                                         {"gpus", 4},
+                                         {"nics", 2},
+                                         {"nic_rate", "100Gbps"},
+                                         {"nvlink_rate", "1200Gbps"}}},
+                                       {"leaves", 2},
+                                       {"hosts_per_leaf", 4}},
+                                      {{"op", "all_reduce"}, {"size", "1MiB"}}));
+  const topo::GpuCluster& h = b.fabric.topo.gpus;
+  REQUIRE(h.gpus() == 8);
+  CHECK(b.fabric.topo.nodes[h.nic_nodes[5][0]].name == "h2");
+  CHECK(b.fabric.topo.nodes[h.nic_nodes[6][0]].name == "h3");
+  CHECK(b.fabric.host_node.size() == 8 + 8);  // 8 NIC endpoints (4 in use) + 8 GPUs
+}
+
 TEST_CASE("an all-reduce inside one server runs over NVLink at the alpha-beta time", "[gpu]") {
   // One dgx-h100 server: 8 GPUs on the NVSwitch at 450 GB/s each way. Ring all-reduce:
   // T = 2(n-1)α + 2(n-1)/n · S/B, with B the NVLink payload rate and α one step's unloaded
@@ -139,6 +177,9 @@ TEST_CASE("hierarchical all-reduce moves the intra-server share over NVLink and 
   };
   const models::CollectiveResult h = run("hierarchical");
   const models::CollectiveResult ring = run("ring");
+  const models::CollectiveResult again = run("hierarchical");  // deterministic
+  CHECK(again.time == h.time);
+  CHECK(again.nvlink_bytes == h.nvlink_bytes);
   // Analytic bytes: every rank sends (l-1)/l·S twice inside its server and 2(m-1)/m·S/l
   // across servers.
   CHECK(h.nvlink_bytes == int64_t{n} * 2 * (local - 1) * size / local);
