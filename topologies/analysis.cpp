@@ -151,7 +151,14 @@ std::vector<std::pair<int, int>> sample_pairs(const Fabric& f, int wanted) {
 }
 
 void summarize_paths(const Fabric& f, const RoutingTables& rt, int wanted, TopologySummary& s) {
-  const auto pairs = sample_pairs(f, wanted);
+  auto pairs = sample_pairs(f, wanted);
+  // A GPU's NVLink endpoint reaches only its own server's (gpu_nodes.hpp): pairs with one
+  // outside it have no path by design and are left out.
+  std::vector<int> server(f.host_node.size(), -1);
+  const GpuCluster& gpus = f.topo.gpus;
+  for (int g = 0; g < gpus.gpus(); ++g)
+    server[f.host_index[gpus.nvlink_node[g]]] = gpus.server_of(g);
+  std::erase_if(pairs, [&](const auto& p) { return server[p.first] != server[p.second]; });
   s.path_pairs_sampled = static_cast<int>(pairs.size());
   if (pairs.empty()) return;
   s.min_paths = std::numeric_limits<int>::max();

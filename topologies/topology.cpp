@@ -149,9 +149,20 @@ void validate_connected(const Topology& t) {
   std::vector<int> component(t.nodes.size());
   const int count = boost::connected_components(g, component.data());
   if (count == 1) return;
+  // A GPU server's NVLink domain is a part of its own (gpu_nodes.hpp): its endpoints talk
+  // only to each other, and the fabric is the part of the first other host.
+  std::vector<bool> intra_node(t.nodes.size(), false);
+  for (int n : t.gpus.nvswitch_node) intra_node[n] = true;
+  for (int n : t.gpus.nvlink_node) intra_node[n] = true;
+  const int nodes = static_cast<int>(t.nodes.size());
   int first_host = 0;
-  while (t.nodes[first_host].kind != NodeKind::Host) ++first_host;
+  while (first_host < nodes &&
+         (t.nodes[first_host].kind != NodeKind::Host || intra_node[first_host])) {
+    ++first_host;
+  }
+  if (first_host == nodes) first_host = 0;
   for (int n = 0; n < static_cast<int>(t.nodes.size()); ++n) {
+    if (intra_node[n]) continue;
     if (component[n] != component[first_host]) {
       throw TopologyError(node_path(n), "node " + t.nodes[n].name + " is not connected to host " +
                                             t.nodes[first_host].name + " (the fabric has " +

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topologies/gpu_nodes.hpp"
+
 namespace topo {
 
 enum class NodeKind : uint8_t { Host, Switch };
@@ -35,6 +37,9 @@ struct Topology {
   std::string name;
   std::vector<Node> nodes;
   std::vector<Link> links;
+  // GPU servers (gpu_nodes.hpp): their NVLink domains are parts of the graph apart from the
+  // fabric; empty for a fabric of plain hosts.
+  GpuCluster gpus;
 };
 
 // Refused input. `path` locates the offending item, JSON-path style: "links[3].rate".

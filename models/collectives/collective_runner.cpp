@@ -85,11 +85,14 @@ void CollectiveRunner::begin_iteration() {
   req.chunk_bytes = spec_.chunk_bytes;
   req.slots = spec_.slots;
   req.root = spec_.root;
+  req.rank_server = spec_.rank_server;
   protocol_ = current_.protocol;
   schedule_ = build_schedule(req);
   remaining_ = schedule_.messages.size();
   iteration_start_ = ctx_.sim.now();
-  current_.messages += schedule_.messages.size();
+  for (const CollectiveMessage& m : schedule_.messages) {
+    current_.messages += m.src_rank != m.dst_rank ? 1 : 0;  // joins are no messages
+  }
   if (ctx_.timeline != nullptr) {
     if (!timeline_) {
       timeline_ = std::make_unique<CollectiveTimeline>(
@@ -105,9 +108,21 @@ void CollectiveRunner::begin_iteration() {
     finish_iteration();
     return;
   }
+  // Joins ready at the start complete after the first posts (none completes synchronously).
+  std::vector<uint32_t> joins;
   for (uint32_t m = 0; m < schedule_.messages.size(); ++m) {
-    if (schedule_.messages[m].waiting == 0) ready(m);
+    const CollectiveMessage& msg = schedule_.messages[m];
+    if (msg.waiting != 0) continue;
+    if (msg.src_rank == msg.dst_rank) {
+      joins.push_back(m);
+    } else {
+      ready(m);
+    }
   }
+  if (joins.empty()) return;
+  completed_ = std::move(joins);
+  remaining_ -= completed_.size();
+  drain();
 }
 
 void CollectiveRunner::ready(uint32_t message) {
@@ -126,6 +141,16 @@ void CollectiveRunner::post(uint32_t message) {
   FlowSpec fs;
   fs.src_host = static_cast<int>(src_ends[m.channel % src_ends.size()]);
   fs.dst_host = static_cast<int>(dst_ends[m.channel % dst_ends.size()]);
+  // Two GPUs of one server talk over NVLink (topologies/gpu_nodes.hpp).
+  const bool nvlink = !spec_.rank_server.empty() && spec_.rank_server[m.src_rank] >= 0 &&
+                      spec_.rank_server[m.src_rank] == spec_.rank_server[m.dst_rank];
+  if (nvlink) {
+    fs.src_host = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
+    fs.dst_host = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
+    current_.nvlink_bytes += m.wire_bytes;
+  } else {
+    current_.network_bytes += m.wire_bytes;
+  }
   fs.bytes = m.wire_bytes;
   fs.start = ctx_.sim.now();
   fs.priority = spec_.priority;
@@ -149,11 +174,32 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
   current_.rank_data_sent[m.src_rank] += m.data_bytes;
   current_.rank_data_received[m.dst_rank] += m.data_bytes;
   if (timeline_) timeline_->completed(message, m, ctx_.sim.now());
-  for (uint32_t k = 0; k < m.successor_count; ++k) {
-    const uint32_t next = schedule_.successors[m.first_successor + k];
-    if (--schedule_.messages[next].waiting == 0) ready(next);
+  complete(message);
+}
+
+void CollectiveRunner::complete(uint32_t message) {
+  completed_.push_back(message);
+  --remaining_;
+  drain();
+}
+
+void CollectiveRunner::drain() {
+  while (!completed_.empty()) {
+    const CollectiveMessage& m = schedule_.messages[completed_.back()];
+    completed_.pop_back();
+    for (uint32_t k = 0; k < m.successor_count; ++k) {
+      const uint32_t next = schedule_.successors[m.first_successor + k];
+      CollectiveMessage& n = schedule_.messages[next];
+      if (--n.waiting != 0) continue;
+      if (n.src_rank == n.dst_rank) {  // a join: complete now
+        completed_.push_back(next);
+        --remaining_;
+      } else {
+        ready(next);
+      }
+    }
   }
-  if (--remaining_ == 0) finish_iteration();
+  if (remaining_ == 0) finish_iteration();
 }
 
 void CollectiveRunner::finish_iteration() {

@@ -32,6 +32,10 @@ struct CollectiveResult {
   sim::Time start, end;  // of all iterations together
   uint64_t messages = 0;
   int64_t wire_bytes = 0;  // transport payload of all messages, all iterations
+  // Of wire_bytes: what went NVLink endpoint to NVLink endpoint (ranks of one GPU server) and
+  // what went through the NICs (every message of plain-host ranks).
+  int64_t nvlink_bytes = 0;
+  int64_t network_bytes = 0;
   // Collective data each rank sent and received, per iteration (conservation checks).
   std::vector<int64_t> rank_data_sent, rank_data_received;
   double algbw_gbps() const;  // size / time, GB/s (10^9 bytes)
@@ -64,6 +68,10 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   enum Kind : uint32_t { kBegin = 0, kPost = 1 };
   void begin_iteration();
   void ready(uint32_t message);  // all dependencies met
+  // `message` is complete: releases its successors (joins at once, without recursion) and
+  // finishes the iteration after the last one.
+  void complete(uint32_t message);
+  void drain();
   void post(uint32_t message);
   void finish_iteration();
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
@@ -81,6 +89,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   CollectiveProtocol protocol_ = CollectiveProtocol::Simple;
   size_t remaining_ = 0;                  // messages of the current iteration not yet complete
   std::vector<int64_t> message_of_flow_;  // [transport flow id] message + 1, 0 = not ours
+  std::vector<uint32_t> completed_;       // complete(): messages whose successors are next
   sim::Time iteration_start_;
   CollectiveResult current_;
   std::vector<CollectiveResult> results_;

@@ -12,7 +12,14 @@
 namespace models {
 
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
-enum class CollectiveAlgorithm { Auto, Ring, HalvingDoubling, DoubleBinaryTree, Direct };
+enum class CollectiveAlgorithm {
+  Auto,
+  Ring,
+  HalvingDoubling,
+  DoubleBinaryTree,
+  Direct,
+  Hierarchical,  // hierarchical.cpp: intra-server, per rail, intra-server again
+};
 // NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
 // 8-byte line.
@@ -38,6 +45,11 @@ struct CollectiveSpec {
   // c of a rank uses endpoint c mod count (rails).
   std::vector<std::vector<uint32_t>> rank_endpoints;
   std::vector<std::string> rank_names;
+  // GPU ranks (topologies/gpu_nodes.hpp): each rank's server (-1 for a plain host) and its
+  // NVLink endpoint. A message between two ranks of one server goes NVLink endpoint to NVLink
+  // endpoint; any other through the channel's NIC (rank_endpoints). Empty: no GPU ranks.
+  std::vector<int> rank_server;
+  std::vector<uint32_t> rank_nvlink;
   int channels = 1;         // parallel rings/trees, each with its share of the data
   int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)
   // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's

@@ -16,6 +16,13 @@ uint32_t ScheduleBuilder::add(uint32_t src, uint32_t dst, uint32_t channel, int6
   return static_cast<uint32_t>(messages_.size() - 1);
 }
 
+uint32_t ScheduleBuilder::join(uint32_t rank) {
+  CollectiveMessage m;
+  m.src_rank = m.dst_rank = rank;
+  messages_.push_back(m);
+  return static_cast<uint32_t>(messages_.size() - 1);
+}
+
 CollectiveSchedule ScheduleBuilder::finish() {
   CollectiveSchedule s;
   std::stable_sort(edges_.begin(), edges_.end(),
@@ -65,6 +72,9 @@ CollectiveSchedule build_schedule(const ScheduleRequest& r) {
       break;
     case CollectiveAlgorithm::Direct:
       direct_schedule(r, b);
+      break;
+    case CollectiveAlgorithm::Hierarchical:
+      hierarchical_schedule(r, b);
       break;
     case CollectiveAlgorithm::Auto:
       throw std::invalid_argument("algorithm not resolved");

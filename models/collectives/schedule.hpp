@@ -14,6 +14,8 @@
 
 namespace models {
 
+// A message whose source is its destination is a join (ScheduleBuilder::join): the runner
+// completes it at once, without the transport.
 struct CollectiveMessage {
   uint32_t src_rank = 0;
   uint32_t dst_rank = 0;
@@ -35,6 +37,9 @@ class ScheduleBuilder {
  public:
   explicit ScheduleBuilder(CollectiveProtocol protocol) : protocol_(protocol) {}
   uint32_t add(uint32_t src, uint32_t dst, uint32_t channel, int64_t data_bytes);
+  // A join: no data and no transport message (source = destination); it completes as soon as
+  // its dependencies have, so that m predecessors and n successors need m + n edges, not m x n.
+  uint32_t join(uint32_t rank);
   // `after` may only be posted once `before` has completed.
   void depend(uint32_t before, uint32_t after) { edges_.emplace_back(before, after); }
   CollectiveSchedule finish();
@@ -83,6 +88,8 @@ struct ScheduleRequest {
   int64_t chunk_bytes = 0;
   int slots = 8;
   int root = 0;
+  // The server of each rank (hierarchical.cpp); empty when the ranks are plain hosts.
+  std::vector<int> rank_server;
 };
 
 // The schedule of one collective; throws std::invalid_argument for a combination that does
@@ -94,6 +101,7 @@ void ring_schedule(const ScheduleRequest& r, ScheduleBuilder& b);
 void halving_doubling_schedule(const ScheduleRequest& r, ScheduleBuilder& b);
 void double_binary_tree_schedule(const ScheduleRequest& r, ScheduleBuilder& b);
 void direct_schedule(const ScheduleRequest& r, ScheduleBuilder& b);
+void hierarchical_schedule(const ScheduleRequest& r, ScheduleBuilder& b);
 
 // The parent of each rank in NCCL's two binary trees (-1 for a root): tree 0 is the in-order
 // tree in which odd ranks are leaves; tree 1 is tree 0 mirrored (even rank count) or shifted

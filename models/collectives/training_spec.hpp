@@ -22,6 +22,9 @@ struct TrainingSpec {
   int steps = 1;
   double model_flops_per_step = 0;  // all GPUs together
   double peak_flops = 0;            // per GPU
+  // GPUs the model runs on, for MFU; 0 = the all-reduce's ranks. More when the simulated
+  // all-reduce is one of several identical groups (e.g. one rail's data-parallel group).
+  int gpus = 0;
   CollectiveSpec comm;              // ranks, algorithm, protocol, channels, chunk
 };
 

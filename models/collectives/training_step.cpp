@@ -88,7 +88,7 @@ void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
       r.exposed = r.step - r.compute;
       r.last_bucket_tail = comm_end_ > backward_end_ ? comm_end_ - backward_end_ : sim::Time(0);
       r.buckets = buckets_;
-      const double gpus = spec_.comm.ranks();
+      const double gpus = spec_.gpus > 0 ? spec_.gpus : spec_.comm.ranks();
       if (spec_.peak_flops > 0 && r.step.ps > 0) {
         r.mfu = spec_.model_flops_per_step / (r.step.seconds() * gpus * spec_.peak_flops);
       }

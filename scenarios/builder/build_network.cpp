@@ -180,6 +180,8 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
 
   net->transport = std::make_unique<models::Transport>(net->ctx, s.nic);
   net->nics.resize(hosts);
+  std::vector<bool> nvswitch(nodes, false);  // GPU servers' NVSwitches (topologies/gpu_nodes.hpp)
+  for (int n : f.topo.gpus.nvswitch_node) nvswitch[n] = true;
   for (size_t n = 0; n < nodes; ++n) {
     std::vector<int64_t> rates;
     for (const auto& pr : f.ports[n]) rates.push_back(f.topo.links[pr.link].rate_bps);
@@ -193,6 +195,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     } else {
       net->node_switch[n] = static_cast<int>(net->switches.size());
       models::SwitchParams sp = switch_params_for(s, static_cast<int>(n));
+      if (nvswitch[n]) sp.latency = sim::Time(f.topo.gpus.params.nvswitch_latency_ps);
       if (s.fabric_kind == FabricKind::Infiniband) {
         sp.buffer = infiniband_switch_buffer(s, rates.size());
       }

@@ -1,5 +1,6 @@
 #include "scenarios/loader/collective_section.hpp"
 
+#include <map>
 #include <set>
 
 #include "scenarios/loader/qos_section.hpp"
@@ -18,14 +19,49 @@ Field<CollectiveSpec> int32_field(std::string key, int CollectiveSpec::*m, std::
 }
 
 // Host names or numbers → transport endpoints, one rank each ("all": every host in order).
+// On GPU servers (topologies/gpu_nodes.hpp) a rank is a GPU, named "n<server>g<gpu>": its
+// endpoints are its NICs, plus its NVLink endpoint for ranks of its own server; "all" is
+// every GPU in the order "placement" gives.
 void read_ranks(JsonReader& r, const topo::Fabric& f, CollectiveSpec& s) {
+  const topo::GpuCluster& gpus = f.topo.gpus;
   const int hosts = static_cast<int>(f.host_node.size());
+  std::vector<int> gpu_of_node(f.topo.nodes.size(), -1);
+  for (int g = 0; g < gpus.gpus(); ++g) gpu_of_node[gpus.nvlink_node[g]] = g;
   auto add = [&](int host) {
-    s.rank_endpoints.push_back({static_cast<uint32_t>(host)});
-    s.rank_names.push_back(f.topo.nodes[f.host_node[host]].name);
+    const int node = f.host_node[host];
+    const int gpu = gpu_of_node[node];
+    s.rank_names.push_back(f.topo.nodes[node].name);
+    if (gpu < 0) {
+      s.rank_endpoints.push_back({static_cast<uint32_t>(host)});
+      s.rank_server.push_back(-1);
+      s.rank_nvlink.push_back(0);
+      return;
+    }
+    std::vector<uint32_t> nics;
+    for (int n : gpus.nic_nodes[gpu]) nics.push_back(static_cast<uint32_t>(f.host_index[n]));
+    s.rank_endpoints.push_back(std::move(nics));
+    s.rank_server.push_back(gpus.server_of(gpu));
+    s.rank_nvlink.push_back(static_cast<uint32_t>(host));
   };
+  // "placement" orders "all" on GPU servers: node-major (n0g0, n0g1, ..., n1g0, ...: ring
+  // neighbours share a server, NVLink) or gpu-major (n0g0, n1g0, ..., n0g1, ...: ring
+  // neighbours share a rail).
+  const std::string placement = r.choice("placement", {"node-major", "gpu-major"}, "node-major");
+  if (r.has("placement") && gpus.empty()) {
+    throw InputError(r.child_path("placement"), r.value_text("placement"),
+                     "no placement: it orders the GPUs of GPU servers (topology.nodes), and "
+                     "this topology has plain hosts");
+  }
   if (!r.has("ranks") || (r.json()["ranks"].is_string() && r.json()["ranks"] == "all")) {
     if (r.has("ranks")) (void)r.at("ranks");
+    if (!gpus.empty()) {
+      const int per = gpus.params.gpus;
+      for (int i = 0; i < gpus.gpus(); ++i) {
+        const int g = placement == "node-major" ? i : (i % gpus.servers) * per + i / gpus.servers;
+        add(f.host_index[gpus.nvlink_node[g]]);
+      }
+      return;
+    }
     for (int h = 0; h < hosts; ++h) add(h);
     return;
   }
@@ -46,6 +82,29 @@ void read_ranks(JsonReader& r, const topo::Fabric& f, CollectiveSpec& s) {
       throw InputError(list.index_path(i), v.dump(), "a host not already a rank");
     }
     add(host);
+  }
+}
+
+// The hierarchical all-reduce (models/collectives/hierarchical.cpp) runs on GPU ranks, as
+// many on every server.
+void check_hierarchical(JsonReader& r, const CollectiveSpec& s) {
+  std::map<int, int> per_server;
+  for (size_t i = 0; i < s.rank_server.size(); ++i) {
+    if (s.rank_server[i] < 0) {
+      throw InputError(r.child_path("algorithm"), "\"hierarchical\"",
+                       "GPU ranks (rank " + s.rank_names[i] +
+                           " is a plain host; topology.nodes makes GPU servers)");
+    }
+    ++per_server[s.rank_server[i]];
+  }
+  for (const auto& [server, n] : per_server) {
+    if (n != per_server.begin()->second) {
+      throw InputError(r.child_path("ranks"), r.has("ranks") ? r.value_text("ranks") : "all",
+                       "as many ranks on every server for the hierarchical algorithm (server " +
+                           std::to_string(server) + " has " + std::to_string(n) + ", server " +
+                           std::to_string(per_server.begin()->first) + " has " +
+                           std::to_string(per_server.begin()->second) + ")");
+    }
   }
 }
 
@@ -109,11 +168,13 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
          : op == "broadcast"      ? CollectiveOp::Broadcast
                                   : CollectiveOp::SendRecv;
   const std::string algo = r.choice(
-      "algorithm", {"auto", "ring", "halving_doubling", "double_binary_tree", "direct"}, "auto");
+      "algorithm",
+      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical"}, "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
                 : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
                 : algo == "direct"             ? CollectiveAlgorithm::Direct
+                : algo == "hierarchical"       ? CollectiveAlgorithm::Hierarchical
                                                : CollectiveAlgorithm::Auto;
   const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
   s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
@@ -159,18 +220,20 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                   (s.algorithm == CollectiveAlgorithm::Ring && ring_op) ||
                   (s.algorithm == CollectiveAlgorithm::Direct && direct_op) ||
                   (s.algorithm == CollectiveAlgorithm::DoubleBinaryTree && reduce) ||
-                  (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce);
+                  (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::Hierarchical && reduce);
   if (!ok) {
     throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
                      std::string("an algorithm of ") + op +
                          " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
-                         "halving_doubling, double_binary_tree: all_reduce; direct: "
+                         "halving_doubling, double_binary_tree, hierarchical: all_reduce; direct: "
                          "all_to_all, send_recv; or auto)");
   }
   if (s.algorithm == CollectiveAlgorithm::HalvingDoubling && (n & (n - 1)) != 0) {
     throw InputError(r.child_path("algorithm"), "\"halving_doubling\"",
                      "a power-of-two number of ranks (there are " + std::to_string(n) + ")");
   }
+  if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
   r.finish();
   return s;
 }

@@ -282,8 +282,12 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
                      "0: InfiniBand links are modelled lossless (a lost data packet would leak "
                      "credits; the spec's FCTBS resynchronisation is not modelled)");
   }
+  // NVLink links (GPU servers' NVSwitch domains, topologies/gpu_nodes.hpp) keep their rate.
+  std::vector<bool> nvlink_node(s.fabric.topo.nodes.size(), false);
+  for (int n : s.fabric.topo.gpus.nvlink_node) nvlink_node[n] = true;
   for (size_t i = 0; i < s.fabric.topo.links.size(); ++i) {
     topo::Link& l = s.fabric.topo.links[i];
+    if (nvlink_node[l.a] || nvlink_node[l.b]) continue;
     if (l.loss_rate > 0) {
       throw InputError("topology.links[" + std::to_string(i) + "].loss_rate",
                        std::to_string(l.loss_rate),

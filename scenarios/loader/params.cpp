@@ -5,6 +5,7 @@
 #include "scenarios/import/exact_decimal.hpp"
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
+#include "scenarios/loader/gpu_nodes_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
@@ -347,6 +348,7 @@ std::string list_parameters() {
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
   list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
+  list_fields(out, "topology.nodes", gpu_node_fields(), topo::GpuNodeParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

@@ -1,8 +1,10 @@
 #include "scenarios/loader/topology_section.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <unordered_map>
 
+#include "scenarios/loader/gpu_nodes_section.hpp"
 #include "sim/units.hpp"
 #include "topologies/generators.hpp"
 
@@ -13,12 +15,40 @@ int count(JsonReader& r, std::string_view key, int def, int min, int max) {
   return static_cast<int>(r.integer(key, def, min, max));
 }
 
+// "nodes" as GPU servers (gpu_nodes_section.hpp): the generator's host keys that the servers
+// set are refused, so that no scenario says two different things.
+std::optional<GpuNodesSection> read_gpu_servers(JsonReader& r, const char* rate_key,
+                                                const char* count_key) {
+  if (!r.has("nodes") || !r.json()["nodes"].is_object()) return std::nullopt;
+  JsonReader n = r.at("nodes");
+  GpuNodesSection g = read_gpu_nodes(n);
+  for (const char* key : {rate_key, count_key}) {
+    if (key != nullptr && r.has(key)) {
+      throw InputError(r.child_path(key), r.value_text(key),
+                       "no value: with GPU nodes the NICs and their rate are nodes.nics and "
+                       "nodes.nic_rate");
+    }
+  }
+  return g;
+}
+
+// NIC k of server s is the host `first + s * nics + k`.
+void attach_gpu_servers(topo::Topology& t, const GpuNodesSection& g) {
+  std::vector<std::vector<int>> nic_node(static_cast<size_t>(g.count));
+  for (int s = 0; s < g.count; ++s) {
+    for (int k = 0; k < g.params.nics; ++k) nic_node[s].push_back(s * g.params.nics + k);
+  }
+  topo::add_gpu_nodes(t, nic_node, g.params);
+}
+
 topo::Topology read_generator(JsonReader& r) {
   const std::string g = r.choice("generator", {"leaf-spine", "fat-tree", "clos3", "rail"}, "");
   topo::Topology t;
+  std::optional<GpuNodesSection> gpu;
   try {
     if (g == "leaf-spine") {
       topo::LeafSpineParams p;
+      gpu = read_gpu_servers(r, "host_rate", nullptr);
       p.leaves = count(r, "leaves", p.leaves, 1, 100000);
       p.spines = count(r, "spines", p.spines, 1, 100000);
       p.hosts_per_leaf = count(r, "hosts_per_leaf", p.hosts_per_leaf, 1, 100000);
@@ -28,6 +58,19 @@ topo::Topology read_generator(JsonReader& r) {
       p.host_latency_ps = r.time("host_latency", sim::Time(p.host_latency_ps), sim::Time(1)).ps;
       p.fabric_latency_ps =
           r.time("fabric_latency", sim::Time(p.fabric_latency_ps), sim::Time(1)).ps;
+      if (gpu) {
+        // The servers' NICs fill the leaves in order (h0 .. h<count*nics-1>); any hosts left
+        // over stay plain endpoints.
+        p.host_rate_bps = gpu->params.nic_rate_bps;
+        const int64_t nics = int64_t{gpu->count} * gpu->params.nics;
+        if (nics > int64_t{p.leaves} * p.hosts_per_leaf) {
+          throw InputError(r.child_path("nodes") + ".count", std::to_string(gpu->count),
+                           "at most leaves x hosts_per_leaf = " +
+                               std::to_string(int64_t{p.leaves} * p.hosts_per_leaf) +
+                               " NICs in all (" + std::to_string(gpu->params.nics) +
+                               " per server)");
+        }
+      }
       t = topo::make_leaf_spine(p);
     } else if (g == "fat-tree") {
       topo::FatTreeParams p;
@@ -49,8 +92,15 @@ topo::Topology read_generator(JsonReader& r) {
       t = topo::make_clos3(p);
     } else if (g == "rail") {
       topo::RailParams p;
-      p.nodes = count(r, "nodes", p.nodes, 1, 100000);
-      p.rails = count(r, "rails", p.rails, 1, 64);
+      gpu = read_gpu_servers(r, "host_rate", "rails");
+      if (gpu) {
+        p.nodes = gpu->count;
+        p.rails = gpu->params.nics;
+        p.host_rate_bps = gpu->params.nic_rate_bps;
+      } else {
+        p.nodes = count(r, "nodes", p.nodes, 1, 100000);
+        p.rails = count(r, "rails", p.rails, 1, 64);
+      }
       p.nodes_per_leaf = count(r, "nodes_per_leaf", p.nodes_per_leaf, 1, 100000);
       p.spines = count(r, "spines", p.spines, 1, 100000);
       p.uplinks_per_pair = count(r, "uplinks_per_pair", p.uplinks_per_pair, 1, 1024);
@@ -64,6 +114,7 @@ topo::Topology read_generator(JsonReader& r) {
   } catch (const topo::TopologyError& e) {
     throw InputError(r.child_path(e.path), r.value_text(e.path), e.what());
   }
+  if (gpu) attach_gpu_servers(t, *gpu);
   t.name = r.string("name", g);
   r.finish();
   return t;

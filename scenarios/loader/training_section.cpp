@@ -57,6 +57,7 @@ std::vector<models::TrainingSpec> read_training_section(JsonReader& w, const top
   t.optimizer = r.time("optimizer", sim::Time(0), sim::Time(0));
   t.overlap = r.boolean("overlap", true);
   t.steps = static_cast<int>(r.integer("steps", 1, 1, 1000));
+  t.gpus = static_cast<int>(r.integer("gpus", 0, 0, 1 << 24));
   JsonReader layers = r.at("layers");
   if (layers.json().is_number_integer()) {
     const int64_t count = layers.json().get<int64_t>();

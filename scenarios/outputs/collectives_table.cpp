@@ -44,6 +44,7 @@ std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
     double busbw_sum = 0;
     int n = 0;
+    int64_t nvlink = 0, network = 0;
     for (const auto& r : rows) {
       if (r.collective != c) continue;
       const int root = r.op == models::CollectiveOp::Broadcast ? spec.root : -1;
@@ -54,11 +55,19 @@ std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
                     r.busbw_gbps(), models::to_string(r.algorithm), models::to_string(r.protocol));
       out += line;
       busbw_sum += r.busbw_gbps();
+      nvlink += r.nvlink_bytes;
+      network += r.network_bytes;
       ++n;
     }
-    std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g\n#\n",
-                  n > 0 ? busbw_sum / n : 0.0);
+    std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g\n", n > 0 ? busbw_sum / n : 0.0);
     out += line;
+    if (nvlink > 0) {
+      std::snprintf(line, sizeof line,
+                    "# Bytes over NVLink    : %lld, over the NICs: %lld (all sizes)\n",
+                    static_cast<long long>(nvlink), static_cast<long long>(network));
+      out += line;
+    }
+    out += "#\n";
   }
   return out;
 }
@@ -67,16 +76,17 @@ std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs) {
   std::string out =
       "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_gbps,"
-      "busbw_gbps,messages,wire_bytes\n";
-  char line[320];
+      "busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes\n";
+  char line[384];
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld\n",
-                  r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
-                  models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
-                  static_cast<long long>(r.count),
-                  static_cast<long long>(specs[r.collective].type_bytes), r.time.us(),
-                  r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
-                  static_cast<long long>(r.wire_bytes));
+    std::snprintf(
+        line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld\n",
+        r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
+        models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
+        static_cast<long long>(r.count), static_cast<long long>(specs[r.collective].type_bytes),
+        r.time.us(), r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
+        static_cast<long long>(r.wire_bytes), static_cast<long long>(r.nvlink_bytes),
+        static_cast<long long>(r.network_bytes));
     out += line;
   }
   return out;

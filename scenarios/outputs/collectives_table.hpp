@@ -17,7 +17,8 @@ std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
                               const std::vector<models::CollectiveSpec>& specs);
 
 // collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_gbps,
-// busbw_gbps,messages,wire_bytes
+// busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes (wire bytes NVLink endpoint to
+// NVLink endpoint, and through the NICs)
 std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs);
 

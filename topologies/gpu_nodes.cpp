@@ -1,0 +1,63 @@
+#include "topologies/gpu_nodes.hpp"
+
+#include "topologies/topology.hpp"
+
+namespace topo {
+
+bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
+  GpuNodeParams p;
+  p.preset = name;
+  if (name == "dgx-h100") {
+    // DGX H100: 8 H100 SXM5, NVLink 4 (18 links, 900 GB/s both ways), 8 ConnectX-7 400 Gb/s.
+    p.gpus = 8;
+    p.nics = 8;
+    p.nic_rate_bps = 400'000'000'000;
+    p.nvlink_rate_bps = 3'600'000'000'000;
+  } else if (name == "dgx-a100") {
+    // DGX A100: 8 A100 SXM4, NVLink 3 (12 links, 600 GB/s both ways), 8 ConnectX-6 200 Gb/s.
+    p.gpus = 8;
+    p.nics = 8;
+    p.nic_rate_bps = 200'000'000'000;
+    p.nvlink_rate_bps = 2'400'000'000'000;
+  } else if (name != "generic") {
+    return false;
+  }
+  out = p;
+  return true;
+}
+
+std::vector<int> gpu_nic_indices(int gpu, int gpus, int nics) {
+  std::vector<int> out;
+  if (nics >= gpus) {
+    for (int k = gpu; k < nics; k += gpus) out.push_back(k);
+  } else {
+    out.push_back(static_cast<int>(int64_t{gpu} * nics / gpus));
+  }
+  return out;
+}
+
+void add_gpu_nodes(Topology& t, const std::vector<std::vector<int>>& nic_node,
+                   const GpuNodeParams& p) {
+  GpuCluster c;
+  c.params = p;
+  c.servers = static_cast<int>(nic_node.size());
+  for (int s = 0; s < c.servers; ++s) {
+    std::string name = "n";
+    name += std::to_string(s);
+    const int sw = static_cast<int>(t.nodes.size());
+    t.nodes.push_back(Node{name + "_nvswitch", NodeKind::Switch, 0, 1, s});
+    c.nvswitch_node.push_back(sw);
+    for (int g = 0; g < p.gpus; ++g) {
+      const int gpu = static_cast<int>(t.nodes.size());
+      t.nodes.push_back(Node{name + "g" + std::to_string(g), NodeKind::Host, 0, 0, s});
+      t.links.push_back(Link{gpu, sw, p.nvlink_rate_bps, p.nvlink_latency_ps, 0.0, -1, -1});
+      c.nvlink_node.push_back(gpu);
+      std::vector<int> nics;
+      for (int k : gpu_nic_indices(g, p.gpus, p.nics)) nics.push_back(nic_node[s][k]);
+      c.nic_nodes.push_back(std::move(nics));
+    }
+  }
+  t.gpus = std::move(c);
+}
+
+}  // namespace topo

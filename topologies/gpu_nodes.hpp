@@ -1,0 +1,66 @@
+// GPU servers as data. A server ("node" in the user's words) has G GPUs; each GPU has
+//   - an NVLink port into the server's NVSwitch domain, modelled as one switch
+//     ("n<s>_nvswitch") with a link per GPU at the GPU's NVLink rate each way, so that NVLink
+//     traffic contends at the GPU's port like any other link (not a fixed delay), and
+//   - one or more network NICs (rails), the fabric's host endpoints.
+// The engine keeps one link per endpoint: a GPU owns several endpoints, its NVLink endpoint
+// "n<s>g<g>" (a host of the NVSwitch domain) and its NIC endpoints (hosts of the fabric). The
+// collective transport sends a message from the endpoint that reaches the peer: the NVLink
+// endpoint for a GPU of the same server, else the NIC of the message's channel (rail).
+// An NVSwitch domain is a separate part of the graph: nothing routes between it and the
+// fabric, which is what a server does (GPU memory is not a network path).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topo {
+
+struct Topology;
+
+// A server's GPUs and NICs. Presets (gpu_node_preset): dgx-h100 (8 H100, 8 x 400 Gb/s
+// ConnectX-7, NVLink 4: 450 GB/s each way per GPU), dgx-a100 (8 A100, 8 x 200 Gb/s
+// ConnectX-6, NVLink 3: 300 GB/s each way), REFERENCES.md "Collectives".
+struct GpuNodeParams {
+  std::string preset = "dgx-h100";
+  int gpus = 8;
+  int nics = 8;  // per server (rails)
+  int64_t nic_rate_bps = 400'000'000'000;
+  int64_t nvlink_rate_bps = 3'600'000'000'000;  // per GPU, each way: 450 GB/s
+  // GPU <-> NVSwitch propagation and the NVSwitch's forwarding latency. No public figure
+  // splits NVLink's "sub-microsecond" GPU-to-GPU latency; 100 ns a link and 200 ns the
+  // switch give 400 ns one way plus serialisation, to be calibrated against traces.
+  int64_t nvlink_latency_ps = 100'000;
+  int64_t nvswitch_latency_ps = 200'000;
+};
+
+// The preset's parameters; false for an unknown name ("generic" leaves the defaults, which
+// the scenario then sets).
+bool gpu_node_preset(const std::string& name, GpuNodeParams& out);
+
+// Which of a server's `nics` NICs GPU `gpu` (of `gpus`) uses: with at least as many NICs as
+// GPUs, GPU g owns NICs g, g + G, g + 2G, ... (rails); with fewer, GPUs share them, GPU g
+// using NIC g * nics / gpus (the NIC under the same PCIe switch, in DGX order).
+std::vector<int> gpu_nic_indices(int gpu, int gpus, int nics);
+
+// The GPUs of a topology. Node indices (the topology's node order) throughout.
+struct GpuCluster {
+  GpuNodeParams params;
+  int servers = 0;
+  std::vector<int> nvswitch_node;           // [server]
+  std::vector<int> nvlink_node;             // [gpu], gpu = server * params.gpus + local
+  std::vector<std::vector<int>> nic_nodes;  // [gpu] its NIC endpoints, channel c uses c mod size
+
+  bool empty() const { return servers == 0; }
+  int gpus() const { return static_cast<int>(nvlink_node.size()); }
+  int server_of(int gpu) const { return gpu / params.gpus; }
+};
+
+// Adds each server's NVLink domain to `t`, whose NIC endpoints are `nic_node[server][k]`
+// (k < p.nics): a switch "n<s>_nvswitch" (tier 1, group s) and per GPU a host "n<s>g<g>"
+// (group s) linked to it at p.nvlink_rate_bps / p.nvlink_latency_ps. Fills t.gpus.
+void add_gpu_nodes(Topology& t, const std::vector<std::vector<int>>& nic_node,
+                   const GpuNodeParams& p);
+
+}  // namespace topo
