@@ -346,6 +346,7 @@ std::string list_parameters() {
   ib_switch.latency = kInfinibandSwitchLatency;
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
+  list_fields(out, "infiniband.cc", ib_cc_fields(), models::IbCcParams{});
   list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "

@@ -11,6 +11,7 @@
 #include "models/ideal_fct.hpp"
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/ib_cc_results.hpp"
 #include "scenarios/run/infiniband_results.hpp"
 #include "scenarios/run/link_event_schedule.hpp"
 
@@ -125,6 +126,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
           }
         }
       }
+      trace_ib_cc(s, *net);
     }
     sampler->start();
   }
