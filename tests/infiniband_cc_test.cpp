@@ -202,7 +202,7 @@ TEST_CASE("ib cc: the victim of a 16-to-1 incast finishes at least 30 % sooner w
   REQUIRE(v_cc.completed);
   REQUIRE(v_off.completed);
   const double ratio = static_cast<double>(v_cc.fct.ps) / static_cast<double>(v_off.fct.ps);
-  WARN("victim FCT with CC " << sim::format_time(v_cc.fct) << ", without "
+  INFO("victim FCT with CC " << sim::format_time(v_cc.fct) << ", without "
                              << sim::format_time(v_off.fct) << " (ratio " << ratio << ")");
   CHECK(ratio <= 0.70);
   // The mechanism did it: marks at r's port, the root (and a few at L0's uplink in the first
@@ -267,4 +267,22 @@ TEST_CASE("ib cc: refused settings name the path", "[infiniband][ibcc][input]") 
   CHECK(error_path({{"threshhold", "1KiB"}}) == "infiniband.cc.threshhold");
   CHECK(error_path({{"ccti_timer", "0us"}}) == "infiniband.cc.ccti_timer");
   CHECK(error_path({{"cct", {"0:0", "1:1"}}, {"ccti_limit", 1}}) == "accepted");
+}
+
+TEST_CASE("ib cc: parameters are listed and echoed", "[infiniband][ibcc]") {
+  const std::string list = scen::list_parameters();
+  for (const std::string key :
+       {"enabled", "threshold", "marking_rate", "packet_size", "victim_mask", "ccti_increase",
+        "ccti_limit", "ccti_min", "ccti_timer", "cct"}) {
+    INFO(key);
+    CHECK(list.find("\ninfiniband.cc." + key + " ") != std::string::npos);
+  }
+  scen::Json j = victim_scenario();
+  j["infiniband"]["cc"]["cct"] = {"0:0", "1:1", "2:3"};
+  j["infiniband"]["cc"]["ccti_limit"] = 2;
+  const scen::Scenario s = test_support::load(j);
+  const scen::Json echo = s.effective["infiniband"]["cc"];
+  CHECK(echo["enabled"] == true);
+  CHECK(echo["ccti_timer"] == "10us");
+  CHECK(echo["cct"] == scen::Json({"0:0", "1:1", "2:3"}));
 }
