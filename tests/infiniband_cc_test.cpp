@@ -286,3 +286,41 @@ TEST_CASE("ib cc: parameters are listed and echoed", "[infiniband][ibcc]") {
   CHECK(echo["ccti_timer"] == "10us");
   CHECK(echo["cct"] == scen::Json({"0:0", "1:1", "2:3"}));
 }
+
+// The inter-packet delay reaches the wire: with a table whose every notified entry is 0:3
+// (IPD = 3 packet times) and CCTI_Min = CCTI_Limit = 1, the first BECN pins each sender at
+// packet starts 4 packet times apart, a quarter of line rate, for the rest of its flow.
+TEST_CASE("ib cc: a QP held at a table entry sends at line x 2^shift / (2^shift + multiplier)",
+          "[infiniband][ibcc]") {
+  scen::Json j;
+  j["topology"]["nodes"] = scen::Json::array({{{"name", "sw"}, {"kind", "switch"}}});
+  for (const std::string h : {"h0", "h1", "r"}) {
+    j["topology"]["nodes"].push_back({{"name", h}, {"kind", "host"}});
+    j["topology"]["links"].push_back(
+        {{"a", h}, {"b", "sw"}, {"rate", "400Gbps"}, {"latency", "100ns"}});
+  }
+  j["fabric"] = "infiniband";
+  j["infiniband"]["nic"] = {{"mtu", "4KiB"}};
+  j["infiniband"]["cc"] = {{"enabled", true},    {"threshold", "0B"}, {"cct", {"0:0", "0:3"}},
+                           {"ccti_limit", 1},    {"ccti_min", 1},     {"ccti_increase", 1},
+                           {"ccti_timer", "1us"}};
+  const int64_t packets = 2048;
+  j["workload"]["flows"] = {
+      {{"src", "h0"}, {"dst", "r"}, {"size", std::to_string(packets * 4096) + "B"}},
+      {{"src", "h1"}, {"dst", "r"}, {"size", std::to_string(packets * 4096) + "B"}}};
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  // Start to start: packet time (4122 wire bytes at 400 Gb/s, 82.44 ns) + IPD (3 x 82.44 ns).
+  const double spacing_ps = 4 * 82'440.0;
+  for (const auto& f : out.flows) {
+    REQUIRE(f.completed);
+    const double expected = packets * spacing_ps;
+    INFO(f.src << ": FCT " << f.fct.ps << " ps, paced " << expected << " ps");
+    // The few packets before the first BECN went at line rate: within 1 %.
+    CHECK(std::abs(static_cast<double>(f.fct.ps) / expected - 1.0) < 0.01);
+    CHECK(out.results["infiniband"]["cc"]["becns_received"].get<uint64_t>() > 0);
+  }
+  // Without congestion control both share the receiver's link: 2 x packets at line rate.
+  j["infiniband"]["cc"]["enabled"] = false;
+  const scen::RunOutcome off = scen::run_scenario(test_support::load(j));
+  CHECK(static_cast<double>(off.flows[0].fct.ps) < 0.6 * packets * spacing_ps);
+}

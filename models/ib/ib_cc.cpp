@@ -43,7 +43,8 @@ void IbCongestionControl::on_becn(QueuePair& qp, int64_t line_rate_bps) {
   if (qp.done) return;
   const int64_t next = ccti_after_becn(s.ccti, params_);
   if (!s.timer->armed()) s.timer->arm_in(params_.ccti_timer);
-  if (next == s.ccti) return;
+  // The first BECN applies the table even when CCTI stays put (CCTI_Min = CCTI_Limit).
+  if (next == s.ccti && s.applied) return;
   s.ccti = next;
   apply(s, qp);
 }
@@ -61,6 +62,7 @@ void IbCongestionControl::on_event(uint32_t, uint64_t arg) {
 }
 
 void IbCongestionControl::apply(QpState& s, QueuePair& qp) {
+  s.applied = true;
   const CctEntry e = params_.cct[static_cast<size_t>(s.ccti)];
   qp.rate_bps = cct_rate_bps(s.line_bps, e);
   transport_.rate_changed(qp);

@@ -71,6 +71,7 @@ class IbCongestionControl final : public sim::EventHandler {
     int64_t ccti = 0;
     int64_t line_bps = 0;
     bool traced = false;
+    bool applied = false;  // the QP's rate follows the table (from its first BECN on)
     std::unique_ptr<sim::Timer> timer;
   };
   QpState& state(uint32_t qp);
