@@ -56,7 +56,7 @@ struct IbCcParams {
   int64_t ccti_increase = 1;  // CCTI_Increase: added to a QP's CCTI per BECN
   int64_t ccti_limit = 127;   // CCTI_Limit: highest CCTI (an index into the CCT)
   int64_t ccti_min = 0;       // CCTI_Min: the timer never takes CCTI below it
-  // CCTI_Timer: the annex counts it in 1.024 us units; given here as a time. 10 us: roughly ten
+  // CCTI_Timer: the annex counts it in 1.024 us units; given here as a time. 10 us: about eight
   // 4 KiB packets at a sixteenth of 400 Gb/s, so that a QP receiving a BECN every few packets
   // holds its index while one receiving none recovers a step of the table in 10 us.
   sim::Time ccti_timer{10'000'000};
