@@ -8,6 +8,8 @@
 #include "models/context.hpp"
 #include "models/ib/credit_gate.hpp"
 #include "models/ib/credit_return.hpp"
+#include "models/ib/fecn_marker.hpp"
+#include "models/ib/ib_cc.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
@@ -61,6 +63,12 @@ struct Network {
   std::vector<IbCreditGate*> link_credit_gate;
   std::vector<CreditStall> credit_log;
   std::vector<std::unique_ptr<VlArbiter>> vl_arbiters;  // one per port, with several data VLs
+  // InfiniBand congestion control, when enabled: a FECN marker per switch port ([2i + dir],
+  // nullptr for NIC ports) and one controller for every NIC; CCTI changes of traced QPs.
+  std::vector<std::unique_ptr<FecnMarker>> fecn_markers;
+  std::vector<FecnMarker*> link_fecn_marker;
+  std::unique_ptr<IbCongestionControl> ib_cc;
+  std::vector<CctiChange> ccti_log;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/ib/credit_gate.hpp"
+#include "models/ib/ib_cc.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_headroom.hpp"
@@ -221,6 +222,7 @@ void Nic::receive(PacketHandle h, uint16_t) {
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
     if (dcqcn_ != nullptr) dcqcn_->on_notification(transport_.qp(p.qp), port_.rate_bps());
+    if (ib_cc_ != nullptr) ib_cc_->on_becn(transport_.qp(p.qp), port_.rate_bps());
   } else {
     ++stats_.acks_received;
     on_ack(h);
@@ -339,6 +341,10 @@ void Nic::on_data(PacketHandle h) {
   const Packet& p = ctx_.pool[h];
   QueuePair& qp = transport_.qp(p.qp);
   ++stats_.data_packets_received;
+  if ((p.flags & kFlagFecn) != 0 && ib_cc_ != nullptr) {  // InfiniBand CC: BECN in a CNP
+    ib_cc_->on_fecn(host_);
+    send_cnp(p);
+  }
   if (p.ecn == Ecn::Ce) {
     ++stats_.ce_marked_received;
     if (dcqcn_ != nullptr) {  // DCQCN notification point

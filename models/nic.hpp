@@ -24,6 +24,7 @@ namespace models {
 
 class PfcGate;
 class Dcqcn;
+class IbCongestionControl;
 class IbCreditGate;
 class IngressListener;
 
@@ -55,6 +56,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort& port() { return port_; }
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
   void set_dcqcn(Dcqcn* dcqcn) { dcqcn_ = dcqcn; }
+  // InfiniBand congestion control (annex A10): FECN-marked data is answered by a BECN (a CNP),
+  // BECNs reach the QP's CCTI (models/ib/ib_cc.hpp).
+  void set_ib_cc(IbCongestionControl* cc) { ib_cc_ = cc; }
   // InfiniBand: packets carry SL = their class and travel on VL = sl_to_vl[SL]; the port's
   // credit gate obeys flow-control packets; `rx` hears the receive buffer's bytes per VL
   // (models/ib/credit_return.hpp).
@@ -115,6 +119,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort port_;
   PfcGate* pfc_gate_ = nullptr;
   Dcqcn* dcqcn_ = nullptr;
+  IbCongestionControl* ib_cc_ = nullptr;
   bool ib_ = false;
   std::array<uint8_t, 16> sl_to_vl_{};
   IbCreditGate* credit_gate_ = nullptr;

@@ -21,6 +21,9 @@ enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp, FlowControl };
 
 // Packet::flags bits.
 constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arrived CE-marked
+// On InfiniBand data: FECN, set by a congested switch port (IBA annex A10,
+// models/ib/fecn_marker.hpp).
+constexpr uint8_t kFlagFecn = 2;
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };

@@ -48,7 +48,7 @@ const char* const kFlowsHeader =
 const char* const kLinksHeader =
     "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
     "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
-    "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns";
+    "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns,fecn_marks";
 const char* const kTimeseriesHeader = "time_ns,series,queue_bytes,tx_bytes,rate_limit_gbps";
 
 }  // namespace

@@ -86,6 +86,13 @@ class IbCreditGate final : public FlowControlGate {
   const IbVlStats& vl_stats(uint8_t vl) const { return vls_[vl].stats; }
   size_t vl_count() const { return vls_.size(); }
   uint64_t flow_control_received() const { return flow_control_received_; }
+  // When `vl` last had a packet waiting for credit: now while it does, else the end of its last
+  // stall (long before the run if it never had one). Congestion control tells a victim port by
+  // it.
+  sim::Time last_stalled(uint8_t vl) const {
+    const Vl& v = vls_[vl];
+    return v.stalled ? ctx_.sim.now() : v.last_stall_end;
+  }
   sim::Time stalled_time() const {
     sim::Time t;
     for (const Vl& v : vls_) t += v.stats.stalled_time;
@@ -99,6 +106,7 @@ class IbCreditGate final : public FlowControlGate {
     uint32_t need = 0;   // blocks of the packet waiting, while stalled
     bool stalled = false;
     sim::Time stall_start;
+    sim::Time last_stall_end{-(int64_t{1} << 62)};
     IbVlStats stats;
   };
   Vl& lane(uint8_t vl) {
@@ -112,6 +120,7 @@ class IbCreditGate final : public FlowControlGate {
   void end_stall(uint8_t vl, Vl& v) {
     v.stalled = false;
     const sim::Time now = ctx_.sim.now();
+    v.last_stall_end = now;
     ++v.stats.stalls;
     v.stats.stalled_time += now - v.stall_start;
     if (log_ != nullptr && now - v.stall_start >= log_min_stall_) {

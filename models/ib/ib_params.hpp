@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "models/context.hpp"
+#include "models/ib/ib_cc_params.hpp"
 #include "models/ib/vl_arbiter.hpp"
 #include "sim/time.hpp"
 
@@ -53,6 +54,8 @@ struct IbParams {
   // counters). On a large busy fabric nearly every packet waits a little for credit, and a
   // row per wait makes a file of hundreds of MB; 0 = every stall.
   sim::Time credit_log_min_stall{0};
+  // Congestion control (annex A10), off by default: infiniband.cc.
+  IbCcParams cc;
 
   uint8_t vl_of(uint8_t sl) const {
     return sl_to_vl_given ? sl_to_vl[sl] : static_cast<uint8_t>(sl % data_vls);

@@ -234,6 +234,7 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
       read_fields(*link, link_fields(), link_defaults);
       link->finish();
     }
+    if (auto cc = r.get("cc")) read_ib_cc_section(*cc, s.ib.cc);
     read_fields(r, ib_fields(), s.ib);
     r.finish();
   }
@@ -317,6 +318,7 @@ Json infiniband_effective(const Json& roce_effective, const Scenario& s,
   ib["switch"] = write_fields(ib_switch_fields(), s.switch_defaults);
   ib["nic"] = write_fields(nic_fields(), s.nic);
   ib["link"] = write_fields(link_fields(), link_defaults);
+  ib["cc"] = write_fields(ib_cc_fields(), s.ib.cc);
   eff["infiniband"] = std::move(ib);
   return eff;
 }

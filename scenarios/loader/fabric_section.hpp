@@ -41,6 +41,10 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
 void check_infiniband_overrides(const Scenario& s);
 
 const FieldTable<models::IbParams>& ib_fields();
+// infiniband.cc: congestion control (ib_cc_fields.cpp). read_ib_cc_section also checks
+// ccti_min <= ccti_limit < the table's size.
+const FieldTable<models::IbCcParams>& ib_cc_fields();
+void read_ib_cc_section(JsonReader& section, models::IbCcParams& cc);
 // Of switch_fields(): what an InfiniBand switch takes (latency, forwarding); its buffer is the
 // VL buffers.
 const FieldTable<models::SwitchParams>& ib_switch_fields();

@@ -347,6 +347,7 @@ std::string list_parameters() {
   ib_switch.latency = kInfinibandSwitchLatency;
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
+  list_fields(out, "infiniband.cc", ib_cc_fields(), models::IbCcParams{});
   list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   list_fields(out, "topology.nodes", gpu_node_fields(), topo::GpuNodeParams{});
   out +=

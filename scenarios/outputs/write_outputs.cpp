@@ -64,7 +64,7 @@ std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
        "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
-       "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns\n";
+       "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns,fecn_marks\n";
   const int64_t span = out.end_time.ps;
   for (const auto& r : out.links) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
@@ -76,7 +76,7 @@ std::string links_csv(const RunOutcome& out) {
       << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
       << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << ','
       << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused) << ','
-      << r.ecn_marks << ',' << format_ns(r.credit_stalled) << '\n';
+      << r.ecn_marks << ',' << format_ns(r.credit_stalled) << ',' << r.fecn_marks << '\n';
   }
   return o.str();
 }
@@ -85,13 +85,13 @@ std::string classes_csv(const RunOutcome& out) {
   std::ostringstream o;
   o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes,"
        "tail_drops,ecn_marks,pause_frames_received,paused_ns,pause_frames_sent,"
-       "resume_frames_sent,xoff_transitions,peak_ingress_bytes,credit_stalled_ns\n";
+       "resume_frames_sent,xoff_transitions,peak_ingress_bytes,credit_stalled_ns,fecn_marks\n";
   for (const auto& r : out.links) {
     for (int c = 0; c < models::kPriorities; ++c) {
       if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0 &&
           r.class_tail_drops[c] == 0 && r.class_pause_frames_received[c] == 0 &&
           r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0 &&
-          r.class_credit_stalled[c].ps == 0) {
+          r.class_credit_stalled[c].ps == 0 && r.class_fecn_marks[c] == 0) {
         continue;
       }
       o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
@@ -101,7 +101,7 @@ std::string classes_csv(const RunOutcome& out) {
         << r.class_pause_frames_received[c] << ',' << format_ns(r.class_paused[c]) << ','
         << r.class_pause_frames_sent[c] << ',' << r.class_resume_frames_sent[c] << ','
         << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << ','
-        << format_ns(r.class_credit_stalled[c]) << '\n';
+        << format_ns(r.class_credit_stalled[c]) << ',' << r.class_fecn_marks[c] << '\n';
     }
   }
   return o.str();
@@ -185,6 +185,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
   if (s.fabric_kind == FabricKind::Infiniband) {
     write_file_atomic(dir + "/credits.csv", credits_csv(out));
+  }
+  if (s.fabric_kind == FabricKind::Infiniband && s.ib.cc.enabled && !out.sampled_flows.empty()) {
+    write_file_atomic(dir + "/ib_cc.csv", ib_cc_csv(out));
   }
   if (!s.collectives.empty()) {
     write_file_atomic(dir + "/collectives.csv", collectives_csv(out.collectives, s.collectives));

@@ -23,6 +23,8 @@ std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
 std::string rates_csv(const RunOutcome& out);
 // InfiniBand credit stalls: time_ns,node,port,vl,event (stall_start | stall_end),...
 std::string credits_csv(const RunOutcome& out);
+// ib_cc.csv (outputs/ib_cc_csv.cpp): CCTI changes of the sampled flows' QPs, InfiniBand CC.
+std::string ib_cc_csv(const RunOutcome& out);
 std::string nics_csv(const RunOutcome& out);  // one row per NIC: its counters  // DCQCN rate changes of the sampled flows
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename).

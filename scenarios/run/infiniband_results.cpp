@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/ib_cc_results.hpp"
 
 namespace scen {
 
@@ -61,6 +62,7 @@ void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome&
                        {"credit_stalls", stalls},
                        {"credit_stalled_ns", format_ns(stalled)},
                        {"per_vl", per_vl}};
+  add_ib_cc_results(s, net, out, res["infiniband"]);
   out.credit_stalls = net.credit_log;
   std::stable_sort(
       out.credit_stalls.begin(), out.credit_stalls.end(),

@@ -12,6 +12,7 @@
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/ib_cc_results.hpp"
 #include "scenarios/run/infiniband_results.hpp"
 #include "scenarios/run/link_event_schedule.hpp"
 #include "scenarios/run/run_timeline.hpp"
@@ -145,6 +146,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
           }
         }
       }
+      trace_ib_cc(s, *net);
     }
     sampler->start();
   }

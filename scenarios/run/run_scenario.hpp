@@ -12,6 +12,7 @@
 #include "models/collectives/training_step.hpp"
 #include "models/timeseries_sampler.hpp"
 #include "models/nic.hpp"
+#include "models/ib/ib_cc.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/timeline.hpp"
@@ -63,6 +64,9 @@ struct LinkResult {
   sim::Time credit_stalled;
   uint64_t credit_stalls = 0;
   std::array<sim::Time, models::kPriorities> class_credit_stalled{};  // per VL (classes.csv)
+  // InfiniBand congestion control: packets the sending (switch) port marked FECN, per VL.
+  uint64_t fecn_marks = 0;
+  std::array<uint64_t, models::kPriorities> class_fecn_marks{};
 };
 
 struct RunOutcome {
@@ -81,6 +85,8 @@ struct RunOutcome {
   std::vector<models::RateChange> rate_changes;  // DCQCN rate limiter changes of sampled flows
   std::vector<models::PfcEvent> pfc_events;
   std::vector<models::CreditStall> credit_stalls;  // InfiniBand (credits.csv)
+  // InfiniBand congestion control: CCTI changes of the sampled flows' QPs (ib_cc.csv).
+  std::vector<models::CctiChange> ccti_changes;
   std::vector<std::string> node_names;  // for rendering events
   std::vector<models::NicStats> nics;   // [host number] (nics.csv)
   std::vector<std::string> host_names;  // [host number]

@@ -62,6 +62,12 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
                 "infiniband", str(ib["credit_stalls"]).c_str(),
                 str(ib["credit_stalled_ns"]).c_str(), str(ib["peak_vl_buffer_blocks"]).c_str(),
                 str(ib["vl_buffer_blocks"]).c_str());
+    if (ib.contains("cc")) {
+      const auto& cc = ib["cc"];
+      std::printf("  %-26s %s FECN marks, %s BECNs received, max CCTI %s, lowest rate %s Gb/s\n",
+                  "infiniband cc", str(cc["fecn_marks"]).c_str(), str(cc["becns_received"]).c_str(),
+                  str(cc["max_ccti"]).c_str(), str(cc["min_rate_gbps"]).c_str());
+    }
   }
   if (r.contains("deadlock_events")) {
     for (const auto& e : r["deadlock_events"]) {
