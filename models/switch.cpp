@@ -26,6 +26,11 @@ int Switch::route(const Packet& p) const {
     const auto& r = explicit_routes_->ports[p.route_id - 1];
     return p.route_hop < r.size() ? r[p.route_hop] : -1;
   }
+  if (!routing_->lft.empty()) {
+    const uint16_t port =
+        routing_->lft[static_cast<size_t>(node_) * routing_->num_hosts + p.dst_host];
+    return port == topo::kNoPort ? -1 : port;
+  }
   const auto hops = routing_->next_hops(node_, static_cast<int>(p.dst_host));
   if (hops.empty()) return -1;
   if (hops.size() == 1) return hops[0];
@@ -64,8 +69,9 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   // IP hop limit: decremented per switch so that a routing loop drains (RFC 791 TTL).
   if (p.ttl <= 1) return drop(h, stats_.ttl_drops);
   --p.ttl;
-  const int out = route(p);
+  int out = route(p);
   if (out < 0) return drop(h, stats_.no_route_drops);
+  if (adaptive_ && p.route_id == 0) out = adaptive_route(p, out);
   if (p.route_id != 0) ++p.route_hop;
   if (retag_valleys_ && port_goes_up_[in_port] && port_goes_up_[out] &&
       valley_next_[p.priority] != p.priority) {

@@ -53,6 +53,10 @@ struct IbParams {
   // counters). On a large busy fabric nearly every packet waits a little for credit, and a
   // row per wait makes a file of hundreds of MB; 0 = every stall.
   sim::Time credit_log_min_stall{0};
+  // Adaptive routing (models/adaptive_routing.cpp): switches send each packet out of the least
+  // loaded port of its destination's equal-cost set, and NICs accept packets out of order.
+  // Off by default, as OpenSM leaves it unless configured.
+  bool adaptive_routing = false;
 
   uint8_t vl_of(uint8_t sl) const {
     return sl_to_vl_given ? sl_to_vl[sl] : static_cast<uint8_t>(sl % data_vls);
