@@ -13,7 +13,8 @@ Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& par
       params_(params),
       buffer_(params.buffer, static_cast<int>(port_rates.size())),
       port_rates_(port_rates),
-      ecmp_seed_(ecmp_seed) {
+      ecmp_seed_(ecmp_seed),
+      adaptive_(params.adaptive_routing) {
   ports_.reserve(port_rates.size());
   for (size_t i = 0; i < port_rates.size(); ++i) {
     ports_.push_back(std::make_unique<EgressPort>(ctx, port_rates[i], static_cast<uint16_t>(i)));

@@ -29,6 +29,9 @@ struct SwitchParams {
   sim::Time latency{500'000};  // 500 ns: mid-range of Ethernet switches (REFERENCES.md: 350–600 ns)
   Forwarding forwarding = Forwarding::CutThrough;
   SwitchBufferParams buffer;
+  // Adaptive routing (models/adaptive_routing.cpp) on an Ethernet switch (Spectrum-X style);
+  // an InfiniBand fabric sets it from infiniband.adaptive_routing.
+  bool adaptive_routing = false;
 };
 
 // Explicit per-flow routes, resolved to egress ports: ports[route][k] is the port of the
