@@ -130,3 +130,25 @@ TEST_CASE(
   CHECK(ar.out_of_order > 0);
   CHECK(ar.last_finish_us <= 0.9 * hashed.last_finish_us);
 }
+
+TEST_CASE("routing: unknown algorithms and non-boolean adaptive_routing are refused with the path",
+          "[adaptive][lft][input]") {
+  auto refused = [](const scen::Json& j, const std::string& path) {
+    try {
+      (void)test_support::load(j);
+      FAIL("accepted: " << j.dump());
+    } catch (const scen::InputError& e) {
+      CHECK(e.path == path);
+    }
+  };
+  scen::Json j = permutation("4KB", false, "ftree");
+  CHECK_NOTHROW(test_support::load(j));
+  j["routing"] = "dor";
+  refused(j, "routing");
+  j = permutation("4KB", false, "minhop");
+  j["infiniband"]["adaptive_routing"] = "yes";
+  refused(j, "infiniband.adaptive_routing");
+  j = permutation("4KB", false, "minhop");
+  j["infiniband"]["switch"] = {{"adaptive_routing", true}};  // IB's key is infiniband.*
+  refused(j, "infiniband.switch.adaptive_routing");
+}
