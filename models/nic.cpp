@@ -358,6 +358,9 @@ void Nic::on_data(PacketHandle h) {
   if (p.psn == qp.expected_psn) {
     ++qp.expected_psn;
     qp.delivered_bytes += p.payload_bytes;
+    if (accept_out_of_order_) {  // PSNs that arrived early close up behind this one
+      qp.expected_psn = qp.received.next_missing(qp.expected_psn, qp.total_packets);
+    }
     if (qp.expected_psn == qp.total_packets) qp.delivered_at = ctx_.sim.now();
     qp.nacked_psn = UINT32_MAX;
     if (++qp.unacked >= params_.ack_every || qp.expected_psn == qp.total_packets) {
@@ -365,8 +368,19 @@ void Nic::on_data(PacketHandle h) {
       send_control(p, PacketType::Ack, qp.expected_psn);
     }
   } else if (p.psn > qp.expected_psn) {
-    // A gap: go-back-N receivers discard it and ask once for the missing PSN.
     ++qp.out_of_order_packets;
+    ++stats_.out_of_order_received;
+    if (accept_out_of_order_) {
+      // Placed at once (models/received_psns.hpp); acknowledged when the gap before it closes.
+      if (qp.received.mark(p.psn, qp.total_packets)) {
+        qp.delivered_bytes += p.payload_bytes;
+      } else {
+        ++qp.duplicate_packets;
+        send_control(p, PacketType::Ack, qp.expected_psn);
+      }
+      return;
+    }
+    // A gap: go-back-N receivers discard it and ask once for the missing PSN.
     if (qp.nacked_psn != qp.expected_psn) {
       qp.nacked_psn = qp.expected_psn;
       send_control(p, PacketType::Nack, qp.expected_psn);

@@ -2,7 +2,8 @@
 // line rate through its port (pulling from active queue pairs round-robin only when the wire
 // is free); as a receiver it accepts in-order packets, acknowledges them (coalescing every
 // `ack_every`), NACKs the first gap, and re-ACKs duplicates. Go-back-N on NACK and on the
-// retransmission timeout.
+// retransmission timeout. Under adaptive routing it accepts packets out of order instead
+// (accept_out_of_order).
 //
 // With a finite host drain rate (NicParams::rx_drain_rate_bps) arriving data waits in a
 // receive buffer until the host has taken it, and the NIC may pause lossless priorities
@@ -45,8 +46,9 @@ struct NicStats {
   uint64_t pause_frames_sent = 0;    // pause and refresh frames
   uint64_t resume_frames_sent = 0;
   uint64_t xoff_transitions = 0;
-  sim::Time pause_asserted_time;  // sum over priorities of the time the NIC held XOFF
+  sim::Time pause_asserted_time;       // sum over priorities of the time the NIC held XOFF
   uint64_t flow_control_received = 0;  // InfiniBand flow-control packets
+  uint64_t out_of_order_received = 0;  // data packets that arrived ahead of a missing PSN
 };
 
 class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
@@ -68,6 +70,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
     credit_gate_ = gate;
     rx_credit_ = rx;
   }
+  // Accept data packets out of order (adaptive routing in the fabric): they are placed on
+  // arrival and acknowledged cumulatively, instead of go-back-N's discard and NACK.
+  void accept_out_of_order(bool on) { accept_out_of_order_ = on; }
   // NIC-sent PFC on the receive buffer: the priorities in `lossless` pause upstream with
   // `quanta`; frames are logged as node `node`, port 0.
   void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log);
@@ -121,6 +126,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   Dcqcn* dcqcn_ = nullptr;
   IbCongestionControl* ib_cc_ = nullptr;
   bool ib_ = false;
+  bool accept_out_of_order_ = false;
   std::array<uint8_t, 16> sl_to_vl_{};
   IbCreditGate* credit_gate_ = nullptr;
   IngressListener* rx_credit_ = nullptr;

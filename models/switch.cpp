@@ -13,7 +13,8 @@ Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& par
       params_(params),
       buffer_(params.buffer, static_cast<int>(port_rates.size())),
       port_rates_(port_rates),
-      ecmp_seed_(ecmp_seed) {
+      ecmp_seed_(ecmp_seed),
+      adaptive_(params.adaptive_routing) {
   ports_.reserve(port_rates.size());
   for (size_t i = 0; i < port_rates.size(); ++i) {
     ports_.push_back(std::make_unique<EgressPort>(ctx, port_rates[i], static_cast<uint16_t>(i)));
@@ -25,6 +26,11 @@ int Switch::route(const Packet& p) const {
   if (p.route_id != 0 && explicit_routes_ != nullptr) {
     const auto& r = explicit_routes_->ports[p.route_id - 1];
     return p.route_hop < r.size() ? r[p.route_hop] : -1;
+  }
+  if (!routing_->lft.empty()) {
+    const uint16_t port =
+        routing_->lft[static_cast<size_t>(node_) * routing_->num_hosts + p.dst_host];
+    return port == topo::kNoPort ? -1 : port;
   }
   const auto hops = routing_->next_hops(node_, static_cast<int>(p.dst_host));
   if (hops.empty()) return -1;
@@ -64,8 +70,9 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   // IP hop limit: decremented per switch so that a routing loop drains (RFC 791 TTL).
   if (p.ttl <= 1) return drop(h, stats_.ttl_drops);
   --p.ttl;
-  const int out = route(p);
+  int out = route(p);
   if (out < 0) return drop(h, stats_.no_route_drops);
+  if (adaptive_ && p.route_id == 0) out = adaptive_route(p, out);
   if (p.route_id != 0) ++p.route_hop;
   if (retag_valleys_ && port_goes_up_[in_port] && port_goes_up_[out] &&
       valley_next_[p.priority] != p.priority) {

@@ -29,6 +29,9 @@ struct SwitchParams {
   sim::Time latency{500'000};  // 500 ns: mid-range of Ethernet switches (REFERENCES.md: 350–600 ns)
   Forwarding forwarding = Forwarding::CutThrough;
   SwitchBufferParams buffer;
+  // Adaptive routing (models/adaptive_routing.cpp) on an Ethernet switch (Spectrum-X style);
+  // an InfiniBand fabric sets it from infiniband.adaptive_routing.
+  bool adaptive_routing = false;
 };
 
 // Explicit per-flow routes, resolved to egress ports: ports[route][k] is the port of the
@@ -48,7 +51,8 @@ struct SwitchStats {
   uint64_t flow_control_received = 0;  // InfiniBand flow-control packets
   uint64_t ttl_drops = 0;
   uint64_t no_route_drops = 0;
-  uint64_t valley_retags = 0;  // packets moved to another priority at a valley (Tagger)
+  uint64_t valley_retags = 0;      // packets moved to another priority at a valley (Tagger)
+  uint64_t adaptive_reroutes = 0;  // adaptive routing sent it off the static port
 };
 
 class Switch final : public PacketReceiver, public EgressObserver {
@@ -74,6 +78,10 @@ class Switch final : public PacketReceiver, public EgressObserver {
     trust_dscp_ = true;
   }
   void set_explicit_routes(const ExplicitRoutes* routes) { explicit_routes_ = routes; }
+  // Adaptive routing (models/adaptive_routing.cpp): each packet leaves by the least loaded
+  // port of its destination's next-hop set instead of the static choice.
+  void set_adaptive_routing(bool on) { adaptive_ = on; }
+  bool adaptive_routing() const { return adaptive_; }
   // Tagger (topologies/valley_tagging.hpp): a packet that came in on a port towards a higher
   // rank (it went down) and leaves on one (it goes up again) takes next_priority[its priority]
   // before buffer admission. port_goes_up[p]: port p leads to a higher up*/down* rank.
@@ -105,8 +113,12 @@ class Switch final : public PacketReceiver, public EgressObserver {
   void on_enqueue(EgressPort&, const QueuedPacket&) override {}
   void on_dequeue(EgressPort& port, const QueuedPacket& q) override;
 
-  // The egress port chosen for this packet (exposed for route inspection and tests).
+  // The static egress port of this packet: its explicit route, else the linear forwarding
+  // table's port when the tables have one, else ECMP by the per-flow hash (exposed for route
+  // inspection and tests; adaptive routing may choose another).
   int route(const Packet& p) const;
+  // Adaptive routing's choice for a packet whose static port is `static_port`.
+  int adaptive_route(const Packet& p, int static_port);
 
  private:
   void drop(PacketHandle h, uint64_t& counter);
@@ -125,6 +137,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
   uint64_t ecmp_seed_;
   bool trust_dscp_ = false;
   bool retag_valleys_ = false;  // set_valley_retag: read per packet, beside trust_dscp_
+  bool adaptive_ = false;       // set_adaptive_routing: read per packet, beside trust_dscp_
   DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;

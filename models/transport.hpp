@@ -9,6 +9,7 @@
 
 #include "models/context.hpp"
 #include "models/nic_params.hpp"
+#include "models/received_psns.hpp"
 #include "models/workloads/flow_spec.hpp"
 
 namespace models {
@@ -50,7 +51,8 @@ struct QueuePair {
   uint64_t delivered_bytes = 0;
   sim::Time delivered_at;  // when its last packet reached the host (one-way message latency)
   uint64_t duplicate_packets = 0;
-  uint64_t out_of_order_packets = 0;
+  uint64_t out_of_order_packets = 0;  // arrived ahead of a missing PSN
+  ReceivedPsns received;              // PSNs held ahead of expected_psn (out-of-order receiver)
 };
 
 struct FlowState {

@@ -10,6 +10,9 @@
 
 namespace topo {
 
+// No port: a linear forwarding table's entry for an unreachable destination.
+inline constexpr uint16_t kNoPort = 0xffff;
+
 struct RoutingTables {
   int num_hosts = 0;
   // next_hops(node, dst_host): ports of `node` on a shortest path to host `dst_host`;
@@ -30,6 +33,10 @@ struct RoutingTables {
   std::vector<uint32_t> set_of;  // [node * num_hosts + host] -> index into sets
   std::vector<PortSet> sets;     // sets[0] is the empty set
   std::vector<uint16_t> ports;
+  // Linear forwarding tables (topologies/forwarding_tables.hpp): when not empty, the one port
+  // a subnet manager programmed for (node, host), kNoPort for none. Static forwarding then
+  // uses it instead of a per-flow hash over next_hops (which adaptive routing chooses among).
+  std::vector<uint16_t> lft;  // [node * num_hosts + host]
 };
 
 // link_up[i] == false removes links[i]; empty vector = all up.

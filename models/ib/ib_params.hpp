@@ -56,6 +56,10 @@ struct IbParams {
   sim::Time credit_log_min_stall{0};
   // Congestion control (annex A10), off by default: infiniband.cc.
   IbCcParams cc;
+  // Adaptive routing (models/adaptive_routing.cpp): switches send each packet out of the least
+  // loaded port of its destination's equal-cost set, and NICs accept packets out of order.
+  // Off by default, as OpenSM leaves it unless configured.
+  bool adaptive_routing = false;
 
   uint8_t vl_of(uint8_t sl) const {
     return sl_to_vl_given ? sl_to_vl[sl] : static_cast<uint8_t>(sl % data_vls);

@@ -66,6 +66,12 @@ void wire_infiniband(const Scenario& s, models::Network& net) {
       port->set_arbiter(net.vl_arbiters.back().get());
     }
   }
+  // Adaptive routing: switches choose per packet among the equal-cost ports, reading the
+  // credit gates wired above; receivers accept the resulting out-of-order arrivals.
+  if (s.ib.adaptive_routing) {
+    for (auto& sw : net.switches) sw->set_adaptive_routing(true);
+    for (auto& nic : net.nics) nic->accept_out_of_order(true);
+  }
   std::array<uint8_t, 16> sl_to_vl{};
   for (int sl = 0; sl < models::kIbServiceLevels; ++sl) {
     sl_to_vl[sl] = s.ib.vl_of(static_cast<uint8_t>(sl));

@@ -224,6 +224,12 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       sw->set_valley_retag(std::move(up), next);
     }
   }
+  // Adaptive routing on any switch (fabric.switch.adaptive_routing): packets of one QP take
+  // several paths, so every receiver accepts them out of order (models/nic.hpp).
+  if (std::any_of(net->switches.begin(), net->switches.end(),
+                  [](const auto& sw) { return sw->adaptive_routing(); })) {
+    for (auto& nic : net->nics) nic->accept_out_of_order(true);
+  }
   std::vector<models::Nic*> nic_ptrs;
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
   net->transport->set_nics(nic_ptrs);

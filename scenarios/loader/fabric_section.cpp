@@ -187,6 +187,10 @@ const FieldTable<models::IbParams>& ib_fields() {
         "fc_min_interval", &IbParams::fc_min_interval,
         "on-change credit updates per (port, VL) at least this far apart; changes in between "
         "go in one update at the end of the interval"));
+    f.push_back(bool_field<IbParams>(
+        "adaptive_routing", &IbParams::adaptive_routing,
+        "switches send each packet out of the least loaded port (queued bytes of its VL, credit "
+        "for it) among the equal-cost ports to its destination; NICs accept packets out of order"));
     return f;
   }();
   return t;

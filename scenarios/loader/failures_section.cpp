@@ -48,8 +48,16 @@ void read_pause_storms(JsonReader& r, Scenario& s) {
 }
 
 void read_routing(JsonReader& root, Scenario& s) {
-  s.updown_routing =
-      root.choice("routing", {"shortest-path", "up-down"}, "shortest-path") == "up-down";
+  const std::string r =
+      root.choice("routing", {"shortest-path", "up-down", "minhop", "ftree"}, "shortest-path");
+  s.updown_routing = r == "up-down" || r == "ftree";
+  s.lft_routing = r == "minhop" || r == "ftree";
+  s.lft_algorithm = r == "ftree" ? topo::LftAlgorithm::FatTree : topo::LftAlgorithm::MinHop;
+}
+
+std::string routing_name(const Scenario& s) {
+  if (s.lft_routing) return topo::lft_algorithm_name(s.lft_algorithm);
+  return s.updown_routing ? "up-down" : "shortest-path";
 }
 
 void read_link_events(JsonReader& r, Scenario& s) {
@@ -150,8 +158,10 @@ std::unique_ptr<topo::ValleyRetag> valley_retag_for(const Scenario& s) {
 }
 
 topo::RoutingTables routes_for(const Scenario& s, const std::vector<bool>& link_up) {
-  return s.updown_routing ? topo::compute_updown_routes(s.fabric, link_up)
-                          : topo::compute_routes(s.fabric, link_up);
+  topo::RoutingTables rt = s.updown_routing ? topo::compute_updown_routes(s.fabric, link_up)
+                                            : topo::compute_routes(s.fabric, link_up);
+  if (s.lft_routing) rt.lft = topo::compute_lft(s.fabric, rt, s.lft_algorithm);
+  return rt;
 }
 
 Json link_events_json(const Scenario& s) {

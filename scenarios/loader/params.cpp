@@ -99,6 +99,11 @@ const FieldTable<SwitchParams>& switch_fields() {
           return Json(s.buffer.threshold_mode == models::ThresholdMode::Dynamic ? "dynamic"
                                                                                 : "static");
         }});
+    f.push_back(bool_field<SwitchParams>(
+        "adaptive_routing", &SwitchParams::adaptive_routing,
+        "each packet leaves by the least loaded port (queued bytes of its class) among the "
+        "equal-cost ports to its destination, instead of the per-flow hash; NICs then accept "
+        "packets out of order (on InfiniBand: infiniband.adaptive_routing)"));
     return f;
   }();
   return t;

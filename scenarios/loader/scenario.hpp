@@ -19,6 +19,7 @@
 #include "models/switch.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
+#include "topologies/forwarding_tables.hpp"
 #include "topologies/topology.hpp"
 
 namespace scen {
@@ -58,6 +59,11 @@ struct Scenario {
   // "routing": "shortest-path" (ECMP over every shortest path, the default) or "up-down"
   // (ECMP over the shortest up*-down* paths only: topologies/updown_routing.hpp).
   bool updown_routing = false;
+  // "routing": "minhop" | "ftree": linear forwarding tables as a subnet manager computes them
+  // (topologies/forwarding_tables.hpp), one port per (switch, destination) over the min-hop
+  // (minhop) or up*-down* (ftree) sets, instead of the per-flow hash.
+  bool lft_routing = false;
+  topo::LftAlgorithm lft_algorithm = topo::LftAlgorithm::MinHop;
   std::vector<models::PauseStormParams> pause_storms;  // "pause_storms": NICs that storm
   // "tagging": {"priorities": [3, 4]}: Tagger's re-tagging of packets that leave the up*/down*
   // path onto the next lossless priority of the list (empty = off).

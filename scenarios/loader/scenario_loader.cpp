@@ -465,7 +465,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["qos"] = write_fields(qos_fields(), s.qos);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
-  if (root.contains("routing")) eff["routing"] = s.updown_routing ? "up-down" : "shortest-path";
+  if (root.contains("routing")) eff["routing"] = routing_name(s);
   if (!s.pause_storms.empty()) eff["pause_storms"] = pause_storms_json(s);
   if (!s.link_events.empty()) eff["link_events"] = link_events_json(s);
   if (!s.tagging_priorities.empty()) eff["tagging"]["priorities"] = s.tagging_priorities;

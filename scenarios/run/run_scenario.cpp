@@ -16,6 +16,7 @@
 #include "scenarios/run/infiniband_results.hpp"
 #include "scenarios/run/link_event_schedule.hpp"
 #include "scenarios/run/run_timeline.hpp"
+#include "scenarios/run/routing_results.hpp"
 
 namespace scen {
 namespace {
@@ -557,6 +558,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     out.host_names.push_back(f.topo.nodes[f.host_node[h]].name);
   }
   if (s.fabric_kind == FabricKind::Infiniband) add_infiniband_results(s, *net, out, res);
+  add_routing_results(s, *net, res);
   res["packets_in_flight_at_end"] = in_flight;
   for (const auto& c : watcher.collectives_) {
     out.collectives.insert(out.collectives.end(), c->results().begin(), c->results().end());

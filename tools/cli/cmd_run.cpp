@@ -69,6 +69,13 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
                   str(cc["max_ccti"]).c_str(), str(cc["min_rate_gbps"]).c_str());
     }
   }
+  if (r.contains("routing") &&
+      (r["routing"]["adaptive"].get<bool>() || r["routing"]["algorithm"] != "shortest-path")) {
+    const auto& rt = r["routing"];  // shown when not the default per-flow ECMP
+    std::printf("  %-26s %s, adaptive %s: %s packets rerouted, %s out of order\n", "routing",
+                str(rt["algorithm"]).c_str(), rt["adaptive"].get<bool>() ? "on" : "off",
+                str(rt["adaptive_reroutes"]).c_str(), str(rt["out_of_order_packets"]).c_str());
+  }
   if (r.contains("deadlock_events")) {
     for (const auto& e : r["deadlock_events"]) {
       std::string cycle;
