@@ -16,6 +16,7 @@
 #include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
+#include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch.hpp"
 #include "models/transport.hpp"
 #include "topologies/routing.hpp"
@@ -61,6 +62,8 @@ struct Network {
   std::vector<IbCreditGate*> link_credit_gate;
   std::vector<CreditStall> credit_log;
   std::vector<std::unique_ptr<VlArbiter>> vl_arbiters;  // one per port, with several data VLs
+  // In-network reduction (InfiniBand): groups, aggregation trees and the switches' nodes.
+  std::unique_ptr<SharpAllReduce> sharp;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

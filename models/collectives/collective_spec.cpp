@@ -32,6 +32,8 @@ const char* to_string(CollectiveAlgorithm a) {
       return "double_binary_tree";
     case CollectiveAlgorithm::Direct:
       return "direct";
+    case CollectiveAlgorithm::Sharp:
+      return "sharp";
   }
   return "?";
 }

@@ -12,7 +12,9 @@
 namespace models {
 
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
-enum class CollectiveAlgorithm { Auto, Ring, HalvingDoubling, DoubleBinaryTree, Direct };
+// Sharp: in-network reduction by the switches (models/sharp/), InfiniBand only; not a schedule
+// of messages between ranks (collective_runner.hpp hands it to SharpAllReduce).
+enum class CollectiveAlgorithm { Auto, Ring, HalvingDoubling, DoubleBinaryTree, Direct, Sharp };
 // NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
 // 8-byte line.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scenarios/loader/sharp_section.hpp"
+
 namespace scen {
 namespace {
 
@@ -234,6 +236,7 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
       read_fields(*link, link_fields(), link_defaults);
       link->finish();
     }
+    read_sharp_section(r, s);  // sharp_section.hpp
     read_fields(r, ib_fields(), s.ib);
     r.finish();
   }
@@ -313,6 +316,7 @@ Json infiniband_effective(const Json& roce_effective, const Scenario& s,
   ib["switch"] = write_fields(ib_switch_fields(), s.switch_defaults);
   ib["nic"] = write_fields(nic_fields(), s.nic);
   ib["link"] = write_fields(link_fields(), link_defaults);
+  ib["sharp"] = write_fields(sharp_fields(), s.sharp);
   eff["infiniband"] = std::move(ib);
   return eff;
 }

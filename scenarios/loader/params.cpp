@@ -7,6 +7,7 @@
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/loader/sharp_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 
 namespace scen {
@@ -346,6 +347,7 @@ std::string list_parameters() {
   ib_switch.latency = kInfinibandSwitchLatency;
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
+  list_fields(out, "infiniband.sharp", sharp_fields(), models::SharpParams{});
   list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
