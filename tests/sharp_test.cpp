@@ -140,6 +140,39 @@ TEST_CASE("SHARP all-reduce time matches S/B_b + 2D(L + c/B_b) within 2 %", "[sh
   }
 }
 
+TEST_CASE("SHARP on a k = 4 fat-tree: three levels, the same formula; a small window bounds it",
+          "[sharp]") {
+  const int64_t size = 8 << 20;
+  auto run = [&](int window) {
+    const scen::Scenario s = test_support::load(sharp_scenario(
+        {{"generator", "fat-tree"}, {"k", 4}, {"rate", "400Gbps"}, {"latency", "100ns"}},
+        {{"op", "all_reduce"}, {"algorithm", "sharp"}, {"size", size}},
+        {{"chunk", "32KiB"}, {"max_outstanding_chunks", window}}));
+    const scen::RunOutcome out = scen::run_scenario(s);
+    REQUIRE(out.collectives.size() == 1);
+    return std::make_pair(s, static_cast<double>(out.collectives[0].time.ps));
+  };
+  // 16 chunks cover the round trip of a chunk through the six levels.
+  const auto [s, got] = run(16);
+  const double expected = formula_ps(s, size, 3, 400'000'000'000, 100'000);
+  INFO("formula " << expected / 1e6 << " us, got " << got / 1e6 << " us");
+  CHECK(std::abs(got - expected) / expected < 0.02);
+  // 8 do not: a host sends W chunks per round trip of a chunk (its 2D link crossings whole,
+  // 2D cables, 2D - 1 switches), so T = S_wire / (W c_wire / RTT) + RTT.
+  const auto [s8, got8] = run(8);
+  const models::SharpChunks all{size, 32768, s.nic.mtu, 26};
+  const models::SharpChunks one{32768, 32768, s.nic.mtu, 26};
+  const double byte_ps = 8e12 / 400e9;
+  const double rtt = 6.0 * static_cast<double>(one.wire_bytes()) * byte_ps + 6.0 * 100'000 +
+                     5.0 * static_cast<double>(s.switch_defaults.latency.ps + s.sharp.latency.ps);
+  const double window_bound =
+      static_cast<double>(all.wire_bytes()) * rtt / (8.0 * static_cast<double>(one.wire_bytes())) +
+      rtt;
+  INFO("window 8: bound " << window_bound / 1e6 << " us, got " << got8 / 1e6 << " us");
+  CHECK(window_bound > expected * 1.05);
+  CHECK(std::abs(got8 - window_bound) / window_bound < 0.02);
+}
+
 TEST_CASE("SHARP: each host sends S once and receives it once, about half a ring's bytes",
           "[sharp]") {
   const int64_t size = 4 << 20;
