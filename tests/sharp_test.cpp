@@ -251,6 +251,32 @@ TEST_CASE("SHARP: every reduction waits for every child (a late host delays them
   for (const auto& k : starved) CHECK(k.data_received == 0);
 }
 
+TEST_CASE("SHARP: two all-reduces over the same hosts at once get a tree each", "[sharp]") {
+  const int64_t size = 2 << 20;
+  scen::Json one = {{"op", "all_reduce"}, {"algorithm", "sharp"}, {"size", size}};
+  const scen::Scenario s =
+      test_support::load(sharp_scenario(leaf_spine(2, 4), scen::Json::array({one, one})));
+  const scen::RunOutcome out = scen::run_scenario(s);
+  REQUIRE(out.collectives.size() == 2);
+  const models::SharpChunks chunks{size, s.sharp.chunk_bytes, s.nic.mtu, 26};
+  // Both complete and each host's link carries both: the later one cannot end before the link
+  // has carried 2 S (plus headers), and neither ends before one alone would.
+  const auto& up = test_support::link_between(out, "h0", "leaf0");
+  CHECK(up.class_wire_bytes[0] == 2 * static_cast<uint64_t>(chunks.wire_bytes()));
+  const double alone = formula_ps(s, size, 2, 400'000'000'000, 100'000);
+  const double both_on_link = 2.0 * static_cast<double>(chunks.wire_bytes()) * 8e12 / 400e9;
+  const double last =
+      static_cast<double>(std::max(out.collectives[0].time.ps, out.collectives[1].time.ps));
+  INFO("one alone " << alone / 1e6 << " us, 2 S on the link " << both_on_link / 1e6
+                    << " us, the later of the two " << last / 1e6 << " us");
+  CHECK(last > both_on_link);
+  CHECK(last < formula_ps(s, 2 * size, 2, 400'000'000'000, 100'000));
+  for (const auto& c : out.collectives) {
+    CHECK(c.rank_data_received[7] == size);
+    CHECK(static_cast<double>(c.time.ps) > 0.98 * alone);
+  }
+}
+
 TEST_CASE("SHARP runs are identical on rerun", "[sharp]") {
   const scen::Scenario s =
       test_support::load(sharp_scenario(leaf_spine(2, 3), {{"op", "all_reduce"},

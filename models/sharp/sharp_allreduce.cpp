@@ -24,8 +24,11 @@ SharpAllReduce::SharpAllReduce(Context& ctx, const topo::Fabric& fabric,
 }
 
 uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl) {
+  // A group of these hosts that is not running an all-reduce now (`done` is set while one runs):
+  // two collectives over the same hosts at once get a tree each.
   for (size_t g = 0; g < groups_.size(); ++g) {
-    if (groups_[g]->hosts == hosts && groups_[g]->sl == sl) return static_cast<uint32_t>(g);
+    const Group& e = *groups_[g];
+    if (e.hosts == hosts && e.sl == sl && !e.done) return static_cast<uint32_t>(g);
   }
   const auto id = static_cast<uint32_t>(groups_.size());
   auto g = std::make_unique<Group>();
@@ -55,11 +58,12 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl) {
 void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> done,
                            const std::vector<sim::Time>& host_delay) {
   Group& g = *groups_[group];
+  if (g.done) throw std::logic_error("SHARP: group " + std::to_string(group) + " is still running");
   *g.chunks = SharpChunks{bytes, params_.chunk_bytes, mtu_, overhead_};
   g.state.assign(g.hosts.size(), HostState{});
   g.counters.assign(g.hosts.size(), SharpHostCounters{});
   g.hosts_done = 0;
-  g.done = std::move(done);
+  g.done = done ? std::move(done) : [] {};
   if (g.chunks->chunks() == 0) {
     ctx_.sim.after(sim::Time(0), this, kDone, group);
     return;
@@ -134,8 +138,9 @@ void SharpAllReduce::on_event(uint32_t kind, uint64_t arg) {
     return;
   }
   Group& g = *groups_[arg];
-  const std::function<void()> done = g.done;  // it may start the next all-reduce
-  if (done) done();
+  const std::function<void()> done = std::move(g.done);  // it may start the next all-reduce
+  g.done = nullptr;
+  done();
 }
 
 }  // namespace models
