@@ -143,7 +143,7 @@ TEST_CASE("SHARP all-reduce time matches S/B_b + 2D(L + c/B_b) within 2 %", "[sh
   }
 }
 
-TEST_CASE("SHARP on a k = 4 fat-tree: three levels, the same formula; a small window bounds it",
+TEST_CASE("SHARP on a k = 4 fat-tree: three levels, the same formula, and a small window bounds it",
           "[sharp]") {
   const int64_t size = 8 << 20;
   auto run = [&](int window) {
