@@ -44,8 +44,9 @@ class SharpAllReduce final : public sim::EventHandler {
                  std::vector<Nic*> nics, const SharpParams& params,
                  const std::array<uint8_t, 16>& sl_to_vl, int64_t mtu, int64_t overhead);
 
-  // The group of these hosts (host numbers, in rank order) on service level `sl`: built (its
-  // tree and its engines) on first use, the same group after.
+  // A group of these hosts (host numbers, in rank order) on service level `sl` that is not
+  // running an all-reduce now: an existing one, else a new one (its tree and its engines), so
+  // two collectives over the same hosts at once each get their own tree.
   uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl);
   // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
   // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
