@@ -18,6 +18,7 @@
 #include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
+#include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch.hpp"
 #include "models/transport.hpp"
 #include "topologies/routing.hpp"
@@ -69,6 +70,8 @@ struct Network {
   std::vector<FecnMarker*> link_fecn_marker;
   std::unique_ptr<IbCongestionControl> ib_cc;
   std::vector<CctiChange> ccti_log;
+  // In-network reduction (InfiniBand): groups, aggregation trees and the switches' nodes.
+  std::unique_ptr<SharpAllReduce> sharp;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

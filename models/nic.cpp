@@ -7,6 +7,7 @@
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_headroom.hpp"
+#include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch_buffer.hpp"
 
 namespace models {
@@ -223,6 +224,8 @@ void Nic::receive(PacketHandle h, uint16_t) {
     ++stats_.cnps_received;
     if (dcqcn_ != nullptr) dcqcn_->on_notification(transport_.qp(p.qp), port_.rate_bps());
     if (ib_cc_ != nullptr) ib_cc_->on_becn(transport_.qp(p.qp), port_.rate_bps());
+  } else if (p.type == PacketType::Sharp) {  // a result chunk's packet, consumed on arrival
+    if (sharp_ != nullptr) sharp_->on_result(host_, p);
   } else {
     ++stats_.acks_received;
     on_ack(h);

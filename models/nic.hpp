@@ -28,6 +28,7 @@ class Dcqcn;
 class IbCongestionControl;
 class IbCreditGate;
 class IngressListener;
+class SharpAllReduce;
 
 struct NicStats {
   uint64_t data_packets_sent = 0;
@@ -73,6 +74,8 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   // Accept data packets out of order (adaptive routing in the fabric): they are placed on
   // arrival and acknowledged cumulatively, instead of go-back-N's discard and NACK.
   void accept_out_of_order(bool on) { accept_out_of_order_ = on; }
+  // SHARP: result packets of in-network reductions go to `sharp`.
+  void set_sharp(SharpAllReduce* sharp) { sharp_ = sharp; }
   // NIC-sent PFC on the receive buffer: the priorities in `lossless` pause upstream with
   // `quanta`; frames are logged as node `node`, port 0.
   void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log);
@@ -130,6 +133,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   std::array<uint8_t, 16> sl_to_vl_{};
   IbCreditGate* credit_gate_ = nullptr;
   IngressListener* rx_credit_ = nullptr;
+  SharpAllReduce* sharp_ = nullptr;
   Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;

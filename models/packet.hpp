@@ -17,13 +17,16 @@ constexpr PacketHandle kNoPacket = 0xffffffffu;
 // (DCQCN) from a receiver to the sender of `qp`. FlowControl: an InfiniBand link-level
 // flow-control packet for virtual lane `priority`, carrying the receiver's absolute credit limit
 // (FCCL) in `psn` and its own total blocks sent (FCTBS) in `qp` (models/ib/credit_return.hpp).
-enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp, FlowControl };
+// Sharp: a packet of an in-network reduction (models/sharp/), addressed to the aggregation node
+// at the other end of its link: tree in `qp`, chunk in `psn`; kFlagSharpResult on the way down.
+enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp, FlowControl, Sharp };
 
 // Packet::flags bits.
 constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arrived CE-marked
 // On InfiniBand data: FECN, set by a congested switch port (IBA annex A10,
 // models/ib/fecn_marker.hpp).
 constexpr uint8_t kFlagFecn = 2;
+constexpr uint8_t kFlagSharpResult = 4;  // on a Sharp packet: the reduced result, going down
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };

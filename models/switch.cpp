@@ -2,6 +2,7 @@
 
 #include "models/ib/credit_gate.hpp"
 #include "models/roce/pfc_gate.hpp"
+#include "models/sharp/aggregation_engine.hpp"
 
 namespace models {
 
@@ -64,6 +65,10 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
     ctx_.pool.release(h);
     return;
   }
+  if (p.type == PacketType::Sharp) {  // addressed to this switch's aggregation node
+    if (aggregation_ == nullptr) return drop(h, stats_.no_route_drops);
+    return aggregation_->receive(h, in_port);
+  }
   // Ingress classification: the class picks the egress queue, the buffer accounting and the
   // PFC pause class, so it happens before admission.
   if (trust_dscp_) p.priority = dscp_map_[p.dscp];
@@ -97,6 +102,7 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
 }
 
 void Switch::on_dequeue(EgressPort& port, const QueuedPacket& q) {
+  if (q.in_port == kAggregationInPort) return;  // the aggregation node's own chunk memory
   buffer_.release(q.in_port, port.index(), q.priority, q.wire_bytes);
 }
 

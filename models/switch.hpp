@@ -42,6 +42,7 @@ struct ExplicitRoutes {
 
 class PfcGate;
 class IbCreditGate;
+class AggregationEngine;
 
 struct SwitchStats {
   uint64_t received = 0;
@@ -101,6 +102,8 @@ class Switch final : public PacketReceiver, public EgressObserver {
     if (credit_gates_.size() <= port) credit_gates_.resize(ports_.size(), nullptr);
     credit_gates_[port] = gate;
   }
+  // The aggregation node (SHARP) that takes the packets addressed to this switch.
+  void set_aggregation(AggregationEngine* engine) { aggregation_ = engine; }
 
   struct HeadroomExhaustion {
     sim::Time time;
@@ -142,6 +145,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;
   std::vector<IbCreditGate*> credit_gates_;
+  AggregationEngine* aggregation_ = nullptr;
   std::vector<HeadroomExhaustion> exhaustions_;
   std::vector<uint8_t> port_goes_up_;  // [port]; only read with retag_valleys_
   std::array<uint8_t, kPriorities> valley_next_{};

@@ -74,6 +74,7 @@ void CollectiveRunner::begin_iteration() {
     current_.rank_data_sent.assign(spec_.ranks(), 0);
     current_.rank_data_received.assign(spec_.ranks(), 0);
   }
+  if (current_.algorithm == CollectiveAlgorithm::Sharp) return run_sharp(size);
   ScheduleRequest req;
   req.op = spec_.op;
   req.algorithm = current_.algorithm;

@@ -42,6 +42,8 @@ struct CollectiveResult {
   double busbw_gbps() const;  // algbw × nccl-tests' factor
 };
 
+class SharpAllReduce;
+
 class CollectiveRunner final : public CompletionListener, public sim::EventHandler {
  public:
   CollectiveRunner(Context& ctx, Transport& transport, CollectiveSpec spec, uint32_t index,
@@ -56,6 +58,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   bool done() const { return done_; }
   const CollectiveSpec& spec() const { return spec_; }
   const std::vector<CollectiveResult>& results() const { return results_; }
+  // Where algorithm "sharp" runs (an InfiniBand fabric's in-network reduction; sharp_run.cpp).
+  void set_sharp(SharpAllReduce* sharp) { sharp_ = sharp; }
   // Called once, when the last size has finished.
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   // The timeline group its spans go to (default "collective <index>: <op>").
@@ -76,6 +80,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void finish_iteration();
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
   sim::Time step_latency(CollectiveProtocol p) const;
+  void run_sharp(int64_t size);  // one iteration of algorithm sharp (sharp_run.cpp)
 
   Context& ctx_;
   Transport& transport_;
@@ -97,6 +102,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::function<void()> on_done_;
   std::string timeline_process_;
   std::unique_ptr<CollectiveTimeline> timeline_;  // only while a timeline is recorded
+  SharpAllReduce* sharp_ = nullptr;
 };
 
 }  // namespace models

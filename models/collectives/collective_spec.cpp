@@ -34,6 +34,8 @@ const char* to_string(CollectiveAlgorithm a) {
       return "direct";
     case CollectiveAlgorithm::Hierarchical:
       return "hierarchical";
+    case CollectiveAlgorithm::Sharp:
+      return "sharp";
   }
   return "?";
 }

@@ -12,6 +12,8 @@
 namespace models {
 
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
+// Sharp: in-network reduction by the switches (models/sharp/), InfiniBand only; not a schedule
+// of messages between ranks (collective_runner.hpp hands it to SharpAllReduce).
 enum class CollectiveAlgorithm {
   Auto,
   Ring,
@@ -19,6 +21,7 @@ enum class CollectiveAlgorithm {
   DoubleBinaryTree,
   Direct,
   Hierarchical,  // hierarchical.cpp: intra-server, per rail, intra-server again
+  Sharp,
 };
 // NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per

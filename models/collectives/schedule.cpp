@@ -78,6 +78,8 @@ CollectiveSchedule build_schedule(const ScheduleRequest& r) {
       break;
     case CollectiveAlgorithm::Auto:
       throw std::invalid_argument("algorithm not resolved");
+    case CollectiveAlgorithm::Sharp:
+      throw std::invalid_argument("sharp runs in the switches, not as a schedule");
   }
   return b.finish();
 }

@@ -39,6 +39,8 @@ class TrainingRunner final : public sim::EventHandler {
   const std::vector<CollectiveResult>& all_reduces() const { return comm_->results(); }
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   void on_event(uint32_t kind, uint64_t arg) override;
+  // Where an all-reduce of algorithm "sharp" runs (CollectiveRunner::set_sharp).
+  void set_sharp(SharpAllReduce* sharp) { comm_->set_sharp(sharp); }
 
  private:
   enum Kind : uint32_t { kForwardDone = 0, kBackwardLayerDone = 1, kOptimizerDone = 2 };

@@ -84,6 +84,16 @@ void wire_infiniband(const Scenario& s, models::Network& net) {
     net.nics[h]->enable_ib(sl_to_vl, net.link_credit_gate[2 * link + dir],
                            net.ib_receivers[node].get());
   }
+  // SHARP: aggregation trees are built when a collective first asks for one.
+  std::vector<models::Switch*> switch_of_node(nodes, nullptr);
+  std::vector<models::Nic*> nics;
+  for (size_t n = 0; n < nodes; ++n) {
+    if (net.node_switch[n] >= 0) switch_of_node[n] = net.switches[net.node_switch[n]].get();
+  }
+  for (auto& nic : net.nics) nics.push_back(nic.get());
+  net.sharp = std::make_unique<models::SharpAllReduce>(
+      net.ctx, f, std::move(switch_of_node), std::move(nics), s.sharp, sl_to_vl, s.nic.mtu,
+      s.nic.header_bytes + s.nic.framing_bytes);
 }
 
 }  // namespace scen

@@ -169,12 +169,14 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                                   : CollectiveOp::SendRecv;
   const std::string algo = r.choice(
       "algorithm",
-      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical"}, "auto");
+      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical", "sharp"},
+      "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
                 : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
                 : algo == "direct"             ? CollectiveAlgorithm::Direct
                 : algo == "hierarchical"       ? CollectiveAlgorithm::Hierarchical
+                : algo == "sharp"              ? CollectiveAlgorithm::Sharp
                                                : CollectiveAlgorithm::Auto;
   const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
   s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
@@ -221,13 +223,19 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                   (s.algorithm == CollectiveAlgorithm::Direct && direct_op) ||
                   (s.algorithm == CollectiveAlgorithm::DoubleBinaryTree && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce) ||
-                  (s.algorithm == CollectiveAlgorithm::Hierarchical && reduce);
+                  (s.algorithm == CollectiveAlgorithm::Hierarchical && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::Sharp && reduce);
   if (!ok) {
     throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
                      std::string("an algorithm of ") + op +
                          " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
-                         "halving_doubling, double_binary_tree, hierarchical: all_reduce; direct: "
+                         "halving_doubling, double_binary_tree, hierarchical, sharp: all_reduce; "
+                         "direct: "
                          "all_to_all, send_recv; or auto)");
+  }
+  if (s.algorithm == CollectiveAlgorithm::Sharp && s.protocol != CollectiveProtocol::Simple) {
+    throw InputError(r.child_path("protocol"), "\"" + proto + "\"",
+                     "\"simple\" with algorithm sharp (the switches reduce the data itself)");
   }
   if (s.algorithm == CollectiveAlgorithm::HalvingDoubling && (n & (n - 1)) != 0) {
     throw InputError(r.child_path("algorithm"), "\"halving_doubling\"",

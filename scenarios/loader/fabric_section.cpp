@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scenarios/loader/sharp_section.hpp"
+
 namespace scen {
 namespace {
 
@@ -239,6 +241,7 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
       link->finish();
     }
     if (auto cc = r.get("cc")) read_ib_cc_section(*cc, s.ib.cc);
+    read_sharp_section(r, s);  // sharp_section.hpp
     read_fields(r, ib_fields(), s.ib);
     r.finish();
   }
@@ -323,6 +326,7 @@ Json infiniband_effective(const Json& roce_effective, const Scenario& s,
   ib["nic"] = write_fields(nic_fields(), s.nic);
   ib["link"] = write_fields(link_fields(), link_defaults);
   ib["cc"] = write_fields(ib_cc_fields(), s.ib.cc);
+  ib["sharp"] = write_fields(sharp_fields(), s.sharp);
   eff["infiniband"] = std::move(ib);
   return eff;
 }

@@ -8,6 +8,7 @@
 #include "scenarios/loader/gpu_nodes_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/loader/sharp_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 
 namespace scen {
@@ -353,6 +354,7 @@ std::string list_parameters() {
   list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
   list_fields(out, "infiniband.cc", ib_cc_fields(), models::IbCcParams{});
+  list_fields(out, "infiniband.sharp", sharp_fields(), models::SharpParams{});
   list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   list_fields(out, "topology.nodes", gpu_node_fields(), topo::GpuNodeParams{});
   out +=

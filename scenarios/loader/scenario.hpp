@@ -16,6 +16,7 @@
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_params.hpp"
+#include "models/sharp/sharp_params.hpp"
 #include "models/switch.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
@@ -88,6 +89,7 @@ struct Scenario {
   FabricKind fabric_kind = FabricKind::Roce;
   std::vector<std::string> fabrics;  // as the file lists them ("fabric": [...]); else one
   models::IbParams ib;               // the "infiniband" section (fabric_kind Infiniband)
+  models::SharpParams sharp;         // infiniband.sharp (algorithm "sharp")
   std::vector<SwitchOverride> overrides;
   std::vector<models::FlowSpec> flows;
   std::vector<models::CollectiveSpec> collectives;  // workload.collective

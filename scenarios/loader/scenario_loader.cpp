@@ -8,6 +8,7 @@
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/loader/sharp_section.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/training_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
@@ -432,6 +433,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   JsonReader w = r.at("workload");
   s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
   s.training = read_training_section(w, s.fabric, s.nic, s.qos);
+  check_sharp_workload(r.json(), s);  // sharp_section.hpp
   s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
                                   !s.collectives.empty() || !s.training.empty());
   check_tagging_flows(s);  // failures_section.hpp

@@ -169,6 +169,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     watcher.collectives_.push_back(std::make_unique<models::CollectiveRunner>(
         net->ctx, *net->transport, s.collectives[i], static_cast<uint32_t>(i), s.seed));
     watcher.collectives_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.collectives_.back()->set_sharp(net->sharp.get());  // InfiniBand only
     watcher.collectives_.back()->start();  // listens before the watcher: posts come first
   }
   for (size_t i = 0; i < s.training.size(); ++i) {
@@ -176,6 +177,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
         net->ctx, *net->transport, s.training[i], static_cast<uint32_t>(s.collectives.size() + i),
         s.seed));
     watcher.training_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.training_.back()->set_sharp(net->sharp.get());
     watcher.training_.back()->start();
   }
   net->transport->add_listener(&watcher);
@@ -354,6 +356,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   }
   const uint64_t created = net->pool.allocated_total();
   consumed += pause_consumed + flow_control_consumed(*net);
+  if (net->sharp) consumed += net->sharp->packets_consumed();  // SHARP nodes and results
   uint64_t watchdog_drops = 0;  // the PFC watchdog's drop action (EgressPort::discard)
   for (const models::EgressPort* port : net->link_sender)
     watchdog_drops += port->discarded_packets();

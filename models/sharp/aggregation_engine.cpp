@@ -1,0 +1,192 @@
+#include "models/sharp/aggregation_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "models/switch.hpp"
+#include "sim/units.hpp"
+
+namespace models {
+
+AggregationEngine::AggregationEngine(Context& ctx, Switch& sw, const SharpParams& params)
+    : ctx_(ctx), switch_(sw), params_(params) {}
+
+void AggregationEngine::add_tree(uint32_t tree, std::vector<int> child_ports, int parent_port,
+                                 uint8_t vl, uint8_t sl, const SharpChunks* chunks) {
+  Tree t;
+  t.id = tree;
+  t.child_of_port.assign(switch_.port_count(), -1);
+  for (size_t c = 0; c < child_ports.size(); ++c) {
+    t.child_of_port[static_cast<size_t>(child_ports[c])] = static_cast<int>(c);
+  }
+  t.child_ports = std::move(child_ports);
+  t.parent_port = parent_port;
+  t.vl = vl;
+  t.sl = sl;
+  t.chunks = chunks;
+  t.slots.resize(static_cast<size_t>(params_.max_outstanding_chunks));
+  if (local_of_tree_.size() <= tree) local_of_tree_.resize(tree + 1, -1);
+  local_of_tree_[tree] = static_cast<int>(trees_.size());
+  trees_.push_back(std::move(t));
+}
+
+void AggregationEngine::start(uint32_t tree) {
+  Tree& t = trees_[static_cast<size_t>(local_of_tree_[tree])];
+  const size_t packets = static_cast<size_t>(t.chunks->packets(0));
+  for (Slot& s : t.slots) {
+    s.chunk = -1;
+    s.arrived.assign(t.child_ports.size(), 0);
+    s.hits.assign(packets, 0);
+    s.ready.assign(packets, sim::Time(0));
+  }
+  t.busy_until = ctx_.sim.now();
+  t.reduce_chunk = t.down_chunk = 0;
+  t.reduce_packet = t.down_packet = 0;
+}
+
+// The packet's blocks stay in its input buffer (and its credits with the sender) while held;
+// the switch's MMU accounts them against that port both ways (the aggregation node has no
+// egress queue of its own in the MMU).
+void AggregationEngine::hold(uint16_t in_port, uint8_t vl, uint32_t wire) {
+  if (switch_.buffer().admit(in_port, in_port, vl, wire) != Admission::Admitted) {
+    throw std::logic_error("SHARP: " + switch_.name() + " port " + std::to_string(in_port) +
+                           " refused a packet of its aggregation node at " +
+                           sim::format_time(ctx_.sim.now()));
+  }
+}
+
+void AggregationEngine::unhold(uint16_t in_port, uint8_t vl, uint32_t wire) {
+  switch_.buffer().release(in_port, in_port, vl, wire);
+}
+
+void AggregationEngine::receive(PacketHandle h, uint16_t in_port) {
+  const Packet& p = ctx_.pool[h];
+  ++stats_.packets_received;
+  if (p.qp >= local_of_tree_.size() || local_of_tree_[p.qp] < 0) {
+    throw std::logic_error("SHARP: " + switch_.name() + " is not in aggregation tree " +
+                           std::to_string(p.qp));
+  }
+  const auto local = static_cast<uint32_t>(local_of_tree_[p.qp]);
+  Tree& t = trees_[local];
+  if ((p.flags & kFlagSharpResult) != 0) {
+    receive_down(t, local, h, in_port);
+  } else {
+    receive_up(t, local, h, in_port);
+  }
+}
+
+void AggregationEngine::receive_up(Tree& t, uint32_t local, PacketHandle h, uint16_t in_port) {
+  const Packet& p = ctx_.pool[h];
+  const int child = t.child_of_port[in_port];
+  if (child < 0) {
+    throw std::logic_error("SHARP: " + switch_.name() + " got a contribution on port " +
+                           std::to_string(in_port) + ", not a child of tree " +
+                           std::to_string(t.id));
+  }
+  hold(in_port, p.priority, p.wire_bytes);
+  const int64_t j = p.psn;
+  Slot& s = t.slots[static_cast<size_t>(j % params_.max_outstanding_chunks)];
+  if (s.chunk != j) {
+    if (s.chunk >= 0) {
+      throw std::logic_error("SHARP: chunk " + std::to_string(j) + " reached " + switch_.name() +
+                             " while its slot still holds chunk " + std::to_string(s.chunk));
+    }
+    s.chunk = j;
+  }
+  const uint32_t n = s.arrived[static_cast<size_t>(child)]++;
+  // Fully in at its last bit plus the switch's latency (the link hands it over at the first
+  // bit plus that latency under cut-through).
+  const sim::Time in = switch_.params().forwarding == Forwarding::CutThrough
+                           ? ctx_.sim.now() + p.ser_in
+                           : ctx_.sim.now();
+  s.ready[n] = std::max(s.ready[n], in);
+  ctx_.pool.release(h);
+  if (++s.hits[n] < t.child_ports.size()) return;
+  // Packet n of every child is in: the reduction unit takes it after what it already has.
+  const sim::Time begin = std::max(s.ready[n], t.busy_until);
+  t.busy_until =
+      params_.reduction_rate_bps > 0
+          ? begin + sim::serialization_time(t.chunks->payload(j, n), params_.reduction_rate_bps)
+          : begin;
+  ctx_.sim.at(t.busy_until, this, kReduced, local);
+}
+
+void AggregationEngine::receive_down(Tree& t, uint32_t local, PacketHandle h, uint16_t in_port) {
+  const Packet& p = ctx_.pool[h];
+  if (static_cast<int>(in_port) != t.parent_port) {
+    throw std::logic_error("SHARP: " + switch_.name() + " got a result on port " +
+                           std::to_string(in_port) + ", not its parent's in tree " +
+                           std::to_string(t.id));
+  }
+  hold(in_port, p.priority, p.wire_bytes);
+  const sim::Time in =
+      switch_.params().forwarding == Forwarding::CutThrough ? p.ser_in : sim::Time(0);
+  ctx_.pool.release(h);
+  ctx_.sim.after(in, this, kDownArrived, local);
+}
+
+void AggregationEngine::send_chunk(const Tree& t, int64_t chunk, int port, bool result) {
+  EgressPort& out = switch_.port(static_cast<size_t>(port));
+  const SharpChunks& c = *t.chunks;
+  for (uint32_t n = 0; n < c.packets(chunk); ++n) {
+    const PacketHandle h = ctx_.pool.alloc();
+    Packet& p = ctx_.pool[h];
+    p.type = PacketType::Sharp;
+    p.qp = t.id;
+    p.psn = static_cast<uint32_t>(chunk);
+    p.payload_bytes = c.payload(chunk, n);
+    p.wire_bytes = c.wire(chunk, n);
+    p.priority = t.vl;
+    p.sl = t.sl;
+    p.flags = result ? kFlagSharpResult : 0;
+    p.sent_at = ctx_.sim.now();
+    out.enqueue(h, p, kAggregationInPort, ctx_.sim.now());
+    ++stats_.packets_sent;
+  }
+}
+
+void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
+  Tree& t = trees_[arg & 0xffffu];
+  const uint32_t local = static_cast<uint32_t>(arg & 0xffffu);
+  const SharpChunks& c = *t.chunks;
+  switch (kind) {
+    case kReduced: {  // packet (reduce_chunk, reduce_packet) of every child is consumed
+      const int64_t j = t.reduce_chunk;
+      const uint32_t n = t.reduce_packet;
+      for (int port : t.child_ports) unhold(static_cast<uint16_t>(port), t.vl, c.wire(j, n));
+      if (++t.reduce_packet < c.packets(j)) return;
+      t.reduce_packet = 0;
+      ++t.reduce_chunk;
+      ++stats_.chunks_reduced;
+      ctx_.sim.after(params_.latency, this, t.parent_port < 0 ? kReplicate : kEmitUp,
+                     chunk_arg(local, j));
+      return;
+    }
+    case kEmitUp:
+      send_chunk(t, static_cast<int64_t>(arg >> 16), t.parent_port, false);
+      return;
+    case kDownArrived: {  // result packet (down_chunk, down_packet) is fully in
+      const int64_t j = t.down_chunk;
+      const uint32_t n = t.down_packet;
+      unhold(static_cast<uint16_t>(t.parent_port), t.vl, c.wire(j, n));
+      if (++t.down_packet < c.packets(j)) return;
+      t.down_packet = 0;
+      ++t.down_chunk;
+      ctx_.sim.after(params_.latency, this, kReplicate, chunk_arg(local, j));
+      return;
+    }
+    case kReplicate: {  // the result of chunk j goes to every child; its slot is free again
+      const auto j = static_cast<int64_t>(arg >> 16);
+      for (int port : t.child_ports) send_chunk(t, j, port, true);
+      Slot& s = t.slots[static_cast<size_t>(j % params_.max_outstanding_chunks)];
+      s.chunk = -1;
+      std::fill(s.arrived.begin(), s.arrived.end(), 0u);
+      std::fill(s.hits.begin(), s.hits.end(), 0u);
+      std::fill(s.ready.begin(), s.ready.end(), sim::Time(0));
+      return;
+    }
+  }
+}
+
+}  // namespace models

@@ -1,0 +1,146 @@
+#include "models/sharp/sharp_allreduce.hpp"
+
+#include <stdexcept>
+
+#include "models/nic.hpp"
+#include "models/switch.hpp"
+
+namespace models {
+
+SharpAllReduce::SharpAllReduce(Context& ctx, const topo::Fabric& fabric,
+                               std::vector<Switch*> switch_of_node, std::vector<Nic*> nics,
+                               const SharpParams& params, const std::array<uint8_t, 16>& sl_to_vl,
+                               int64_t mtu, int64_t overhead)
+    : ctx_(ctx),
+      fabric_(fabric),
+      switch_of_node_(std::move(switch_of_node)),
+      nics_(std::move(nics)),
+      params_(params),
+      sl_to_vl_(sl_to_vl),
+      mtu_(mtu),
+      overhead_(overhead),
+      engine_of_node_(switch_of_node_.size(), nullptr) {
+  for (Nic* nic : nics_) nic->set_sharp(this);
+}
+
+uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl) {
+  // A group of these hosts that is not running an all-reduce now (`done` is set while one runs):
+  // two collectives over the same hosts at once get a tree each.
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const Group& e = *groups_[g];
+    if (e.hosts == hosts && e.sl == sl && !e.done) return static_cast<uint32_t>(g);
+  }
+  const auto id = static_cast<uint32_t>(groups_.size());
+  auto g = std::make_unique<Group>();
+  g->hosts = hosts;
+  g->sl = sl;
+  g->vl = sl_to_vl_[sl];
+  std::vector<int> nodes;
+  for (uint32_t h : hosts) nodes.push_back(fabric_.host_node[h]);
+  g->tree = topo::build_aggregation_tree(fabric_, nodes);
+  g->chunks = std::make_unique<SharpChunks>();
+  g->index_of_host.assign(nics_.size(), -1);
+  for (size_t i = 0; i < hosts.size(); ++i) g->index_of_host[hosts[i]] = static_cast<int>(i);
+  for (const topo::AggregationSwitch& s : g->tree.switches) {
+    AggregationEngine*& e = engine_of_node_[static_cast<size_t>(s.node)];
+    if (e == nullptr) {
+      Switch& sw = *switch_of_node_[static_cast<size_t>(s.node)];
+      engines_.push_back(std::make_unique<AggregationEngine>(ctx_, sw, params_));
+      e = engines_.back().get();
+      sw.set_aggregation(e);
+    }
+    e->add_tree(id, s.child_ports, s.parent_port, g->vl, g->sl, g->chunks.get());
+  }
+  groups_.push_back(std::move(g));
+  return id;
+}
+
+void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> done,
+                           const std::vector<sim::Time>& host_delay) {
+  Group& g = *groups_[group];
+  if (g.done) throw std::logic_error("SHARP: group " + std::to_string(group) + " is still running");
+  *g.chunks = SharpChunks{bytes, params_.chunk_bytes, mtu_, overhead_};
+  g.state.assign(g.hosts.size(), HostState{});
+  g.counters.assign(g.hosts.size(), SharpHostCounters{});
+  g.hosts_done = 0;
+  g.done = done ? std::move(done) : [] {};
+  if (g.chunks->chunks() == 0) {
+    ctx_.sim.after(sim::Time(0), this, kDone, group);
+    return;
+  }
+  for (const topo::AggregationSwitch& s : g.tree.switches) {
+    engine_of_node_[static_cast<size_t>(s.node)]->start(group);
+  }
+  for (size_t i = 0; i < g.hosts.size(); ++i) {
+    const sim::Time delay = i < host_delay.size() ? host_delay[i] : sim::Time(0);
+    ctx_.sim.after(delay, this, kHostStart, (static_cast<uint64_t>(group) << 32) | i);
+  }
+}
+
+void SharpAllReduce::send_chunk(Group& g, uint32_t group, size_t i) {
+  HostState& st = g.state[i];
+  const int64_t j = st.next_send++;
+  const SharpChunks& c = *g.chunks;
+  Nic& nic = *nics_[g.hosts[i]];
+  for (uint32_t n = 0; n < c.packets(j); ++n) {
+    const PacketHandle h = ctx_.pool.alloc();
+    Packet& p = ctx_.pool[h];
+    p.type = PacketType::Sharp;
+    p.qp = group;
+    p.psn = static_cast<uint32_t>(j);
+    p.src_host = g.hosts[i];
+    p.payload_bytes = c.payload(j, n);
+    p.wire_bytes = c.wire(j, n);
+    p.priority = g.vl;
+    p.sl = g.sl;
+    p.sent_at = ctx_.sim.now();
+    g.counters[i].data_sent += p.payload_bytes;
+    g.counters[i].wire_sent += p.wire_bytes;
+    nic.port().enqueue(h, p);
+  }
+}
+
+void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
+  Group& g = *groups_[p.qp];
+  const int i = g.index_of_host[host];
+  if (i < 0 || (p.flags & kFlagSharpResult) == 0) {
+    throw std::logic_error("SHARP: host " + std::to_string(host) +
+                           " received a packet of a group it is not in");
+  }
+  ++results_received_;
+  HostState& st = g.state[static_cast<size_t>(i)];
+  SharpHostCounters& k = g.counters[static_cast<size_t>(i)];
+  if (k.data_received == 0) k.first_result = ctx_.sim.now();
+  k.data_received += p.payload_bytes;
+  k.wire_received += p.wire_bytes;
+  const SharpChunks& c = *g.chunks;
+  if (++st.result_packets < c.packets(st.completed)) return;
+  st.result_packets = 0;
+  ++st.completed;
+  if (st.next_send < c.chunks()) send_chunk(g, p.qp, static_cast<size_t>(i));
+  if (st.completed < c.chunks()) return;
+  k.done = ctx_.sim.now();
+  if (++g.hosts_done == g.hosts.size()) ctx_.sim.after(sim::Time(0), this, kDone, p.qp);
+}
+
+uint64_t SharpAllReduce::packets_consumed() const {
+  uint64_t n = results_received_;
+  for (const auto& e : engines_) n += e->stats().packets_received;
+  return n;
+}
+
+void SharpAllReduce::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kHostStart) {
+    Group& g = *groups_[arg >> 32];
+    const size_t i = arg & 0xffffffffu;
+    const int64_t first = std::min<int64_t>(params_.max_outstanding_chunks, g.chunks->chunks());
+    for (int64_t j = 0; j < first; ++j) send_chunk(g, static_cast<uint32_t>(arg >> 32), i);
+    return;
+  }
+  Group& g = *groups_[arg];
+  const std::function<void()> done = std::move(g.done);  // it may start the next all-reduce
+  g.done = nullptr;
+  done();
+}
+
+}  // namespace models

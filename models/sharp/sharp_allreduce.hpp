@@ -1,0 +1,107 @@
+// All-reduce by in-network reduction (SHARP) over an InfiniBand fabric: the groups of hosts,
+// their aggregation trees (topologies/aggregation_tree.hpp), one AggregationEngine per switch
+// of any tree, and the hosts' side.
+//
+// A host sends each chunk of its data once, up to its tree switch, and receives each chunk of
+// the result once: it keeps at most SharpParams::max_outstanding_chunks chunks outstanding and
+// sends the next one when a result chunk is complete. Its packets go through its NIC's port
+// (and the port's credits) in the group's VL; the NIC hands arriving results back here. The
+// all-reduce is done when every host has the whole result.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/context.hpp"
+#include "models/sharp/aggregation_engine.hpp"
+#include "models/sharp/sharp_params.hpp"
+#include "topologies/aggregation_tree.hpp"
+
+namespace models {
+
+class Nic;
+class Switch;
+
+// What one host of a group sent and received in the last all-reduce.
+struct SharpHostCounters {
+  int64_t data_sent = 0;
+  int64_t data_received = 0;
+  int64_t wire_sent = 0;
+  int64_t wire_received = 0;
+  sim::Time first_result;  // its first result packet
+  sim::Time done;          // its last one
+};
+
+class SharpAllReduce final : public sim::EventHandler {
+ public:
+  // `switch_of_node[node]`: the switch of a fabric node (nullptr for hosts); `nics[host]`;
+  // `sl_to_vl`: the fabric's SL -> VL table; `mtu`/`overhead`: the NICs' payload per packet and
+  // its header and framing bytes.
+  SharpAllReduce(Context& ctx, const topo::Fabric& fabric, std::vector<Switch*> switch_of_node,
+                 std::vector<Nic*> nics, const SharpParams& params,
+                 const std::array<uint8_t, 16>& sl_to_vl, int64_t mtu, int64_t overhead);
+
+  // A group of these hosts (host numbers, in rank order) on service level `sl` that is not
+  // running an all-reduce now: an existing one, else a new one (its tree and its engines), so
+  // two collectives over the same hosts at once each get their own tree.
+  uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl);
+  // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
+  // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
+  void start(uint32_t group, int64_t bytes, std::function<void()> done,
+             const std::vector<sim::Time>& host_delay = {});
+
+  const topo::AggregationTree& tree(uint32_t group) const { return groups_[group]->tree; }
+  const SharpChunks& chunks(uint32_t group) const { return *groups_[group]->chunks; }
+  const std::vector<SharpHostCounters>& counters(uint32_t group) const {
+    return groups_[group]->counters;
+  }
+  const SharpParams& params() const { return params_; }
+  // The engine of a fabric node (nullptr when in no tree).
+  const AggregationEngine* engine(int node) const { return engine_of_node_[node]; }
+
+  // Packets consumed so far: by the aggregation nodes and, as results, by the hosts (the run's
+  // packet conservation check).
+  uint64_t packets_consumed() const;
+
+  // A result packet reached host `host` (called by its NIC).
+  void on_result(uint32_t host, const Packet& p);
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  enum Kind : uint32_t { kHostStart = 0, kDone = 1 };
+  struct HostState {
+    int64_t next_send = 0;        // next chunk to send
+    int64_t completed = 0;        // result chunks complete
+    uint32_t result_packets = 0;  // of the chunk being received
+  };
+  struct Group {
+    std::vector<uint32_t> hosts;
+    uint8_t sl = 0, vl = 0;
+    topo::AggregationTree tree;
+    std::unique_ptr<SharpChunks> chunks;  // engines keep a pointer to it
+    std::vector<int> index_of_host;       // [host number] -> position in hosts, or -1
+    std::vector<HostState> state;
+    std::vector<SharpHostCounters> counters;
+    size_t hosts_done = 0;
+    std::function<void()> done;
+  };
+  void send_chunk(Group& g, uint32_t group, size_t i);
+
+  Context& ctx_;
+  const topo::Fabric& fabric_;
+  std::vector<Switch*> switch_of_node_;
+  std::vector<Nic*> nics_;
+  SharpParams params_;
+  std::array<uint8_t, 16> sl_to_vl_;
+  int64_t mtu_;
+  int64_t overhead_;
+  std::vector<std::unique_ptr<Group>> groups_;
+  std::vector<std::unique_ptr<AggregationEngine>> engines_;
+  std::vector<AggregationEngine*> engine_of_node_;
+  uint64_t results_received_ = 0;  // result packets at hosts, all groups
+};
+
+}  // namespace models
