@@ -259,3 +259,23 @@ TEST_CASE("timeline: the CLI writes the file and refuses bad options", "[timelin
   CHECK(no_file.exit_code == 2);
   CHECK(!std::filesystem::exists(dir / "t2.json"));
 }
+
+TEST_CASE("timeline: a SHARP all-reduce spans every rank over the whole iteration",
+          "[timeline][sharp]") {
+  scen::Json j;
+  j["name"] = "timeline-sharp";
+  j["topology"] = star(4, "100Gbps");
+  j["fabric"] = "infiniband";
+  j["workload"]["collective"] = {{"op", "all_reduce"}, {"algorithm", "sharp"}, {"size", "1MiB"}};
+  const scen::RunOutcome out = run_with_timeline(j);
+  REQUIRE(out.collectives.size() == 1);
+  int ranks = 0;
+  for (const auto& sp : out.timeline->spans()) {
+    if (out.timeline->tracks()[sp.track].process.rfind("collective 0", 0) != 0) continue;
+    ++ranks;
+    CHECK(sp.start == out.collectives[0].start);
+    CHECK(sp.end == out.collectives[0].end);
+    CHECK(out.timeline->names()[sp.name] == "all_reduce 1MiB sharp/simple");
+  }
+  CHECK(ranks == 4);
+}

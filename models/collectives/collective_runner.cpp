@@ -94,17 +94,7 @@ void CollectiveRunner::begin_iteration() {
   for (const CollectiveMessage& m : schedule_.messages) {
     current_.messages += m.src_rank != m.dst_rank ? 1 : 0;  // joins are no messages
   }
-  if (ctx_.timeline != nullptr) {
-    if (!timeline_) {
-      timeline_ = std::make_unique<CollectiveTimeline>(
-          *ctx_.timeline,
-          timeline_process_.empty()
-              ? "collective " + std::to_string(index_) + ": " + to_string(spec_.op)
-              : timeline_process_,
-          spec_);
-    }
-    timeline_->begin(schedule_.messages.size(), iteration_start_);
-  }
+  begin_timeline(schedule_.messages.size());
   if (remaining_ == 0) {
     finish_iteration();
     return;
@@ -124,6 +114,19 @@ void CollectiveRunner::begin_iteration() {
   completed_ = std::move(joins);
   remaining_ -= completed_.size();
   drain();
+}
+
+void CollectiveRunner::begin_timeline(size_t messages) {
+  if (ctx_.timeline == nullptr) return;
+  if (!timeline_) {
+    timeline_ = std::make_unique<CollectiveTimeline>(
+        *ctx_.timeline,
+        timeline_process_.empty()
+            ? "collective " + std::to_string(index_) + ": " + to_string(spec_.op)
+            : timeline_process_,
+        spec_);
+  }
+  timeline_->begin(messages, iteration_start_);
 }
 
 void CollectiveRunner::ready(uint32_t message) {

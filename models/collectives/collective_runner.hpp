@@ -71,7 +71,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
  private:
   enum Kind : uint32_t { kBegin = 0, kPost = 1 };
   void begin_iteration();
-  void ready(uint32_t message);  // all dependencies met
+  void begin_timeline(size_t messages);  // `run --timeline`: this iteration's spans
+  void ready(uint32_t message);          // all dependencies met
   // `message` is complete: releases its successors (joins at once, without recursion) and
   // finishes the iteration after the last one.
   void complete(uint32_t message);

@@ -21,6 +21,8 @@ class CollectiveTimeline {
   void begin(size_t messages, sim::Time now);
   void posted(uint32_t message, sim::Time now) { posted_at_[message] = now; }
   void completed(uint32_t message, const CollectiveMessage& m, sim::Time now);
+  // Every rank took part until `now` (an iteration without messages of ours: SHARP).
+  void all_ranks_until(sim::Time now) { rank_last_.assign(rank_last_.size(), now); }
   // One iteration of `r`'s size has ended.
   void finish(const CollectiveResult& r);
 

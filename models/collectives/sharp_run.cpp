@@ -20,7 +20,9 @@ void CollectiveRunner::run_sharp(int64_t size) {
   protocol_ = CollectiveProtocol::Simple;
   current_.protocol = CollectiveProtocol::Simple;
   iteration_start_ = ctx_.sim.now();
+  begin_timeline(0);
   sharp_->start(group, size, [this, group] {
+    if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
     const auto& counters = sharp_->counters(group);
     for (size_t r = 0; r < counters.size(); ++r) {
       current_.rank_data_sent[r] += counters[r].data_sent;

@@ -25,7 +25,7 @@ struct TrainingSpec {
   // GPUs the model runs on, for MFU; 0 = the all-reduce's ranks. More when the simulated
   // all-reduce is one of several identical groups (e.g. one rail's data-parallel group).
   int gpus = 0;
-  CollectiveSpec comm;              // ranks, algorithm, protocol, channels, chunk
+  CollectiveSpec comm;  // ranks, algorithm, protocol, channels, chunk
 };
 
 }  // namespace models

@@ -15,8 +15,8 @@
 #include "scenarios/run/ib_cc_results.hpp"
 #include "scenarios/run/infiniband_results.hpp"
 #include "scenarios/run/link_event_schedule.hpp"
-#include "scenarios/run/run_timeline.hpp"
 #include "scenarios/run/routing_results.hpp"
+#include "scenarios/run/run_timeline.hpp"
 
 namespace scen {
 namespace {

@@ -10,12 +10,12 @@
 
 #include "models/collectives/collective_runner.hpp"
 #include "models/collectives/training_step.hpp"
-#include "models/timeseries_sampler.hpp"
-#include "models/nic.hpp"
 #include "models/ib/ib_cc.hpp"
+#include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/timeline.hpp"
+#include "models/timeseries_sampler.hpp"
 #include "scenarios/loader/scenario.hpp"
 
 namespace scen {
@@ -103,7 +103,7 @@ struct RunOutcome {
 };
 
 struct RunOptions {
-  bool progress = false;  // a progress line on stderr (terminal only; the CLI decides)
+  bool progress = false;             // a progress line on stderr (terminal only; the CLI decides)
   models::TimelineOptions timeline;  // spans to record (run_timeline.hpp); off by default
 };
 
