@@ -3,6 +3,7 @@
 //
 //   build/bin/rdmasim_bench                       the shipped benchmark scenarios
 //   build/bin/rdmasim_bench file.json ...         the given scenario files
+//   build/bin/rdmasim_bench --gpu1024             only the 1,024-GPU all-reduce
 //   RDMASIM_SHARED=../shared build/bin/rdmasim_bench --peers
 //                                                 the peers' exact workloads, via the importers
 #include <cstdio>
@@ -81,10 +82,13 @@ scen::LoadOptions roce_dcqcn() {
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   bool peers = false;
+  bool gpu1024_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--peers") {
       peers = true;
+    } else if (a == "--gpu1024") {
+      gpu1024_only = true;
     } else {
       files.push_back(a);
     }
@@ -108,6 +112,13 @@ int main(int argc, char** argv) {
       report("hpcc websearch 1ms +DCQCN", scen::load_scenario_json(web, ".", roce_dcqcn()));
       return 0;
     }
+    // One 8 MiB hierarchical all-reduce on 1,024 H100 GPUs (128 dgx-h100 servers, 8 rails at
+    // 400 Gb/s): 548,864 collective messages, whose transport slots are reused.
+    const std::string gpu1024 = std::string(RDMASIM_BENCH_DIR) + "/allreduce-1024gpu.json";
+    if (gpu1024_only) {
+      report("allreduce 8MiB 1024 GPUs", scen::load_scenario_file(gpu1024));
+      return 0;
+    }
     if (files.empty()) {
       const std::string dir = RDMASIM_SCENARIO_DIR;
       files = {dir + "/quickstart.json", dir + "/incast-8to1.json",
@@ -123,6 +134,7 @@ int main(int argc, char** argv) {
              scen::load_scenario_file(dir + "/permutation-fattree-1024.json", roce_400g()));
       report("permutation-fattree-1024 400G InfiniBand",
              scen::load_scenario_file(dir + "/permutation-fattree-1024.json", infiniband_ndr()));
+      report("allreduce 8MiB 1024 GPUs", scen::load_scenario_file(gpu1024));
       return 0;
     }
     for (const auto& f : files)

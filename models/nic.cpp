@@ -131,6 +131,7 @@ PacketHandle Nic::make_data_packet(QueuePair& qp) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& p = ctx_.pool[h];
   p.qp = qp.id;
+  ctx_.pool.count_qp_packet(p);
   p.src_host = qp.src_host;
   p.dst_host = qp.dst_host;
   p.psn = qp.snd_nxt;
@@ -152,6 +153,7 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& a = ctx_.pool[h];
   a.qp = data.qp;
+  ctx_.pool.count_qp_packet(a);
   a.src_host = data.dst_host;
   a.dst_host = data.src_host;
   a.psn = psn;
@@ -183,6 +185,7 @@ void Nic::send_cnp(const Packet& data) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& c = ctx_.pool[h];
   c.qp = data.qp;
+  ctx_.pool.count_qp_packet(c);
   c.src_host = data.dst_host;
   c.dst_host = data.src_host;
   c.wire_bytes = static_cast<uint32_t>(params_.header_bytes + params_.cnp_payload_bytes +

@@ -27,6 +27,7 @@ constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arriv
 // models/ib/fecn_marker.hpp).
 constexpr uint8_t kFlagFecn = 2;
 constexpr uint8_t kFlagSharpResult = 4;  // on a Sharp packet: the reduced result, going down
+constexpr uint8_t kFlagQpCounted = 8;   // counted in PacketPool::qp_packets until released
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };
@@ -74,8 +75,24 @@ class PacketPool {
   }
   void release(PacketHandle h) {
     --live_;
+    if (track_qps_) {
+      const Packet& p = (*this)[h];
+      if ((p.flags & kFlagQpCounted) != 0) --qp_live_[p.qp];
+    }
     free_.push_back(h);
   }
+  // Per-QP count of live packets, on once a transport reuses the ids of finished queue pairs
+  // (models/transport.hpp): a finished QP's id is reused only when none of its packets (a late
+  // ACK, a duplicate, a CNP) is left anywhere in the network.
+  void track_qp_packets() { track_qps_ = true; }
+  // `p` (its `qp` set) is a packet of a queue pair: counted until released.
+  void count_qp_packet(Packet& p) {
+    if (!track_qps_) return;
+    if (p.qp >= qp_live_.size()) qp_live_.resize(static_cast<size_t>(p.qp) + 1, 0);
+    ++qp_live_[p.qp];
+    p.flags |= kFlagQpCounted;
+  }
+  uint32_t qp_packets(uint32_t qp) const { return qp < qp_live_.size() ? qp_live_[qp] : 0; }
   Packet& operator[](PacketHandle h) { return chunks_[h / kChunk][h % kChunk]; }
   const Packet& operator[](PacketHandle h) const { return chunks_[h / kChunk][h % kChunk]; }
 
@@ -90,6 +107,8 @@ class PacketPool {
   uint32_t next_ = 0;
   uint64_t live_ = 0;
   uint64_t allocated_total_ = 0;
+  bool track_qps_ = false;
+  std::vector<uint32_t> qp_live_;  // by QP id, while track_qps_
 };
 
 }  // namespace models

@@ -6,21 +6,26 @@
 
 namespace models {
 
-uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport) {
-  const uint32_t flow_id = static_cast<uint32_t>(flows_.size());
-  FlowState f;
-  f.spec = spec;
-  f.first_qp = static_cast<uint32_t>(qps_.size());
+uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport,
+                             bool recycle) {
   // Stripe the message over its QPs in contiguous runs of MTU packets; the last non-empty QP
   // carries the message's short tail packet. QPs beyond the packet count are not created.
   const int64_t mtu = params_.mtu;
   const int64_t packets = (spec.bytes + mtu - 1) / mtu;
   const int64_t used_qps = std::min<int64_t>(spec.qps, packets);
+  recycle = recycle && !keep_qp_ids_;
+  if (recycle) ctx_.pool.track_qp_packets();
+  const uint32_t reused = recycle ? reuse_slot(static_cast<uint32_t>(used_qps)) : UINT32_MAX;
+  const uint32_t flow_id = reused != UINT32_MAX ? reused : static_cast<uint32_t>(flows_.size());
+  FlowState f;
+  f.spec = spec;
+  f.recycle = recycle;
+  f.first_qp = reused != UINT32_MAX ? flows_[reused].first_qp : static_cast<uint32_t>(qps_.size());
   f.qp_count = static_cast<uint32_t>(used_qps);
   f.qps_remaining = f.qp_count;
   for (int64_t k = 0; k < used_qps; ++k) {
     auto qp = std::make_unique<QueuePair>();
-    qp->id = static_cast<uint32_t>(qps_.size());
+    qp->id = f.first_qp + static_cast<uint32_t>(k);
     qp->flow = flow_id;
     qp->src_host = static_cast<uint32_t>(spec.src_host);
     qp->dst_host = static_cast<uint32_t>(spec.dst_host);
@@ -34,9 +39,17 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
     qp->bytes = bytes;
     qp->total_packets = static_cast<uint32_t>(my_packets);
     qp->last_payload = static_cast<uint32_t>(bytes - (my_packets - 1) * mtu);
-    qps_.push_back(std::move(qp));
+    if (reused != UINT32_MAX) {
+      qps_[qp->id] = std::move(qp);
+    } else {
+      qps_.push_back(std::move(qp));
+    }
   }
-  flows_.push_back(std::move(f));
+  if (reused != UINT32_MAX) {
+    flows_[reused] = std::move(f);
+  } else {
+    flows_.push_back(std::move(f));
+  }
   return flow_id;
 }
 
@@ -62,7 +75,9 @@ void Transport::on_qp_complete(QueuePair& qp) {
     f.done = true;
     f.finish = ctx_.sim.now();
     ++flows_done_;
-    for (auto* l : listeners_) l->on_flow_complete(qp.flow);
+    const uint32_t flow = qp.flow;
+    for (auto* l : listeners_) l->on_flow_complete(flow);
+    if (flows_[flow].recycle) retire(flow);
   }
 }
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/context.hpp"
@@ -61,7 +63,18 @@ struct FlowState {
   uint32_t qp_count = 0;
   uint32_t qps_remaining = 0;
   bool done = false;
+  bool recycle = false;  // its slot and QPs are reused once it is finished (add_flow)
   sim::Time finish;
+};
+
+// Counters of the messages whose slots were reused: what the per-flow sums of the run's
+// statistics would have held for them.
+struct RetiredFlowTotals {
+  uint64_t flows = 0;
+  uint64_t retransmitted_packets = 0;
+  uint64_t timeouts = 0;
+  uint64_t nacks_received = 0;
+  uint64_t duplicate_packets = 0;
 };
 
 // Hears about completed messages (workload generators that chain work, stop conditions).
@@ -79,8 +92,18 @@ class Transport final : public sim::EventHandler {
 
   void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
   void add_listener(CompletionListener* l) { listeners_.push_back(l); }
-  // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP).
-  uint32_t add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport);
+  // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP). A `recycle`
+  // flow (a collective's message) gives its flow id and QP ids back once it has finished and
+  // every listener has heard of it; a later recycle flow with as many QPs reuses them when
+  // nothing refers to them any more (transport_recycling.cpp: no packet of them left, out of
+  // their NIC's round-robin list). Ids are stable while in use.
+  // Memory then follows the messages in flight, not the messages posted.
+  uint32_t add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport,
+                    bool recycle = false);
+  // Something keeps per-QP state by id beyond a QP's life (DCQCN's rate state): ids are then
+  // never reused.
+  void keep_qp_ids() { keep_qp_ids_ = true; }
+  const RetiredFlowTotals& retired() const { return retired_; }
   // Schedules every flow's start.
   void schedule_starts();
   // Posts a flow's queue pairs now (flows added while the simulation runs: collectives).
@@ -93,6 +116,8 @@ class Transport final : public sim::EventHandler {
   size_t flow_count() const { return flows_.size(); }
   size_t flows_done() const { return flows_done_; }
   const NicParams& params() const { return params_; }
+  // Finished recycle flows waiting for reuse (their slots count in flow_count()).
+  size_t flows_retired() const { return retired_count_; }
 
   // Congestion control changed `qp.rate_bps`: its NIC re-paces it.
   void rate_changed(QueuePair& qp);
@@ -109,6 +134,18 @@ class Transport final : public sim::EventHandler {
   std::vector<FlowState> flows_;
   std::vector<CompletionListener*> listeners_;
   size_t flows_done_ = 0;
+
+  // Recycling (transport_recycling.cpp).
+  bool ready_for_reuse(const FlowState& f) const;
+  uint32_t reuse_slot(uint32_t qp_count);  // a ready retired flow id, or UINT32_MAX
+  void retire(uint32_t flow);
+  bool keep_qp_ids_ = false;
+  std::vector<std::deque<uint32_t>> retired_by_qps_;  // [QP count] finished recycle flows
+  size_t retired_count_ = 0;
+  RetiredFlowTotals retired_;
+  // RTO timers of reused QPs: a cancelled timer keeps its last event queued until at most
+  // one RTO after its QP finished; it lives until then (FIFO by that time).
+  std::deque<std::pair<sim::Time, std::unique_ptr<sim::Timer>>> timer_graveyard_;
 };
 
 }  // namespace models

@@ -162,7 +162,8 @@ void CollectiveRunner::post(uint32_t message) {
   fs.qps = spec_.qps;
   fs.tag = "collective";
   const uint32_t flow =
-      transport_.add_flow(fs, 0, connection_sport(m.src_rank, m.dst_rank, m.channel));
+      transport_.add_flow(fs, 0, connection_sport(m.src_rank, m.dst_rank, m.channel),
+                          /*recycle=*/true);
   if (message_of_flow_.size() <= flow) message_of_flow_.resize(flow + 1, 0);
   message_of_flow_[flow] = static_cast<int64_t>(message) + 1;
   current_.wire_bytes += m.wire_bytes;

@@ -13,6 +13,7 @@ IbCongestionControl::IbCongestionControl(Context& ctx, const IbCcParams& params,
       mtu_wire_bytes_(mtu_wire_bytes),
       stats_(hosts) {
   if (params_.cct.empty()) params_.cct = default_cct();
+  transport_.keep_qp_ids();  // CCTI and its timer by QP id outlive the QPs
 }
 
 IbCongestionControl::QpState& IbCongestionControl::state(uint32_t qp) {

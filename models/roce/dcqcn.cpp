@@ -9,7 +9,9 @@ Dcqcn::Dcqcn(Context& ctx, const DcqcnParams& params, Transport& transport)
     : ctx_(ctx),
       params_(params),
       transport_(transport),
-      one_minus_g_(static_cast<double>(params.dce_tcp_g) / 1024.0) {}
+      one_minus_g_(static_cast<double>(params.dce_tcp_g) / 1024.0) {
+  transport.keep_qp_ids();  // rate state and CNP times by QP id outlive the QPs
+}
 
 bool Dcqcn::cnp_due(uint32_t qp) {
   if (qp >= last_cnp_.size()) {

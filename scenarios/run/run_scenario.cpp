@@ -203,7 +203,9 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
 
   // Per-flow results.
   const auto& tr = *net->transport;
-  uint64_t retransmitted = 0, timeouts = 0, nacks = 0, duplicates = 0;
+  // Messages whose slots were reused (collectives) count as they would have.
+  uint64_t retransmitted = tr.retired().retransmitted_packets, timeouts = tr.retired().timeouts,
+           nacks = tr.retired().nacks_received, duplicates = tr.retired().duplicate_packets;
   for (uint32_t i = 0; i < tr.flow_count(); ++i) {
     const models::FlowState& fl = tr.flow(i);
     const bool collective = fl.spec.tag == "collective";  // reported in collectives.csv
