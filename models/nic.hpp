@@ -103,7 +103,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void activate(QueuePair& qp);
   bool has_sendable(const QueuePair& qp) const;
   PacketHandle make_data_packet(QueuePair& qp);
-  void schedule_pacing_wake(sim::Time at);  // one pending wake, the earliest
+  void schedule_pacing_wake(sim::Time at);                 // one pending wake, the earliest
   uint32_t data_payload_bytes(const QueuePair& qp) const;  // of the packet at snd_nxt
   uint32_t data_wire_bytes(const QueuePair& qp) const;
   void send_control(const Packet& data, PacketType type, uint32_t psn);

@@ -27,7 +27,7 @@ constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arriv
 // models/ib/fecn_marker.hpp).
 constexpr uint8_t kFlagFecn = 2;
 constexpr uint8_t kFlagSharpResult = 4;  // on a Sharp packet: the reduced result, going down
-constexpr uint8_t kFlagQpCounted = 8;   // counted in PacketPool::qp_packets until released
+constexpr uint8_t kFlagQpCounted = 8;    // counted in PacketPool::qp_packets until released
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };

@@ -211,9 +211,8 @@ TEST_CASE("QP ids are never reused when something keeps state by id", "[collecti
 
 TEST_CASE("InfiniBand congestion control keeps QP ids (its CCTI lives by id)",
           "[collectives][transport][ibcc]") {
-  scen::Json j = scenario({{"op", "all_reduce"}, {"algorithm", "ring"}, {"size", "1MiB"},
-                           {"chunk", "64KiB"}},
-                          0.0);
+  scen::Json j = scenario(
+      {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size", "1MiB"}, {"chunk", "64KiB"}}, 0.0);
   j["fabric"] = "infiniband";
   const Run plain = run(j, true);
   CHECK(plain.reused > 0);

@@ -19,13 +19,13 @@ std::string links_csv(const RunOutcome& out);
 // Per link direction and traffic class that carried or queued anything.
 std::string classes_csv(const RunOutcome& out);
 std::string timeseries_csv(const RunOutcome& out);
-std::string pfc_csv(const RunOutcome& out);  // time_ns,node,port,priority,event
-std::string rates_csv(const RunOutcome& out);
+std::string pfc_csv(const RunOutcome& out);    // time_ns,node,port,priority,event
+std::string rates_csv(const RunOutcome& out);  // DCQCN rate changes of the sampled flows
 // InfiniBand credit stalls: time_ns,node,port,vl,event (stall_start | stall_end),...
 std::string credits_csv(const RunOutcome& out);
 // ib_cc.csv (outputs/ib_cc_csv.cpp): CCTI changes of the sampled flows' QPs, InfiniBand CC.
 std::string ib_cc_csv(const RunOutcome& out);
-std::string nics_csv(const RunOutcome& out);  // one row per NIC: its counters  // DCQCN rate changes of the sampled flows
+std::string nics_csv(const RunOutcome& out);  // one row per NIC: its counters
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const std::string& content);
