@@ -16,16 +16,7 @@ namespace {
 
 // n hosts on one switch: every host has its own up and down link, so ring neighbours never
 // share one (a non-blocking fabric).
-scen::Json star(int n, const std::string& rate = "100Gbps") {
-  scen::Json t;
-  t["nodes"] = scen::Json::array({{{"name", "s0"}, {"kind", "switch"}}});
-  for (int h = 0; h < n; ++h) {
-    t["nodes"].push_back({{"name", "h" + std::to_string(h)}, {"kind", "host"}});
-    t["links"].push_back(
-        {{"a", "h" + std::to_string(h)}, {"b", "s0"}, {"rate", rate}, {"latency", "1us"}});
-  }
-  return t;
-}
+using test_support::star;
 
 scen::Json collective_scenario(const scen::Json& topology, const scen::Json& collective) {
   scen::Json j;

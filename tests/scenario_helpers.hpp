@@ -28,6 +28,19 @@ inline scen::Json chain_topology(const std::vector<std::string>& rates,
   return t;
 }
 
+// n hosts h0..h(n-1) on one switch s0, every link at `rate` with `latency`.
+inline scen::Json star(int n, const std::string& rate = "100Gbps",
+                       const std::string& latency = "1us") {
+  scen::Json t;
+  t["nodes"] = scen::Json::array({{{"name", "s0"}, {"kind", "switch"}}});
+  for (int h = 0; h < n; ++h) {
+    t["nodes"].push_back({{"name", "h" + std::to_string(h)}, {"kind", "host"}});
+    t["links"].push_back(
+        {{"a", "h" + std::to_string(h)}, {"b", "s0"}, {"rate", rate}, {"latency", latency}});
+  }
+  return t;
+}
+
 inline scen::Scenario load(const scen::Json& j) {
   return scen::load_scenario_json(j, ".", {});
 }

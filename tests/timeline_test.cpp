@@ -15,16 +15,7 @@ namespace {
 
 using test_support::load;
 
-scen::Json star(int n, const std::string& rate) {
-  scen::Json t;
-  t["nodes"] = scen::Json::array({{{"name", "s0"}, {"kind", "switch"}}});
-  for (int h = 0; h < n; ++h) {
-    t["nodes"].push_back({{"name", "h" + std::to_string(h)}, {"kind", "host"}});
-    t["links"].push_back(
-        {{"a", "h" + std::to_string(h)}, {"b", "s0"}, {"rate", rate}, {"latency", "1us"}});
-  }
-  return t;
-}
+using test_support::star;
 
 scen::RunOutcome run_with_timeline(const scen::Json& j, models::TimelineOptions o = {}) {
   o.enabled = true;

@@ -10,16 +10,7 @@
 
 namespace {
 
-scen::Json star(int n) {
-  scen::Json t;
-  t["nodes"] = scen::Json::array({{{"name", "s0"}, {"kind", "switch"}}});
-  for (int h = 0; h < n; ++h) {
-    t["nodes"].push_back({{"name", "h" + std::to_string(h)}, {"kind", "host"}});
-    t["links"].push_back(
-        {{"a", "h" + std::to_string(h)}, {"b", "s0"}, {"rate", "100Gbps"}, {"latency", "1us"}});
-  }
-  return t;
-}
+using test_support::star;
 
 scen::Json base() {
   scen::Json j;
