@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "rate_control_rig.hpp"
 #include "scenario_helpers.hpp"
 
 namespace {
@@ -14,37 +15,13 @@ namespace {
 using namespace sim::literals;
 constexpr int64_t kLine = 100'000'000'000;
 
-// One QP of a long flow, with the transport that holds it and a controller.
-struct Rig {
-  sim::Simulator sim{1};
-  models::PacketPool pool;
-  models::Context ctx{sim, pool};
-  models::NicParams nic;
-  models::Transport transport{ctx, nic};
-  std::unique_ptr<models::Dcqcn> dcqcn;
-  explicit Rig(const models::DcqcnParams& p) {
-    models::FlowSpec f;
-    f.src_host = 0;
-    f.dst_host = 1;
-    f.bytes = 1'000'000'000;
-    transport.add_flow(f, 0, 1000);
-    qp().rate_bps = kLine;
-    qp().posted = true;
-    dcqcn = std::make_unique<models::Dcqcn>(ctx, p, transport);
-  }
-  models::QueuePair& qp() { return transport.qp(0); }
-  // Runs the simulation to exactly `t` (an empty event list would leave the clock behind).
-  void run_to(sim::Time t) {
-    sim.at(t, &noop, 0);
-    sim.run(t);
-  }
+// One QP of a long flow and a DCQCN controller; a notification is a CNP reaching the QP.
+struct Rig : test_support::RateControlRig<models::Dcqcn> {
+  explicit Rig(const models::DcqcnParams& p) : RateControlRig(kLine, p) {}
   void notify_at(sim::Time t) {
     run_to(t);
-    dcqcn->on_notification(qp(), kLine);
+    controller->on_notification(qp(), kLine);
   }
-  struct Noop final : sim::EventHandler {
-    void on_event(uint32_t, uint64_t) override {}
-  } noop;
 };
 
 models::DcqcnParams preset(const std::string& name) {
@@ -61,12 +38,12 @@ TEST_CASE("dcqcn: paper preset cuts by alpha/2 at once and raises alpha", "[dcqc
   rig.notify_at(10_us);
   // alpha starts at 1: the first CNP halves the rate; alpha = (1-g) + g = 1.
   CHECK(rig.qp().rate_bps == kLine / 2);
-  CHECK(rig.dcqcn->target_rate(0) == kLine);  // target := current before the cut
-  CHECK(rig.dcqcn->alpha(0) == Approx(1.0));
+  CHECK(rig.controller->target_rate(0) == kLine);  // target := current before the cut
+  CHECK(rig.controller->alpha(0) == Approx(1.0));
   // A second CNP 10 us later (inside the 55 us alpha period): cut with alpha 1 again.
   rig.notify_at(20_us);
   CHECK(rig.qp().rate_bps == kLine / 4);
-  CHECK(rig.dcqcn->target_rate(0) == kLine / 2);
+  CHECK(rig.controller->target_rate(0) == kLine / 2);
   // 3 alpha periods with no CNP: alpha decays by (1 - 1/256)^3 before the next cut.
   rig.notify_at(20_us + 55_us * 3 + 1_us);
   const double g = 1.0 / 256, alpha = std::pow(1 - g, 3);
@@ -75,7 +52,7 @@ TEST_CASE("dcqcn: paper preset cuts by alpha/2 at once and raises alpha", "[dcqc
   int64_t rate = kLine / 4;
   for (int i = 0; i < 2; ++i) rate = (rate + kLine / 2 + 1) / 2;
   CHECK(rig.qp().rate_bps == static_cast<int64_t>(static_cast<double>(rate) * (1 - alpha / 2)));
-  CHECK(rig.dcqcn->alpha(0) == Approx((1 - g) * alpha + g));
+  CHECK(rig.controller->alpha(0) == Approx((1 - g) * alpha + g));
 }
 
 TEST_CASE("dcqcn: firmware alpha updates once per period, flagged by notifications", "[dcqcn]") {
@@ -95,7 +72,7 @@ TEST_CASE("dcqcn: firmware alpha updates once per period, flagged by notificatio
   a = keep * a;      // [1,2)
   a = keep * a + g;  // [2,3)
   for (int k = 3; k < 10; ++k) a = keep * a;
-  CHECK(rig.dcqcn->alpha(0) == Approx(a).epsilon(1e-12));
+  CHECK(rig.controller->alpha(0) == Approx(a).epsilon(1e-12));
 }
 
 TEST_CASE("dcqcn: decreases respect the monitor period, min decrease factor and min rate",
@@ -114,10 +91,10 @@ TEST_CASE("dcqcn: decreases respect the monitor period, min decrease factor and 
   CHECK(after_first < 85'000'000'000);
   CHECK(after_first >= 85'000'000'000 / 2);
   // Notifications 1 us apart: one decrease per 4 us at most.
-  uint64_t before = rig.dcqcn->stats().rate_decreases;
+  uint64_t before = rig.controller->stats().rate_decreases;
   for (int k = 5; k <= 12; ++k) rig.notify_at(sim::Time(k * 1'000'000));
   rig.run_to(12_us);
-  CHECK(rig.dcqcn->stats().rate_decreases - before == 2);  // at 8 us and 12 us
+  CHECK(rig.controller->stats().rate_decreases - before == 2);  // at 8 us and 12 us
   // Many more: the rate stops at rpg_min_rate (1 Mb/s) and never goes below.
   for (int k = 13; k < 400; ++k) rig.notify_at(sim::Time(k * 4'000'000));
   CHECK(rig.qp().rate_bps == p.rpg_min_rate_bps);
@@ -131,14 +108,14 @@ TEST_CASE("dcqcn: increase stages run fast recovery, additive, then hyper increa
   // alpha: 1, updated at 1 us with the flag ((1-g) + g = 1), then decayed at 2, 3, 4 us.
   const double alpha = std::pow(1.0 - 1.0 / 256, 3);
   REQUIRE(rig.qp().rate_bps == static_cast<int64_t>(static_cast<double>(kLine) * (1 - alpha / 2)));
-  const int64_t target = rig.dcqcn->target_rate(0);
+  const int64_t target = rig.controller->target_rate(0);
   REQUIRE(target == kLine);  // no clamp: the timer had not raised the rate
   // 300 us: fast recovery (stage 0 < threshold 1) halves the distance to the target.
   rig.run_to(4_us + 300_us + 2_ns);
   const int64_t cut = static_cast<int64_t>(static_cast<double>(kLine) * (1 - alpha / 2));
   int64_t rate = (cut + target + 1) / 2;
   CHECK(rig.qp().rate_bps == rate);
-  CHECK(rig.dcqcn->target_rate(0) == target);
+  CHECK(rig.controller->target_rate(0) == target);
   // Next: stage 1 == threshold: additive increase of the target (capped at line rate).
   rig.run_to(4_us + 600_us + 2_ns);
   rate = (rate + kLine + 1) / 2;
@@ -146,8 +123,8 @@ TEST_CASE("dcqcn: increase stages run fast recovery, additive, then hyper increa
   // Until the rate reaches the line rate and the limiter is released.
   rig.run_to(100'000_us);
   CHECK(rig.qp().rate_bps == kLine);
-  CHECK_FALSE(rig.dcqcn->limited(0));
-  CHECK(rig.dcqcn->stats().limiters_released == 1);
+  CHECK_FALSE(rig.controller->limited(0));
+  CHECK(rig.controller->stats().limiters_released == 1);
 }
 
 TEST_CASE("dcqcn: additive and hyper steps of the target below line rate", "[dcqcn]") {
@@ -157,14 +134,14 @@ TEST_CASE("dcqcn: additive and hyper steps of the target below line rate", "[dcq
   Rig rig(p);
   rig.notify_at(0_us);  // 50 G, target 100 G
   rig.notify_at(1_us);  // 25 G, target 50 G (clamp_tgt_rate)
-  REQUIRE(rig.dcqcn->target_rate(0) == kLine / 2);
+  REQUIRE(rig.controller->target_rate(0) == kLine / 2);
   const auto t = [](int k) { return 1_us + sim::Time(k * 60'000'000) + 1_ns; };
   rig.run_to(t(2));  // two fast-recovery steps: the target does not move
-  CHECK(rig.dcqcn->target_rate(0) == kLine / 2);
+  CHECK(rig.controller->target_rate(0) == kLine / 2);
   rig.run_to(t(3));  // stage 2 == threshold: additive
-  CHECK(rig.dcqcn->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps);
+  CHECK(rig.controller->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps);
   rig.run_to(t(4));  // stage 3 > threshold: hyper
-  CHECK(rig.dcqcn->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps + p.rpg_hai_rate_bps);
+  CHECK(rig.controller->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps + p.rpg_hai_rate_bps);
 }
 
 TEST_CASE("dcqcn: the notification point sends at most one CNP per QP per interval", "[dcqcn]") {
@@ -172,10 +149,10 @@ TEST_CASE("dcqcn: the notification point sends at most one CNP per QP per interv
   int sent = 0;
   for (int k = 0; k < 1000; ++k) {  // a marked packet every 1 us for 1 ms
     rig.run_to(sim::Time(k * 1'000'000));
-    if (rig.dcqcn->cnp_due(0)) ++sent;
+    if (rig.controller->cnp_due(0)) ++sent;
   }
   CHECK(sent == 20);
-  CHECK(rig.dcqcn->cnp_due(1));  // another QP has its own interval
+  CHECK(rig.controller->cnp_due(1));  // another QP has its own interval
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/ib/ib_cc.hpp"
+#include "rate_control_rig.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -15,33 +16,9 @@ namespace {
 using namespace sim::literals;
 constexpr int64_t kLine = 400'000'000'000;
 
-// One QP of a long flow in a transport without NICs (rate changes are only recorded), and a
-// controller.
-struct Rig {
-  struct Noop final : sim::EventHandler {
-    void on_event(uint32_t, uint64_t) override {}
-  } noop;
-  sim::Simulator sim{1};
-  models::PacketPool pool;
-  models::Context ctx{sim, pool};
-  models::NicParams nic;
-  models::Transport transport{ctx, nic};
-  std::unique_ptr<models::IbCongestionControl> cc;
-  explicit Rig(const models::IbCcParams& p) {
-    models::FlowSpec f;
-    f.src_host = 0;
-    f.dst_host = 1;
-    f.bytes = 1'000'000'000;
-    transport.add_flow(f, 0, 1000);
-    qp().rate_bps = kLine;
-    qp().posted = true;
-    cc = std::make_unique<models::IbCongestionControl>(ctx, p, transport, 2, 4122);
-  }
-  models::QueuePair& qp() { return transport.qp(0); }
-  void run_to(sim::Time t) {
-    sim.at(t, &noop, 0);
-    sim.run(t);
-  }
+// One QP of a long flow and the controller of a two-NIC fabric (4122-byte packets).
+struct Rig : test_support::RateControlRig<models::IbCongestionControl> {
+  explicit Rig(const models::IbCcParams& p) : RateControlRig(kLine, p, 2, 4122) {}
 };
 
 scen::Json victim_scenario() {
@@ -101,26 +78,26 @@ TEST_CASE("ib cc: CCTI rises per BECN to the limit and the timer lowers it to th
   q.ccti_timer = 10_us;
   for (int i = 0; i < 11; ++i) q.cct.push_back({0, static_cast<uint16_t>(i)});  // rate line/(1+i)
   Rig rig(q);
-  rig.cc->on_becn(rig.qp(), kLine);
-  CHECK(rig.cc->ccti(0) == 4);
+  rig.controller->on_becn(rig.qp(), kLine);
+  CHECK(rig.controller->ccti(0) == 4);
   CHECK(rig.qp().rate_bps == kLine / 5);
-  rig.cc->on_becn(rig.qp(), kLine);
-  rig.cc->on_becn(rig.qp(), kLine);
-  CHECK(rig.cc->ccti(0) == 10);  // 12 capped at the limit
+  rig.controller->on_becn(rig.qp(), kLine);
+  rig.controller->on_becn(rig.qp(), kLine);
+  CHECK(rig.controller->ccti(0) == 10);  // 12 capped at the limit
   CHECK(rig.qp().rate_bps == kLine / 11);
-  CHECK(rig.cc->nic_stats(0).becns_received == 3);
+  CHECK(rig.controller->nic_stats(0).becns_received == 3);
   // The timer started with the first BECN (t = 0) and is not restarted by later ones.
   rig.run_to(sim::Time((10_us).ps - 1));
-  CHECK(rig.cc->ccti(0) == 10);
+  CHECK(rig.controller->ccti(0) == 10);
   rig.run_to(10_us);
-  CHECK(rig.cc->ccti(0) == 9);
+  CHECK(rig.controller->ccti(0) == 9);
   CHECK(rig.qp().rate_bps == kLine / 10);
   rig.run_to(35_us);
-  CHECK(rig.cc->ccti(0) == 7);
+  CHECK(rig.controller->ccti(0) == 7);
   rig.run_to(1_ms);
-  CHECK(rig.cc->ccti(0) == 0);
+  CHECK(rig.controller->ccti(0) == 0);
   CHECK(rig.qp().rate_bps == kLine);
-  CHECK(rig.cc->nic_stats(0).max_ccti == 10);
+  CHECK(rig.controller->nic_stats(0).max_ccti == 10);
   // At CCTI_Min the timer stops: nothing is left to run.
   CHECK(rig.sim.run(sim::Time::max()) == sim::StopReason::Idle);
   CHECK(rig.sim.now() == 1_ms);
