@@ -1,0 +1,37 @@
+#include "scenarios/run/packet_conservation.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "scenarios/run/infiniband_results.hpp"
+
+namespace scen {
+
+PacketTotals check_packet_conservation(models::Network& net, const FabricTotals& fabric) {
+  PacketTotals t;
+  for (const auto& nic : net.nics) {
+    nic->finish_accounting();
+    t.rx_overflow += nic->stats().rx_overflow_drops;
+    t.consumed += nic->stats().data_packets_received + nic->stats().acks_received +
+                  nic->stats().pause_frames_received + nic->stats().cnps_received;
+    t.data_sent += nic->stats().data_packets_sent;
+    t.acks += nic->stats().acks_sent + nic->stats().nacks_sent;
+  }
+  t.created = net.pool.allocated_total();
+  t.consumed += fabric.pause_consumed + flow_control_consumed(net);
+  if (net.sharp) t.consumed += net.sharp->packets_consumed();  // SHARP nodes and results
+  uint64_t watchdog_drops = 0;  // the PFC watchdog's drop action (EgressPort::discard)
+  for (const models::EgressPort* port : net.link_sender)
+    watchdog_drops += port->discarded_packets();
+  const uint64_t dropped = fabric.tail_drops + fabric.ttl_drops + fabric.no_route + fabric.lost +
+                           fabric.lossless_drops + t.rx_overflow + watchdog_drops;
+  t.in_flight = net.pool.live();
+  if (t.created != t.consumed + dropped + t.in_flight) {
+    throw std::logic_error("packet conservation broken: created " + std::to_string(t.created) +
+                           " != consumed " + std::to_string(t.consumed) + " + dropped " +
+                           std::to_string(dropped) + " + in flight " + std::to_string(t.in_flight));
+  }
+  return t;
+}
+
+}  // namespace scen

@@ -1,0 +1,48 @@
+#include "scenarios/run/workload_results.hpp"
+
+#include "scenarios/outputs/percentiles.hpp"
+
+namespace scen {
+
+void add_workload_results(const Scenario& s,
+                          const std::vector<std::unique_ptr<models::CollectiveRunner>>& collectives,
+                          const std::vector<std::unique_ptr<models::TrainingRunner>>& training,
+                          RunOutcome& out, Json& res) {
+  for (const auto& c : collectives) {
+    out.collectives.insert(out.collectives.end(), c->results().begin(), c->results().end());
+  }
+  for (const auto& t : training) {
+    for (const auto& r : t->results()) out.training_steps.push_back(r);
+    out.training_all_reduces.insert(out.training_all_reduces.end(), t->all_reduces().begin(),
+                                    t->all_reduces().end());
+  }
+  if (!out.training_steps.empty()) {
+    // The last step: step time, exposed communication and MFU (3 decimals of a percent).
+    const models::TrainingStepResult& t = out.training_steps.back();
+    res["training"] = {{"steps", out.training_steps.size()},
+                       {"step_time_us", format_milli(t.step.ps / 1000)},
+                       {"compute_us", format_milli(t.compute.ps / 1000)},
+                       {"communication_us", format_milli(t.communication.ps / 1000)},
+                       {"exposed_communication_us", format_milli(t.exposed.ps / 1000)},
+                       {"last_bucket_tail_us", format_milli(t.last_bucket_tail.ps / 1000)},
+                       {"buckets", t.buckets},
+                       {"mfu_percent", format_milli(static_cast<int64_t>(t.mfu * 100000))}};
+  }
+  if (!s.collectives.empty()) {
+    size_t sizes = 0;
+    for (const auto& c : s.collectives) sizes += models::sweep_sizes(c).size();
+    res["collective_sizes"] = sizes;
+    res["collective_sizes_completed"] = out.collectives.size();
+    if (!out.collectives.empty()) {
+      // The largest size run (the last row): what a sweep over sizes or fabrics plots.
+      const models::CollectiveResult& last = out.collectives.back();
+      res["collective"] = {
+          {"size_bytes", last.size_bytes},
+          {"time_us", format_milli(last.time.ps / 1000)},
+          {"algbw_gbps", format_milli(static_cast<int64_t>(last.algbw_gbps() * 1000))},
+          {"busbw_gbps", format_milli(static_cast<int64_t>(last.busbw_gbps() * 1000))}};
+    }
+  }
+}
+
+}  // namespace scen
