@@ -4,11 +4,19 @@
 //   build/bin/rdmasim_bench                       the shipped benchmark scenarios
 //   build/bin/rdmasim_bench file.json ...         the given scenario files
 //   build/bin/rdmasim_bench --gpu1024             only the 1,024-GPU all-reduce
+//   build/bin/rdmasim_bench --shipped             every shipped scenario (each fabric of a
+//                                                 list) against its wall-time budget
+//                                                 (bench/shipped_budgets.txt); exit 1 if one
+//                                                 is over
 //   RDMASIM_SHARED=../shared build/bin/rdmasim_bench --peers
 //                                                 the peers' exact workloads, via the importers
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,7 +34,7 @@ std::string slurp(const std::string& f) {
   return ss.str();
 }
 
-void report(const std::string& label, const scen::Scenario& s) {
+double report(const std::string& label, const scen::Scenario& s) {
   const scen::RunOutcome o = scen::run_scenario(s);
   const double sim_ms = o.end_time.seconds() * 1e3;
   std::printf(
@@ -38,6 +46,62 @@ void report(const std::string& label, const scen::Scenario& s) {
       o.peak_rss_kb / 1024.0, o.results["flows_completed"].dump().c_str(),
       o.results["flows"].dump().c_str());
   std::fflush(stdout);
+  return o.wall_seconds;
+}
+
+// bench/shipped_budgets.txt: "<file> <seconds>" per line, '#' comments. The README's table of
+// shipped scenarios quotes the same budgets.
+std::map<std::string, double> read_budgets(const std::string& file) {
+  std::map<std::string, double> budgets;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string name;
+    double seconds = 0;
+    if (!(ls >> name) || name[0] == '#') continue;
+    if (!(ls >> seconds)) throw std::runtime_error(file + ": no budget for " + name);
+    budgets[name] = seconds;
+  }
+  return budgets;
+}
+
+// Every scenarios/*.json, each fabric of a list in turn, against its budget. Returns the number
+// of scenarios over budget or without one.
+int run_shipped() {
+  const auto budgets = read_budgets(std::string(RDMASIM_BENCH_DIR) + "/shipped_budgets.txt");
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(RDMASIM_SCENARIO_DIR)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") {
+      names.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  int failures = 0;
+  for (const std::string& name : names) {
+    const std::string file = std::string(RDMASIM_SCENARIO_DIR) + "/" + name;
+    const scen::Scenario first = scen::load_scenario_file(file);
+    double wall = 0;
+    if (first.fabrics.size() > 1) {
+      for (const std::string& f : first.fabrics) {
+        scen::LoadOptions o;
+        o.fabric = f;
+        wall += report(name + " [" + f + "]", scen::load_scenario_file(file, o));
+      }
+    } else {
+      wall += report(name, first);
+    }
+    const auto it = budgets.find(name);
+    if (it == budgets.end()) {
+      std::printf("  %s has no budget in shipped_budgets.txt\n", name.c_str());
+      ++failures;
+    } else if (wall > it->second) {
+      std::printf("  OVER BUDGET: %s took %.2f s, budget %.0f s\n", name.c_str(), wall, it->second);
+      ++failures;
+    }
+  }
+  std::printf("%zu shipped scenarios, %d over budget or without one\n", names.size(), failures);
+  return failures;
 }
 
 // The RoCE settings the peers ran these workloads with (../shared/peers/README.md): the htsim
@@ -83,10 +147,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   bool peers = false;
   bool gpu1024_only = false;
+  bool shipped = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--peers") {
       peers = true;
+    } else if (a == "--shipped") {
+      shipped = true;
     } else if (a == "--gpu1024") {
       gpu1024_only = true;
     } else {
@@ -94,6 +161,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    if (shipped) return run_shipped() == 0 ? 0 : 1;
     if (peers) {
       const char* shared = std::getenv("RDMASIM_SHARED");
       if (shared == nullptr) {
