@@ -1,13 +1,14 @@
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/failures_section.hpp"
+#include "scenarios/loader/outputs_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/loader/scenario_overlays.hpp"
 #include "scenarios/loader/sharp_section.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/training_section.hpp"
@@ -18,49 +19,6 @@ namespace scen {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Objects merge key by key (recursively); anything else is replaced by the overlay.
-void deep_merge(Json& base, const Json& overlay) {
-  if (!base.is_object() || !overlay.is_object()) {
-    base = overlay;
-    return;
-  }
-  for (auto it = overlay.begin(); it != overlay.end(); ++it) {
-    if (base.contains(it.key())) {
-      deep_merge(base[it.key()], it.value());
-    } else {
-      base[it.key()] = it.value();
-    }
-  }
-}
-
-// "include": ["a.json", "b.json"] — the included files merge in order (a later one wins over
-// an earlier one), then the including file's own keys win over all of them.
-Json resolve_includes(const Json& root, const std::string& base_dir, std::set<std::string>& seen,
-                      const std::string& where) {
-  if (!root.is_object() || !root.contains("include")) return root;
-  const Json& inc = root["include"];
-  if (!inc.is_array()) throw InputError(where + "include", inc.dump(), "an array of file names");
-  Json merged = Json::object();
-  for (size_t i = 0; i < inc.size(); ++i) {
-    const std::string path = where + "include[" + std::to_string(i) + "]";
-    if (!inc[i].is_string()) throw InputError(path, inc[i].dump(), "a file name");
-    fs::path file = inc[i].get<std::string>();
-    if (!file.is_absolute()) file = fs::path(base_dir) / file;
-    const std::string key = fs::weakly_canonical(file).string();
-    if (seen.count(key)) throw InputError(path, inc[i].dump(), "no include cycle");
-    seen.insert(key);
-    const Json sub = read_json_file(file.string());
-    if (!sub.is_object()) throw InputError(file.string(), sub.dump(), "a JSON object");
-    deep_merge(merged, resolve_includes(sub, file.parent_path().string(), seen,
-                                        file.filename().string() + ": "));
-    seen.erase(key);
-  }
-  Json own = root;
-  own.erase("include");
-  deep_merge(merged, own);
-  return merged;
-}
 
 SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
   r.expect_object();
@@ -161,62 +119,6 @@ void read_link_failures(JsonReader& r, Scenario& s) {
   }
 }
 
-void read_outputs(JsonReader& r, Scenario& s) {
-  r.expect_object();
-  if (auto ts = r.get("timeseries")) {
-    ts->expect_object();
-    s.has_timeseries = true;
-    s.timeseries.interval = ts->time("interval", s.timeseries.interval, sim::Time(1));
-    if (!ts->has("ports") && !ts->has("flows")) {
-      throw InputError(ts->path(), ts->json().dump(), "\"ports\" and/or \"flows\" to sample");
-    }
-    if (auto flows = ts->get("flows")) {
-      flows->expect_array();
-      for (size_t i = 0; i < flows->size(); ++i) {
-        const Json& v = flows->json()[i];
-        if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
-            v.get<int64_t>() >= static_cast<int64_t>(s.flows.size())) {
-          throw InputError(flows->index_path(i), v.dump(),
-                           "a flow id in [0, " + std::to_string(s.flows.size()) +
-                               ") (flows are numbered in flows.csv order)");
-        }
-        s.timeseries.flows.push_back(v.get<uint32_t>());
-      }
-    }
-    static const Json kNoPorts = Json::array();
-    auto ports_reader = ts->get("ports");
-    JsonReader ports = ports_reader ? *ports_reader : JsonReader(kNoPorts, ts->path());
-    ports.expect_array();
-    for (size_t i = 0; i < ports.size(); ++i) {
-      const Json& v = ports.json()[i];
-      if (!v.is_string())
-        throw InputError(ports.index_path(i), v.dump(), "\"switch:port\" or a host name");
-      const std::string text = v.get<std::string>();
-      TimeseriesSpec::PortRef ref;
-      ref.label = text;
-      const auto colon = text.find(':');
-      ref.node = s.fabric.node_by_name(text.substr(0, colon));
-      if (ref.node < 0)
-        throw InputError(ports.index_path(i), v.dump(), "\"switch:port\" or a host name");
-      if (colon != std::string::npos) {
-        try {
-          ref.port = std::stoi(text.substr(colon + 1));
-        } catch (const std::exception&) {
-          ref.port = -1;
-        }
-      }
-      if (ref.port < 0 || ref.port >= static_cast<int>(s.fabric.ports[ref.node].size())) {
-        throw InputError(ports.index_path(i), v.dump(),
-                         "a port of " + text.substr(0, colon) + " in [0, " +
-                             std::to_string(s.fabric.ports[ref.node].size() - 1) + "]");
-      }
-      s.timeseries.ports.push_back(ref);
-    }
-    ts->finish();
-  }
-  r.finish();
-}
-
 // The NIC receive buffer and NIC-sent PFC: refused when contradictory or without effect.
 void check_nic_rx(const Scenario& s) {
   const models::NicParams& n = s.nic;
@@ -249,67 +151,6 @@ void check_nic_rx(const Scenario& s) {
 
 }  // namespace
 
-void apply_set(Json& root, const std::string& assignment) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw InputError("--set", assignment, "path.to.key=value");
-  }
-  const std::string path = assignment.substr(0, eq);
-  const std::string text = assignment.substr(eq + 1);
-  Json value;
-  try {
-    value = Json::parse(text);
-  } catch (const Json::parse_error&) {
-    value = text;  // a bare word such as 400Gbps is a string
-  }
-  Json* cur = &root;
-  size_t i = 0;
-  std::string walked;
-  while (i < path.size()) {
-    size_t j = path.find_first_of(".[", i);
-    std::string key = path.substr(i, j == std::string::npos ? std::string::npos : j - i);
-    if (!key.empty()) {
-      // An absent section (null) becomes an object, so --set can add keys the file omits.
-      if (!cur->is_object() && !cur->is_null()) {
-        throw InputError("--set " + path, walked,
-                         "an object at " + (walked.empty() ? "(root)" : walked));
-      }
-      cur = &(*cur)[key];
-      walked += (walked.empty() ? "" : ".") + key;
-    }
-    if (j == std::string::npos) break;
-    if (path[j] == '[') {
-      const size_t close = path.find(']', j);
-      if (close == std::string::npos) throw InputError("--set " + path, path, "a closing ]");
-      size_t idx = 0;
-      try {
-        idx = std::stoul(path.substr(j + 1, close - j - 1));
-      } catch (const std::exception&) {
-        throw InputError("--set " + path, path.substr(j, close - j + 1), "an array index [N]");
-      }
-      // Topology links and nodes live under "topology": allow "links[3]" as a shorthand.
-      if (cur->is_null() && walked.find('.') == std::string::npos &&
-          (walked == "links" || walked == "nodes") && root.contains("topology")) {
-        root.erase(walked);
-        cur = &root["topology"][walked];
-        walked = "topology." + walked;
-      }
-      if (!cur->is_array() || idx >= cur->size()) {
-        throw InputError("--set " + path,
-                         cur->is_array() ? std::to_string(cur->size()) + " elements" : "",
-                         "an existing array element at " + walked);
-      }
-      cur = &(*cur)[idx];
-      walked += "[" + std::to_string(idx) + "]";
-      i = close + 1;
-      if (i < path.size() && path[i] == '.') ++i;
-    } else {
-      i = j + 1;
-    }
-  }
-  *cur = value;
-}
-
 Scenario load_scenario_file(const std::string& file, const LoadOptions& options) {
   const Json root = read_json_file(file);
   const fs::path p(file);
@@ -320,9 +161,7 @@ Scenario load_scenario_file(const std::string& file, const LoadOptions& options)
 Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOptions& options,
                             const std::string& source_file) {
   if (!root.is_object()) throw InputError("(root)", root.dump().substr(0, 60), "a JSON object");
-  std::set<std::string> seen;
-  if (!source_file.empty()) seen.insert(fs::weakly_canonical(source_file).string());
-  root = resolve_includes(root, base_dir.empty() ? "." : base_dir, seen, "");
+  root = resolve_includes(root, base_dir.empty() ? "." : base_dir, source_file);
   for (const auto& a : options.sets) apply_set(root, a);
   if (options.has_seed) root["seed"] = options.seed;
 
