@@ -3,7 +3,9 @@
 // The oracle below is written from that formula, independently of models/ideal_fct.cpp.
 #include <catch2/catch.hpp>
 
+#include "models/ideal_fct.hpp"
 #include "scenario_helpers.hpp"
+#include "sim/rng.hpp"
 #include "sim/units.hpp"
 
 namespace {
@@ -129,4 +131,51 @@ TEST_CASE("engine: zero switching latency and store-and-forward differ by the se
   const int64_t data_ser = ser_ps(1000 + 82, 100'000'000'000);
   const int64_t ack_ser = ser_ps(86, 100'000'000'000);
   CHECK(fct(false) - fct(true) == 2 * data_ser + 2 * ack_ser);
+}
+
+TEST_CASE("ideal FCT: the pipeline closed form equals the packet-by-packet recursion",
+          "[engine][fct]") {
+  // Random paths (rates that do not divide, mixed cut-through and store-and-forward hops, per-hop
+  // latencies) and packet counts; the oracle steps every packet through every hop.
+  auto recursion = [](const std::vector<models::PathHop>& hops, int64_t packets, int64_t full,
+                      int64_t last) {
+    std::vector<int64_t> end_prev(hops.size(), 0);
+    int64_t delivered = 0;
+    for (int64_t i = 0; i < packets; ++i) {
+      const int64_t wire = i + 1 == packets ? last : full;
+      int64_t start = 0, ser = 0;
+      for (size_t j = 0; j < hops.size(); ++j) {
+        const int64_t ser_j = ser_ps(wire, hops[j].rate_bps);
+        int64_t ready = 0;
+        if (j > 0) {
+          const models::PathHop& in = hops[j - 1];
+          const bool wait_last = in.receiver_waits_last_bit || hops[j].rate_bps > in.rate_bps;
+          ready = start + in.propagation.ps + in.receiver_latency.ps + (wait_last ? ser : 0);
+        }
+        start = std::max(ready, end_prev[j]);
+        end_prev[j] = start + ser_j;
+        ser = ser_j;
+      }
+      delivered = start + hops.back().propagation.ps + hops.back().receiver_latency.ps + ser;
+    }
+    return delivered;
+  };
+  sim::Rng rng(7);
+  const int64_t rates[] = {25'000'000'000, 37'000'000'000, 100'000'000'000, 200'000'000'000,
+                           400'000'000'000};
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<models::PathHop> hops(1 + rng.below(5));
+    for (auto& hop : hops) {
+      hop.rate_bps = rates[rng.below(5)];
+      hop.propagation = Time(static_cast<int64_t>(rng.below(2'000'000)));
+      hop.receiver_latency = Time(static_cast<int64_t>(rng.below(700'000)));
+      hop.receiver_waits_last_bit = rng.below(3) == 0;
+    }
+    const int64_t packets = static_cast<int64_t>(rng.below(300));  // 0 .. 299
+    const int64_t full = 1000 + static_cast<int64_t>(rng.below(4000));
+    const int64_t last = 64 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(full)));
+    INFO("trial " << trial << ": " << hops.size() << " hops, " << packets << " packets");
+    CHECK(models::pipeline_delivery_time(hops, packets, full, last).ps ==
+          recursion(hops, packets, full, last));
+  }
 }
