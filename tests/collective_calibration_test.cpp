@@ -44,7 +44,8 @@ calib::FabricParams truth_params(const calib::ClusterSpec& c) {
 // nccl-tests' all_reduce_perf report of `gpus` ranks on one host with these times (us).
 std::string nccl_text(int gpus, const std::vector<int64_t>& sizes,
                       const std::vector<double>& times) {
-  std::string t = "# nThread 1 nGpus 1 minBytes 8 maxBytes 4194304 step: 4(factor)\n#\n";
+  std::string t = "# Collective test starting: all_reduce_perf\n";
+  t += "# nThread 1 nGpus 1 minBytes 8 maxBytes 4194304 step: 4(factor)\n#\n";
   t += "# Using devices\n";
   char buf[256];
   for (int r = 0; r < gpus; ++r) {
@@ -199,7 +200,20 @@ TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring", "[
   }
   mape_floor /= n;
   CHECK(mape_floor < 12.0);
+  // From 128 MiB up the ring at the NVLink line rate is within 8 % on average (measured 5.9 %),
+  // and below the NVLS plateau at the largest sizes: the ring's ceiling.
   CHECK(r.params.nvlink_rate_gbps <= 3600.0);
+  double mape_large = 0;
+  int large = 0;
+  for (const calib::PointReport& p : r.points) {
+    if (p.bytes >= (int64_t{128} << 20)) {
+      mape_large += std::fabs(p.error_pct);
+      ++large;
+    }
+  }
+  REQUIRE(large == 8);
+  CHECK(mape_large / large < 8.0);
+  CHECK(r.points.back().simulated > r.points.back().measured);
   // The 32 B out-of-place time (68 us among 13-15 us) is an outlier of the source: Huber's
   // loss weighs it a tiny fraction of a well-described point.
   for (const calib::PointReport& p : r.points) {
@@ -257,7 +271,7 @@ TEST_CASE("calibrate on an nccl-tests trace, validate on a held-out one, from th
   dir.write("s.json", R"({"include": ["fit/params.json"],
     "topology": {"generator": "leaf-spine", "leaves": 1, "spines": 1, "hosts_per_leaf": 2,
                  "nodes": {"count": 1, "preset": "generic", "gpus": 8, "nics": 2,
-                           "nic_rate": "200Gbps", "nvlink_rate": "2400Gbps"}},
+                           "nic_rate": "200Gbps"}},
     "workload": {"collective": {"op": "all_reduce", "size": "1MiB"}}})");
   const scen::Scenario s = scen::load_scenario_file((dir / "s.json").string());
   CHECK(static_cast<double>(s.fabric.topo.gpus.params.nvlink_rate_bps) ==
