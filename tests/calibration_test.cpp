@@ -1,7 +1,8 @@
 // Calibration: parameters are identifiable (traces simulated with known parameters at two
 // switch counts are fitted back within 2 %, within 3 % with 1 % noise); the real ConnectX-6
 // perftest traces (../shared via RDMASIM_SHARED) are reproduced within 5 % MAPE over sizes
-// >= 4 KiB; params.json is an overlay a scenario includes; collective traces are refused.
+// >= 4 KiB; params.json is an overlay a scenario includes; a collective trace needs a cluster
+// of GPU servers (collective_calibration_test.cpp).
 #include "tools/calibration/calibration.hpp"
 
 #include <catch2/catch.hpp>
@@ -178,7 +179,7 @@ TEST_CASE("calibrate and validate from the command line with params.json as an o
   REQUIRE(val.exit_code == 0);
   CHECK(test_support::contains(val.out, "MAPE"));
   CHECK(std::filesystem::exists(dir / "val/report.txt"));
-  // A collective trace cannot be fitted yet: refused with the reason, exit code 2.
+  // A collective trace needs GPU servers, which this cluster has not: refused, exit code 2.
   dir.write("all_reduce.txt",
             "# nThread 1 nGpus 1\n#  size count type redop root time algbw busbw #wrong time "
             "algbw busbw #wrong\n 8 2 float sum -1 13.67 0.00 0.00 0 13.03 0.00 0.00 0\n"
@@ -187,7 +188,7 @@ TEST_CASE("calibrate and validate from the command line with params.json as an o
                                            "all_reduce.txt", "-o", "p.json", "--no-plot"},
                                           dir);
   CHECK(coll.exit_code == 2);
-  CHECK(test_support::contains(coll.err, "collective"));
+  CHECK(test_support::contains(coll.err, "gpu_servers"));
 }
 
 TEST_CASE("calibrate refuses a bad cluster description or host pair with exit code 2",

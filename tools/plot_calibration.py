@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws a calibration report (report.csv of `rdmasim calibrate` / `validate`): per trace,
-measured and simulated values against message size on log axes, sizes below --min-size
-marked. `rdmasim calibrate` runs this.
+measured and simulated values against message size on log axes (perftest latency or
+bandwidth, nccl-tests collective time), sizes below --min-size marked. `rdmasim calibrate` runs this.
 
 usage: plot_calibration.py REPORT.csv -o OUT.png
 Exit codes as rdmasim's: 0 ok, 1 matplotlib missing, 2 bad input.
@@ -49,8 +49,11 @@ def main():
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("latency (us)" if kind.startswith("latency") else "bandwidth (MB/s, 2^20 B)")
-        ax.set_title(f"{name}\n{switches} switch(es) on the path", fontsize=9)
+        collective = kind.startswith("collective")
+        ax.set_ylabel("latency (us)" if kind.startswith("latency")
+                      else "collective time (us)" if collective else "bandwidth (MB/s, 2^20 B)")
+        ax.set_title(f"{name}\n" + ("nccl-tests time" if collective
+                                    else f"{switches} switch(es) on the path"), fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     fig.tight_layout()

@@ -9,24 +9,66 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
+#include "sim/units.hpp"
+#include "tools/calibration/collective_experiments.hpp"
 
 extern char** environ;
 
 namespace calib {
 namespace {
 
+int64_t min_of(const Experiment& e, int64_t min_bytes) {
+  return e.min_bytes >= 0 ? e.min_bytes : min_bytes;
+}
+
 std::vector<bool> range_mask(const Experiment& e, int64_t min_bytes) {
   std::vector<bool> m;
-  for (int64_t b : e.bytes) m.push_back(b >= min_bytes);
+  for (int64_t b : e.bytes) m.push_back(b >= min_of(e, min_bytes));
   return m;
 }
 
 FabricParams from_values(const std::vector<double>& v) {
-  return {v[0], v[1], v[2], v[3]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+// nccl-tests' bus bandwidth factor (PERFORMANCE.md; REFERENCES.md "Collectives").
+double busbw_factor(const std::string& op, int n) {
+  if (op == "all_reduce") return 2.0 * (n - 1) / n;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "all_to_all") {
+    return static_cast<double>(n - 1) / n;
+  }
+  return 1.0;
+}
+
+std::string describe(const ClusterSpec& c, const Experiment& e) {
+  auto choice = [&](const std::string& cli, const char* key, const char* dflt) {
+    if (!cli.empty()) return cli;
+    if (c.collective.is_object() && c.collective.contains(key) && c.collective[key].is_string()) {
+      return c.collective[key].get<std::string>();
+    }
+    return std::string(dflt);
+  };
+  return e.op + ", " + std::to_string(e.ranks.size()) + " ranks on " + std::to_string(e.servers) +
+         " server" + (e.servers == 1 ? "" : "s") + ", " + choice(e.algorithm, "algorithm", "auto") +
+         "/" + choice(e.protocol, "protocol", "simple") + ", " +
+         (e.in_place ? "in-place" : "out-of-place") + " time";
+}
+
+// Size ranges of the collective summary: the latency floor, the climb, the bandwidth regime
+// simulated, and beyond the simulated bound.
+std::vector<CurveSummary::Range> size_ranges(const Experiment& e) {
+  const int64_t top = std::max<int64_t>(e.max_simulated_bytes, int64_t{16} << 20);
+  const std::string t = sim::format_bytes(top);
+  return {
+      {0, int64_t{64} << 10, "size < 64KiB", 0, 0},
+      {int64_t{64} << 10, int64_t{16} << 20, "64KiB <= size < 16MiB", 0, 0},
+      {int64_t{16} << 20, top + 1, "16MiB <= size <= " + t + ", simulated", 0, 0},
+      {top + 1, std::numeric_limits<int64_t>::max(), "size > " + t + ", steady-state line", 0, 0}};
 }
 
 void score(const ClusterSpec& c, std::vector<Experiment>& experiments, CalibrationResult& res) {
@@ -35,17 +77,39 @@ void score(const ClusterSpec& c, std::vector<Experiment>& experiments, Calibrati
   for (Experiment& e : experiments) {
     const std::vector<double> sim = simulate(c, res.params, e);
     ++res.simulations;
-    CurveSummary cs{e.file, e.latency, e.switches, 0, 0};
+    CurveSummary cs;
+    cs.file = e.file;
+    cs.latency = e.latency;
+    cs.switches = e.switches;
+    cs.collective = e.collective;
+    if (e.collective) {
+      cs.what = describe(c, e);
+      cs.ranges = size_ranges(e);
+    }
     int in = 0;
     for (size_t i = 0; i < e.bytes.size(); ++i) {
-      PointReport p{e.file,
-                    e.latency,
-                    e.switches,
-                    e.bytes[i],
-                    e.measured[i],
-                    sim[i],
-                    100.0 * (sim[i] - e.measured[i]) / e.measured[i],
-                    e.bytes[i] >= res.min_bytes};
+      PointReport p;
+      p.file = e.file;
+      p.latency = e.latency;
+      p.switches = e.switches;
+      p.bytes = e.bytes[i];
+      p.measured = e.measured[i];
+      p.simulated = sim[i];
+      p.error_pct = 100.0 * (sim[i] - e.measured[i]) / e.measured[i];
+      p.in_range = e.bytes[i] >= min_of(e, res.min_bytes);
+      const double rel = std::fabs(p.error_pct) / 100;
+      p.weight = rel <= kHuberDelta ? 1.0 : kHuberDelta / rel;
+      if (e.collective) {
+        p.collective = true;
+        p.extrapolated = e.bytes[i] > e.max_simulated_bytes;
+        p.busbw_factor = busbw_factor(e.op, static_cast<int>(e.ranks.size()));
+        for (auto& range : cs.ranges) {
+          if (e.bytes[i] >= range.lo && e.bytes[i] < range.hi) {
+            range.mape += std::fabs(p.error_pct);
+            ++range.points;
+          }
+        }
+      }
       cs.mape_all += std::fabs(p.error_pct);
       if (p.in_range) {
         cs.mape_in_range += std::fabs(p.error_pct);
@@ -53,10 +117,37 @@ void score(const ClusterSpec& c, std::vector<Experiment>& experiments, Calibrati
       }
       res.points.push_back(p);
     }
+    for (auto& range : cs.ranges) range.mape /= std::max(1, range.points);
     cs.mape_all /= static_cast<double>(e.bytes.size());
     cs.mape_in_range = in > 0 ? cs.mape_in_range / in : 0;
     res.curves.push_back(cs);
   }
+}
+
+// A start for the per-step overhead: the collective times are affine in it, so two simulations
+// of the smallest sizes of the first collective trace (the latency floor) give the value that
+// matches their median. Gauss-Newton starting at the prior can stall when every small size
+// is far off and Huber's loss weighs them all down.
+double start_overhead(const ClusterSpec& c, const FabricParams& prior, const Experiment& e,
+                      int& sims) {
+  std::vector<bool> use(e.bytes.size(), false);
+  std::vector<double> measured;
+  for (size_t i = 0; i < e.bytes.size() && measured.size() < 3; ++i) {
+    use[i] = true;
+    measured.push_back(e.measured[i]);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  FabricParams more = prior;
+  more.step_overhead_ns += 1000;
+  const double t0 = median(simulate_collective(c, prior, e, use));
+  const double t1 = median(simulate_collective(c, more, e, use));
+  sims += 2;
+  const double per_ns = (t1 - t0) / 1000;  // us of collective time per ns of overhead
+  if (!(per_ns > 0)) return prior.step_overhead_ns;
+  return std::clamp(prior.step_overhead_ns + (median(measured) - t0) / per_ns, 0.0, 1e6);
 }
 
 }  // namespace
@@ -67,6 +158,17 @@ FabricParams prior_params(const ClusterSpec& c) {
   p.hop_latency_ns = c.infiniband ? 130 : 500;
   p.efficiency = 0.95;
   p.message_overhead_ns = 50;
+  if (c.has_gpus()) {
+    // The engine gives NVLink endpoints the NICs' parameters: a send-rate cap below the line
+    // would cap NVLink too, so GPU clusters keep the NICs at line rate.
+    p.efficiency = 1.0;
+    // NVLink endpoints also take the NICs' tx/rx latency, which GPU-to-GPU copies through the
+    // NVSwitch do not pay: 0 unless a perftest latency trace fits it.
+    p.host_latency_ns = 0;
+    p.step_overhead_ns = 1000;  // a start value (start_overhead refines it)
+    p.nvlink_rate_gbps = static_cast<double>(c.gpu.nvlink_rate_bps) / 1e9;
+    p.nvlink_latency_ns = static_cast<double>(c.gpu.nvlink_latency_ps) / 1000;
+  }
   return p;
 }
 
@@ -78,28 +180,72 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
   // Which parameters the traces determine: latency traces fix the host latency; at two or more
   // switch counts they separate the per-switch latency from it; bandwidth traces fix the send
   // engine's efficiency and per-message overhead (latency traces alone fix the efficiency).
-  bool any_lat = false, any_bw = false;
+  // Collective traces fix the per-step overhead (the latency floor of small sizes) and, when
+  // one runs inside a single server, the NVLink rate (the large sizes).
+  bool any_lat = false, any_bw = false, any_coll = false, any_one_server = false,
+       any_across = false;
   std::set<int> switch_counts;
   for (Experiment& e : experiments) {
     simulate(c, prior, e, std::vector<bool>(e.bytes.size(), false));  // fills e.switches
-    if (e.latency) {
+    if (e.collective) {
+      any_coll = true;
+      (e.servers == 1 ? any_one_server : any_across) = true;
+    } else if (e.latency) {
       any_lat = true;
       switch_counts.insert(e.switches);
     } else {
       any_bw = true;
     }
-    if (std::none_of(e.bytes.begin(), e.bytes.end(), [&](int64_t b) { return b >= min_bytes; })) {
-      throw scen::InputError(e.file, "no size >= " + std::to_string(min_bytes) + " B",
-                             "sizes in the fitted range (--min-size)");
+    const int64_t lo = min_of(e, min_bytes);
+    if (std::none_of(e.bytes.begin(), e.bytes.end(), [&](int64_t b) { return b >= lo; })) {
+      throw scen::InputError(e.file, "no size >= " + std::to_string(lo) + " B",
+                             "sizes in the fitted range (--min-size, --nccl-min-size)");
+    }
+  }
+  FabricParams start = prior;
+  int sims = 0;
+  for (const Experiment& e : experiments) {
+    if (e.collective) {
+      start.step_overhead_ns = start_overhead(c, prior, e, sims);
+      break;
     }
   }
   std::vector<FitParameter> fp = {
       {"host_latency_ns", prior.host_latency_ns, 0, 100'000, 100, any_lat},
       {"hop_latency_ns", prior.hop_latency_ns, 0, 10'000, 50, switch_counts.size() >= 2},
-      {"efficiency", prior.efficiency, 0.1, 1.0, 0.02, true},
-      {"message_overhead_ns", prior.message_overhead_ns, 0, 100'000, 50, any_bw}};
+      {"efficiency", prior.efficiency, 0.1, 1.0, 0.02, !c.has_gpus()},
+      {"message_overhead_ns", prior.message_overhead_ns, 0, 100'000, 50, any_bw},
+      {"step_overhead_ns", start.step_overhead_ns, 0, 1'000'000, 200, any_coll},
+      // The NVLink rate achieved, at most the cluster's line rate (a fit never raises the wire).
+      {"nvlink_rate_gbps", prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 20,
+       prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 50, any_one_server},
+      {"nvlink_latency_ns", prior.nvlink_latency_ns, 0, 100'000, 50, false}};
+  res.gpus = c.has_gpus();
+  if (any_coll) {
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "NVLink latency kept at the preset's %.0f ns: every collective step pays it "
+                  "(data and acknowledgement) exactly as it pays the per-step overhead, so "
+                  "collective times determine only their sum, which the overhead carries",
+                  prior.nvlink_latency_ns);
+    res.notes.push_back(buf);
+    if (!any_one_server) {
+      res.notes.push_back("no single-server collective trace: NVLink rate kept at the preset");
+    }
+    if (any_across && !any_lat) {
+      res.notes.push_back(
+          "collective traces across servers without a perftest latency trace: the NIC/host "
+          "latency adds to every network step as the per-step overhead does; kept at its "
+          "prior, the overhead absorbs it");
+    }
+  }
+  if (c.has_gpus()) {
+    res.notes.push_back(
+        "GPU servers: NIC send efficiency kept at 1 (the engine applies NIC parameters to the "
+        "NVLink endpoints as well; a rate cap would cap NVLink)");
+  }
   if (!any_lat) res.notes.push_back("no latency trace: host latency kept at its prior");
-  if (switch_counts.size() < 2) {
+  if (any_lat && switch_counts.size() < 2) {
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "latency traces at one switch count only: per-switch latency kept at the "
@@ -108,7 +254,6 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
     res.notes.push_back(buf);
   }
   if (!any_bw) res.notes.push_back("no bandwidth trace: per-message overhead kept at its prior");
-  int sims = 0;
   const ResidualFn fn = [&](const std::vector<double>& v) {
     std::vector<double> r;
     const FabricParams p = from_values(v);
@@ -123,7 +268,7 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
     }
     return r;
   };
-  const FitOutcome fit = robust_fit(fp, fn);
+  const FitOutcome fit = robust_fit(fp, fn, kHuberDelta);
   std::vector<double> v;
   for (const auto& p : fit.params) {
     v.push_back(p.value);
@@ -140,19 +285,78 @@ CalibrationResult predict(const ClusterSpec& c, std::vector<Experiment>& experim
   CalibrationResult res;
   res.params = p;
   res.min_bytes = min_bytes;
+  res.gpus = c.has_gpus();
   score(c, experiments, res);
   return res;
 }
 
+namespace {
+
+void format_point(std::ostringstream& o, const PointReport& p) {
+  char buf[256];
+  if (p.collective) {
+    // nccl-tests' busbw: bytes / time (GB/s = 1e3 B/us) x the collective's factor.
+    auto busbw = [&](double us) {
+      return static_cast<double>(p.bytes) / us / 1e3 * p.busbw_factor;
+    };
+    std::snprintf(buf, sizeof buf, "%12lld %12.2f %12.2f %+8.2f%% %9.2f %9.2f %6.2f%s%s\n",
+                  static_cast<long long>(p.bytes), p.measured, p.simulated, p.error_pct,
+                  busbw(p.measured), busbw(p.simulated), p.weight,
+                  p.extrapolated ? "  (steady-state line)" : "",
+                  p.in_range ? "" : "  (below --nccl-min-size)");
+    o << buf;
+    return;
+  }
+  const double scale = p.latency ? 1.0 : 1.0 / 1048576.0;  // perftest's MB/sec = 2^20 B/s
+  std::snprintf(buf, sizeof buf, "%10lld %14.2f %14.2f %+8.2f%%%s\n",
+                static_cast<long long>(p.bytes), p.measured * scale, p.simulated * scale,
+                p.error_pct, p.in_range ? "" : "  (below --min-size)");
+  o << buf;
+}
+
+void format_header(std::ostringstream& o, const PointReport& p, const CalibrationResult& r) {
+  char buf[400];
+  if (p.collective) {
+    std::string what;
+    for (const CurveSummary& c : r.curves) {
+      if (c.file == p.file) what = c.what;
+    }
+    std::snprintf(buf, sizeof buf, "\n%s  (%s)\n", p.file.c_str(), what.c_str());
+    o << buf;
+    std::snprintf(buf, sizeof buf, "%12s %12s %12s %9s %9s %9s %6s\n", "bytes", "measured us",
+                  "simulated us", "error", "busbw GB/s", "sim busbw", "weight");
+    o << buf;
+    return;
+  }
+  std::snprintf(buf, sizeof buf, "\n%s  (%s, %d switch%s on the path)\n", p.file.c_str(),
+                p.latency ? "latency, t_typical" : "bandwidth, BW average", p.switches,
+                p.switches == 1 ? "" : "es");
+  o << buf;
+  std::snprintf(buf, sizeof buf, "%10s %14s %14s %9s\n", "bytes",
+                p.latency ? "measured us" : "measured MB/s",
+                p.latency ? "simulated us" : "simulated MB/s", "error");
+  o << buf;
+}
+
+}  // namespace
+
 std::string format_report(const CalibrationResult& r) {
   std::ostringstream o;
-  char buf[256];
+  char buf[400];
   std::snprintf(buf, sizeof buf,
                 "parameters: host latency %.1f ns (one way), per-switch latency %.1f ns, send "
                 "efficiency %.4f, per-message overhead %.1f ns\n",
                 r.params.host_latency_ns, r.params.hop_latency_ns, r.params.efficiency,
                 r.params.message_overhead_ns);
   o << buf;
+  if (r.gpus) {
+    std::snprintf(buf, sizeof buf,
+                  "collectives: per-step overhead %.1f ns, NVLink rate %.1f Gb/s per GPU each "
+                  "way (%.1f GB/s), NVLink latency %.1f ns per GPU-NVSwitch link\n",
+                  r.params.step_overhead_ns, r.params.nvlink_rate_gbps,
+                  r.params.nvlink_rate_gbps / 8, r.params.nvlink_latency_ns);
+    o << buf;
+  }
   if (!r.fitted.empty()) {
     o << "fitted:";
     for (const auto& f : r.fitted) o << " " << f;
@@ -163,26 +367,26 @@ std::string format_report(const CalibrationResult& r) {
   for (const PointReport& p : r.points) {
     if (p.file != file) {
       file = p.file;
-      std::snprintf(buf, sizeof buf, "\n%s  (%s, %d switch%s on the path)\n", p.file.c_str(),
-                    p.latency ? "latency, t_typical" : "bandwidth, BW average", p.switches,
-                    p.switches == 1 ? "" : "es");
-      o << buf;
-      std::snprintf(buf, sizeof buf, "%10s %14s %14s %9s\n", "bytes",
-                    p.latency ? "measured us" : "measured MB/s",
-                    p.latency ? "simulated us" : "simulated MB/s", "error");
-      o << buf;
+      format_header(o, p, r);
     }
-    const double scale = p.latency ? 1.0 : 1.0 / 1048576.0;  // perftest's MB/sec = 2^20 B/s
-    std::snprintf(buf, sizeof buf, "%10lld %14.2f %14.2f %+8.2f%%%s\n",
-                  static_cast<long long>(p.bytes), p.measured * scale, p.simulated * scale,
-                  p.error_pct, p.in_range ? "" : "  (below --min-size)");
-    o << buf;
+    format_point(o, p);
   }
   o << "\n";
   for (const CurveSummary& c : r.curves) {
+    const std::string name = std::filesystem::path(c.file).filename().string();
+    if (c.collective) {
+      std::snprintf(buf, sizeof buf, "MAPE %-48s %6.2f%% (all sizes)\n", name.c_str(), c.mape_all);
+      o << buf;
+      for (const auto& range : c.ranges) {
+        if (range.points == 0) continue;
+        std::snprintf(buf, sizeof buf, "     %-48s %6.2f%% (%d sizes, %s)\n", "", range.mape,
+                      range.points, range.label.c_str());
+        o << buf;
+      }
+      continue;
+    }
     std::snprintf(buf, sizeof buf, "MAPE %-48s %6.2f%% (sizes >= %lld B), %6.2f%% (all sizes)\n",
-                  std::filesystem::path(c.file).filename().string().c_str(), c.mape_in_range,
-                  static_cast<long long>(r.min_bytes), c.mape_all);
+                  name.c_str(), c.mape_in_range, static_cast<long long>(r.min_bytes), c.mape_all);
     o << buf;
   }
   return o.str();
@@ -190,15 +394,23 @@ std::string format_report(const CalibrationResult& r) {
 
 std::string report_csv(const CalibrationResult& r) {
   std::ostringstream o;
-  o << "file,kind,switches,bytes,measured,simulated,error_pct,in_range\n";
+  o << "file,kind,switches,bytes,measured,simulated,error_pct,in_range,weight\n";
   char buf[320];
   for (const PointReport& p : r.points) {
-    std::snprintf(buf, sizeof buf, "%s,%s,%d,%lld,%.6g,%.6g,%.3f,%d\n",
+    if (p.collective) {
+      std::snprintf(buf, sizeof buf, "%s,collective_us,0,%lld,%.6g,%.6g,%.3f,%d,%.4f\n",
+                    std::filesystem::path(p.file).filename().string().c_str(),
+                    static_cast<long long>(p.bytes), p.measured, p.simulated, p.error_pct,
+                    p.in_range ? 1 : 0, p.weight);
+      o << buf;
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%s,%s,%d,%lld,%.6g,%.6g,%.3f,%d,%.4f\n",
                   std::filesystem::path(p.file).filename().string().c_str(),
                   p.latency ? "latency_us" : "bandwidth_MBps", p.switches,
                   static_cast<long long>(p.bytes), p.latency ? p.measured : p.measured / 1048576.0,
                   p.latency ? p.simulated : p.simulated / 1048576.0, p.error_pct,
-                  p.in_range ? 1 : 0);
+                  p.in_range ? 1 : 0, p.weight);
     o << buf;
   }
   return o.str();

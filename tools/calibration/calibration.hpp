@@ -20,6 +20,11 @@ struct PointReport {
   double measured = 0, simulated = 0;  // us (latency) or bytes per second (bandwidth)
   double error_pct = 0;                // (simulated - measured) / measured x 100
   bool in_range = false;               // bytes >= min_bytes: fitted (calibrate) or scored
+  // Collectives: times in us; bus bandwidth = bytes / time x busbw_factor (nccl-tests).
+  bool collective = false;
+  bool extrapolated = false;  // beyond the simulated bound: on the steady-state line
+  double busbw_factor = 1;
+  double weight = 1;  // Huber weight of the point at the result (1: within delta)
 };
 
 struct CurveSummary {
@@ -28,6 +33,16 @@ struct CurveSummary {
   int switches = 0;
   double mape_in_range = 0;  // sizes >= min_bytes
   double mape_all = 0;
+  // Collectives: what ran, and the MAPE per size range.
+  bool collective = false;
+  std::string what;  // "all_reduce, 8 ranks on 1 server, ring/simple, out-of-place time"
+  struct Range {
+    int64_t lo = 0, hi = 0;  // [lo, hi) bytes
+    std::string label;
+    int points = 0;
+    double mape = 0;
+  };
+  std::vector<Range> ranges;
 };
 
 struct CalibrationResult {
@@ -38,7 +53,11 @@ struct CalibrationResult {
   std::vector<CurveSummary> curves;
   int64_t min_bytes = 0;
   int simulations = 0;
+  bool gpus = false;  // the cluster has GPU servers: the collective parameters are reported
 };
+
+// Huber's delta of the fit (relative error); a point beyond it weighs delta / |error|.
+constexpr double kHuberDelta = 0.02;
 
 // The prior a parameter keeps when no trace determines it: the per-switch latency of the
 // fabric kind (REFERENCES.md: InfiniBand 100-130 ns, RoCE Ethernet 350-600 ns).

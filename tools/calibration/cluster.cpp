@@ -4,7 +4,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "scenarios/loader/gpu_nodes_section.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "sim/units.hpp"
 
@@ -24,6 +26,44 @@ scen::Json read_json_file(const std::string& path, const char* what) {
   } catch (const scen::Json::parse_error& e) {
     throw scen::InputError(path, e.what(), std::string("valid JSON (") + what + ")");
   }
+}
+
+// "gpu_servers": the topology's "nodes" object (gpu_nodes_section.hpp) with the cluster's node
+// count, GPUs and NICs per node and link rate.
+void read_gpu_servers(scen::JsonReader& r, ClusterSpec& c) {
+  scen::JsonReader g = r.at("gpu_servers");
+  g.expect_object();
+  scen::Json nodes = g.json();
+  for (const char* key : {"count", "gpus", "nics", "nic_rate"}) {
+    if (nodes.contains(key)) {
+      throw scen::InputError(g.child_path(key), nodes[key].dump(),
+                             "no such key here: the cluster's nodes, gpus_per_node, "
+                             "nics_per_node and link_rate set it");
+    }
+  }
+  nodes["count"] = c.nodes;
+  if (c.gpus_per_node > 0) nodes["gpus"] = c.gpus_per_node;
+  if (r.json().contains("nics_per_node")) nodes["nics"] = c.nics_per_node;
+  nodes["nic_rate"] = sim::format_rate(c.link_rate_bps);
+  if (!nodes.contains("preset")) nodes["preset"] = "dgx-h100";
+  if (nodes["preset"] == "generic") {
+    if (!nodes.contains("gpus")) nodes["gpus"] = 0;  // refused below, naming gpus_per_node
+    if (!nodes.contains("nics")) nodes["nics"] = c.nics_per_node;
+  }
+  scen::JsonReader n(nodes, g.path());
+  if (nodes.contains("gpus") && nodes["gpus"] == 0) {
+    throw scen::InputError(r.child_path("gpus_per_node"), "0",
+                           "GPUs per server (the generic preset has none of its own)");
+  }
+  c.gpu = scen::read_gpu_nodes(n).params;
+  c.gpus_per_node = c.gpu.gpus;
+  c.nics_per_node = c.gpu.nics;
+  c.gpu_servers = nodes;
+}
+
+// Megabits per second, rounded, as a rate string (a fitted NVLink rate).
+std::string rate_text(double gbps) {
+  return std::to_string(static_cast<int64_t>(std::llround(std::max(0.001, gbps) * 1000))) + "Mbps";
 }
 
 }  // namespace
@@ -59,6 +99,24 @@ ClusterSpec read_cluster_json(const scen::Json& j, const std::string& path,
     c.pair_dst = p[1].get<std::string>();
   }
   if (r.has("nic")) c.nic = r.at("nic").json();
+  if (r.has("gpu_servers")) read_gpu_servers(r, c);
+  if (r.has("collective")) {
+    scen::JsonReader k = r.at("collective");
+    k.expect_object();
+    // How NCCL ran; the loader checks the values (with the algorithms it knows).
+    for (const auto& [key, v] : k.json().items()) {
+      static const std::set<std::string> allowed = {"algorithm", "protocol", "channels",
+                                                    "chunk",     "slots",    "qps",
+                                                    "tree_max",  "ll_max",   "ll128_max"};
+      if (!allowed.count(key)) {
+        throw scen::InputError(k.child_path(key), v.dump(),
+                               "a key of how NCCL ran (algorithm, protocol, channels, chunk, "
+                               "slots, qps, tree_max, ll_max, ll128_max); op, sizes and ranks "
+                               "come from the trace");
+      }
+    }
+    c.collective = k.json();
+  }
   r.finish();
   return c;
 }
@@ -76,6 +134,15 @@ scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
   scen::Json out;
   out["fabric"]["nic"] = nic;
   out["fabric"]["switch"]["latency"] = ps_text(p.hop_latency_ns);
+  if (c.has_gpus()) {
+    scen::Json& nodes = out["topology"]["nodes"];
+    nodes["nvlink_rate"] = rate_text(p.nvlink_rate_gbps);
+    nodes["nvlink_latency"] = ps_text(p.nvlink_latency_ns);
+    scen::Json& coll = out["workload"]["collective"];
+    for (const char* key : {"step_latency_simple", "step_latency_ll128", "step_latency_ll"}) {
+      coll[key] = ps_text(p.step_overhead_ns);
+    }
+  }
   return out;
 }
 
@@ -99,10 +166,27 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
         static_cast<double>(
             sim::parse_time(j.at("fabric").at("switch").at("latency").get<std::string>()).ps) /
         1000.0;
+    if (c.has_gpus()) {
+      const scen::Json& nodes = j.at("topology").at("nodes");
+      p.nvlink_rate_gbps =
+          static_cast<double>(sim::parse_rate_bps(nodes.at("nvlink_rate").get<std::string>())) /
+          1e9;
+      p.nvlink_latency_ns =
+          static_cast<double>(sim::parse_time(nodes.at("nvlink_latency").get<std::string>()).ps) /
+          1000.0;
+      p.step_overhead_ns =
+          static_cast<double>(
+              sim::parse_time(
+                  j.at("workload").at("collective").at("step_latency_simple").get<std::string>())
+                  .ps) /
+          1000.0;
+    }
   } catch (const std::exception& e) {
     throw scen::InputError(path, e.what(),
                            "a params.json written by rdmasim calibrate (fabric.nic.tx_latency, "
-                           "rx_latency, max_send_rate, message_overhead; fabric.switch.latency)");
+                           "rx_latency, max_send_rate, message_overhead; fabric.switch.latency; "
+                           "on GPU servers topology.nodes.nvlink_rate, nvlink_latency and "
+                           "workload.collective.step_latency_simple)");
   }
   return p;
 }
@@ -111,7 +195,20 @@ scen::Json cluster_scenario(const ClusterSpec& c, const FabricParams& p, int64_t
   scen::Json s;
   s["name"] = "calibrate-" + c.name;
   s["topology"] = c.topology;
-  scen::Json fabric = params_overlay(c, p)["fabric"];
+  scen::Json overlay = params_overlay(c, p);
+  if (c.has_gpus()) {
+    if (!c.topology.is_object() || c.topology.contains("nodes")) {
+      throw scen::InputError(c.file + ": topology", c.topology.dump(),
+                             "a generator without \"nodes\" (leaf-spine or rail): "
+                             "gpu_servers makes its nodes GPU servers");
+    }
+    s["topology"]["nodes"] = c.gpu_servers;
+    if (p.nvlink_rate_gbps > 0)
+      s["topology"]["nodes"]["nvlink_rate"] = overlay["topology"]["nodes"]["nvlink_rate"];
+    if (p.nvlink_latency_ns > 0)
+      s["topology"]["nodes"]["nvlink_latency"] = overlay["topology"]["nodes"]["nvlink_latency"];
+  }
+  scen::Json fabric = overlay["fabric"];
   // InfiniBand: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 header bytes, no Ethernet framing (IBA
   // vol. 1, ch. 7); RoCEv2 keeps the NIC defaults (62 + 20, nic_params.hpp).
   if (c.infiniband) {

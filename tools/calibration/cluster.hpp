@@ -8,12 +8,20 @@
 //                 "host_rate": "200Gbps", "fabric_rate": "200Gbps",
 //                 "host_latency": "10ns", "fabric_latency": "10ns"},
 //    "pair": ["h0", "h1"]}
+// GPU servers (nccl-tests traces): "gpu_servers": {"preset": "dgx-h100"} (plus any key of a
+// scenario's topology.nodes but "count", e.g. "nvswitch_latency") makes every node a GPU
+// server of that preset with gpus_per_node GPUs and nics_per_node NICs at link_rate (both
+// default to the preset's); the topology must then be a generator that takes "nodes"
+// (leaf-spine or rail). An optional "collective" object holds the keys of a scenario's
+// collective entry that describe how NCCL ran ("algorithm", "protocol", "channels", "chunk",
+// "slots"); the op, sizes and ranks come from the trace.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "scenarios/loader/json_reader.hpp"
+#include "topologies/gpu_nodes.hpp"
 
 namespace calib {
 
@@ -27,6 +35,12 @@ struct ClusterSpec {
   scen::Json topology;     // a scenario's topology section
   std::string pair_src, pair_dst;
   scen::Json nic;  // fixed NIC settings (fabric.nic keys), e.g. {"mtu": "4KiB"}
+  // GPU servers (empty gpu_servers: plain hosts).
+  scen::Json gpu_servers;   // the "nodes" object put into the topology (with "count")
+  topo::GpuNodeParams gpu;  // what it resolves to (preset and overrides)
+  scen::Json collective;    // fixed collective settings (algorithm, protocol, ...)
+
+  bool has_gpus() const { return !gpu_servers.is_null(); }
 };
 
 ClusterSpec read_cluster_file(const std::string& path);
@@ -39,10 +53,17 @@ struct FabricParams {
   double hop_latency_ns = 0;       // switch latency, per switch on the path
   double efficiency = 1;           // NIC send-engine rate / line rate
   double message_overhead_ns = 0;  // NIC send-engine time per message
+  // Collectives on GPU servers (0: not used, the cluster's preset holds).
+  double step_overhead_ns = 0;   // software time before each collective message is posted
+  double nvlink_rate_gbps = 0;   // per GPU, each way (Gb/s)
+  double nvlink_latency_ns = 0;  // GPU <-> NVSwitch link latency
 };
 
 // The fabric section these parameters stand for: the overlay params.json holds
-// ({"fabric": {"nic": {...}, "switch": {"latency": ...}}}).
+// ({"fabric": {"nic": {...}, "switch": {"latency": ...}}}); on GPU servers also
+// {"topology": {"nodes": {"nvlink_rate", "nvlink_latency"}}, "workload": {"collective":
+// {"step_latency_simple", "step_latency_ll128", "step_latency_ll"}}} (one per-step overhead
+// for every protocol), which merge into a scenario of GPU servers with one collective object.
 scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p);
 // Reads an overlay back (rdmasim validate --params).
 FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c);

@@ -8,6 +8,7 @@
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "sim/units.hpp"
+#include "tools/calibration/collective_experiments.hpp"
 
 namespace calib {
 namespace {
@@ -31,11 +32,7 @@ sim::Time spacing(int64_t bytes, int64_t messages, int64_t rate_bps) {
 
 Experiment experiment_from_trace(const traces::Trace& t, const ClusterSpec& c,
                                  const std::string& src, const std::string& dst) {
-  if (t.kind != traces::TraceKind::Perftest) {
-    throw scen::InputError(t.nccl.file, "an nccl-tests trace (" + t.nccl.collective + ")",
-                           "a perftest trace: fitting collective traces needs the collective "
-                           "models (per-step overhead, intra-node bandwidth), not yet here");
-  }
+  if (t.kind == traces::TraceKind::NcclTests) return experiment_from_nccl(t.nccl, c, false);
   Experiment e;
   e.file = t.perftest.file;
   e.latency = t.perftest.info.latency;
@@ -66,6 +63,7 @@ int64_t stream_messages(int64_t bytes, int64_t iterations) {
 
 std::vector<double> simulate(const ClusterSpec& c, const FabricParams& p, Experiment& e,
                              const std::vector<bool>& use) {
+  if (e.collective) return simulate_collective(c, p, e, use);
   scen::Scenario s =
       scen::load_scenario_json(cluster_scenario(c, p, e.mtu), c.base_dir, {}, c.file);
   s.flows.clear();
@@ -77,9 +75,9 @@ std::vector<double> simulate(const ClusterSpec& c, const FabricParams& p, Experi
   }
   const int src = host_number(s, e.src, e.file + ": source host");
   const int dst = host_number(s, e.dst, e.file + ": destination host");
-  // The description must agree with its topology: one host per NIC, the NIC at link_rate
-  // (the efficiency is relative to it).
-  const auto hosts = static_cast<int64_t>(s.fabric.host_node.size());
+  // The description must agree with its topology: one host per NIC (GPU servers' NVLink
+  // endpoints aside), the NIC at link_rate (the efficiency is relative to it).
+  const auto hosts = static_cast<int64_t>(s.fabric.host_node.size()) - s.fabric.topo.gpus.gpus();
   if (hosts != c.nodes * c.nics_per_node) {
     throw scen::InputError(
         c.file + ": nodes", std::to_string(c.nodes),

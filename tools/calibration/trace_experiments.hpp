@@ -1,7 +1,8 @@
 // The traced experiments, re-enacted in rdmasim: perftest's latency test as a ping-pong of
 // messages across an idle fabric (its half round trip = one message's one-way latency, post to
 // delivery of the last byte), its bandwidth test as a stream of messages posted together
-// (bytes over the time from the first post to the last completion).
+// (bytes over the time from the first post to the last completion). nccl-tests' runs are
+// simulated as the collective itself on the cluster's GPU servers (collective_experiments.hpp).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +23,25 @@ struct Experiment {
   std::vector<int64_t> bytes;
   std::vector<int64_t> iterations;
   std::vector<double> measured;  // latency: t_typical in us; bandwidth: average bytes per second
+                                 // collective: time in us
+  int64_t min_bytes = -1;        // smallest size fitted and scored (-1: the command's --min-size)
+
+  // nccl-tests traces: the collective on GPU ranks (collective_experiments.hpp).
+  bool collective = false;
+  std::string op;                   // a scenario's collective "op" (all_reduce, all_to_all, ...)
+  std::string type = "float";       // element type
+  int64_t root = 0;                 // broadcast root
+  std::vector<std::string> ranks;   // GPU names "n<server>g<gpu>", rank order
+  int servers = 0;                  // servers the ranks span
+  bool in_place = false;            // which of nccl-tests' time columns `measured` holds
+  std::string algorithm, protocol;  // "" = the cluster's "collective" choice (or the loader's)
+  // Sizes up to this are simulated; larger ones lie on the steady-state line through the two
+  // largest simulated sizes (time = a + S / bw).
+  int64_t max_simulated_bytes = int64_t{256} << 20;
 };
 
 // A perftest trace as an experiment between `src` and `dst` (the cluster's pair when empty).
-// nccl-tests traces are refused: fitting them needs the collective models (InputError).
+// An nccl-tests trace becomes a collective experiment (experiment_from_nccl).
 Experiment experiment_from_trace(const traces::Trace& t, const ClusterSpec& c,
                                  const std::string& src, const std::string& dst);
 

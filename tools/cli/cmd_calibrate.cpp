@@ -1,6 +1,6 @@
-// rdmasim calibrate / validate: perftest traces against simulations of the same experiments on
-// the described cluster. calibrate fits the parameters and writes params.json (an overlay a
-// scenario includes), report.txt, report.csv and a PNG plot; validate predicts with given
+// rdmasim calibrate / validate: perftest and nccl-tests traces against simulations of the same
+// experiments on the described cluster. calibrate fits the parameters and writes params.json (an
+// overlay a scenario includes), report.txt, report.csv and a PNG plot; validate predicts with given
 // parameters and reports the same table without fitting.
 #include <boost/program_options.hpp>
 #include <filesystem>
@@ -11,6 +11,7 @@
 #include "scenarios/outputs/write_outputs.hpp"
 #include "sim/units.hpp"
 #include "tools/calibration/calibration.hpp"
+#include "tools/calibration/collective_experiments.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace po = boost::program_options;
@@ -24,22 +25,46 @@ struct Common {
   std::string min_size = "4KiB";
   std::string report_dir;
   bool no_plot = false;
+  // nccl-tests traces.
+  std::string nccl_column = "out-of-place";
+  std::string algorithm, protocol;
+  std::string nccl_min_size = "0";
+  std::string nccl_max_simulated = "256MiB";
 };
 
 void add_common(po::options_description& opts, Common& c) {
   opts.add_options()("help,h", "this help")("cluster", po::value(&c.cluster_file),
                                             "cluster description JSON")(
       "trace", po::value(&c.traces)->composing(),
-      "perftest trace (repeatable); FILE@SRC,DST names the hosts it ran between (default: the "
+      "perftest or nccl-tests trace (repeatable); FILE@SRC,DST names the hosts it ran between "
+      "(default: the "
       "cluster's \"pair\")")("min-size", po::value(&c.min_size)->default_value("4KiB"),
                              "smallest message size fitted and scored in the MAPE")(
       "report", po::value(&c.report_dir),
       "folder for report.txt, report.csv and calibration.png (default: beside the output)")(
       "no-plot", po::bool_switch(&c.no_plot), "do not draw the PNG");
+  opts.add_options()("nccl-column", po::value(&c.nccl_column)->default_value("out-of-place"),
+                     "nccl-tests time fitted: out-of-place or in-place")(
+      "algorithm", po::value(&c.algorithm),
+      "collective algorithm for nccl-tests traces (default: the cluster's \"collective\", else "
+      "auto)")("protocol", po::value(&c.protocol),
+               "collective protocol (simple, ll128, ll, auto; default: the cluster's, else "
+               "simple)")("nccl-min-size", po::value(&c.nccl_min_size)->default_value("0"),
+                          "smallest nccl-tests size fitted and scored (default: all)")(
+      "nccl-max-simulated", po::value(&c.nccl_max_simulated)->default_value("256MiB"),
+      "largest nccl-tests size simulated; larger ones lie on the steady-state line through the "
+      "two largest simulated sizes");
 }
 
 std::vector<calib::Experiment> load_experiments(const Common& o, const calib::ClusterSpec& c) {
-  if (o.traces.empty()) throw scen::InputError("--trace", "", "at least one perftest trace");
+  if (o.traces.empty()) {
+    throw scen::InputError("--trace", "", "at least one perftest or nccl-tests trace");
+  }
+  if (o.nccl_column != "out-of-place" && o.nccl_column != "in-place") {
+    throw scen::InputError("--nccl-column", o.nccl_column, "out-of-place or in-place");
+  }
+  const int64_t nccl_min = sim::parse_bytes(o.nccl_min_size);
+  const int64_t nccl_max = sim::parse_bytes(o.nccl_max_simulated);
   std::vector<calib::Experiment> out;
   for (const std::string& arg : o.traces) {
     std::string file = arg, src, dst;
@@ -50,7 +75,17 @@ std::vector<calib::Experiment> load_experiments(const Common& o, const calib::Cl
       src = hosts.substr(0, hosts.find(','));
       dst = hosts.substr(hosts.find(',') + 1);
     }
-    out.push_back(calib::experiment_from_trace(traces::read_trace_file(file), c, src, dst));
+    const traces::Trace t = traces::read_trace_file(file);
+    if (t.kind == traces::TraceKind::NcclTests) {
+      calib::Experiment e = calib::experiment_from_nccl(t.nccl, c, o.nccl_column == "in-place");
+      e.algorithm = o.algorithm;
+      e.protocol = o.protocol;
+      e.min_bytes = nccl_min;
+      e.max_simulated_bytes = nccl_max;
+      out.push_back(std::move(e));
+    } else {
+      out.push_back(calib::experiment_from_trace(t, c, src, dst));
+    }
   }
   return out;
 }
