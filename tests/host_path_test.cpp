@@ -106,7 +106,7 @@ TEST_CASE("host path: a PCIe rate below line rate caps a flow's throughput", "[h
   CHECK(rate_gbps({{"pcie_rate", "460Gbps"}}) == Approx(line).epsilon(0.001));
 }
 
-TEST_CASE("host path: GPU servers set it per server and per rail; NVLink has none",
+TEST_CASE("host path: GPU servers set it per server and per rail, NVLink has none",
           "[host_path][gpu]") {
   const int64_t bytes = 4 << 20;
   // Server 1's rail 1 has a PCIe Gen4 x8-like 100 Gb/s... set to 50 Gb/s: the receive side
@@ -131,7 +131,7 @@ TEST_CASE("host path: GPU servers set it per server and per rail; NVLink has non
   CHECK(nv_host.fct.ps == nv_plain.fct.ps);
 }
 
-TEST_CASE("host path: bad input names the path; parameters are listed", "[host_path]") {
+TEST_CASE("host path: bad input names the path, parameters are listed", "[host_path]") {
   auto refused = [](const scen::Json& j, const std::string& path) {
     try {
       (void)test_support::load(j);
