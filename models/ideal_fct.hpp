@@ -23,8 +23,20 @@ struct PathHop {
 sim::Time pipeline_delivery_time(const std::vector<PathHop>& hops, int64_t packets,
                                  int64_t full_wire_bytes, int64_t last_wire_bytes);
 
-// Ideal FCT: tx latency + pipelined delivery of all packets + the final ACK's trip back.
+// Same, with the sender's and receiver's PCIe paths (host_path.hpp): packet i leaves once its
+// payload is read, r(i) = max(r(i-1), start(i-1)) + payload(i) / src.pcie_rate (one packet read
+// ahead), and is delivered once written, w(i) = max(arrival(i), w(i-1)) + payload(i) / drain,
+// drain = the lower of nic.rx_drain_rate and dst.pcie_rate when dst.pcie_rate is set, and
+// arrival(i) includes dst's DMA write latency. The tx latencies are ideal_fct's.
+sim::Time pipeline_delivery_time(const std::vector<PathHop>& hops, int64_t packets,
+                                 int64_t full_payload, int64_t last_payload, int64_t overhead,
+                                 int64_t src_pcie_bps, int64_t dst_drain_bps,
+                                 sim::Time dst_write_latency);
+
+// Ideal FCT: tx latency (+ doorbell and DMA read latency) + pipelined delivery of all packets
+// + the receiver's DMA write + the final ACK's trip back.
 sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<PathHop>& ack_path,
-                    int64_t message_bytes, const NicParams& nic);
+                    int64_t message_bytes, const NicParams& nic, const HostPathParams& src = {},
+                    const HostPathParams& dst = {});
 
 }  // namespace models

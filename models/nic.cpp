@@ -19,17 +19,29 @@ Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
       host_(host),
       port_(ctx, rate_bps, 0) {
   port_.set_source(this);
+  set_host_path(params_.host);
+}
+
+void Nic::set_host_path(const HostPathParams& host) {
+  host_path_ = host;
+  rx_drain_bps_ = params_.rx_drain_rate_bps;
+  if (host.pcie_rate_bps > 0 && (rx_drain_bps_ == 0 || host.pcie_rate_bps < rx_drain_bps_)) {
+    rx_drain_bps_ = host.pcie_rate_bps;  // the DMA write of received payload
+  }
 }
 
 void Nic::post(QueuePair& qp) {
   if (!qp.rto) qp.rto = std::make_unique<sim::Timer>(ctx_.sim, this, kRto, qp.id);
   qp.rate_bps = port_.rate_bps();
-  qp.next_send_at = ctx_.sim.now() + params_.tx_latency;
-  if (params_.tx_latency.ps == 0) {
+  // Doorbell and the first DMA read's round trip come before the payload can stream.
+  const sim::Time delay =
+      params_.tx_latency + host_path_.doorbell_latency + host_path_.dma_read_latency;
+  qp.next_send_at = ctx_.sim.now() + delay;
+  if (delay.ps == 0) {
     qp.posted = true;
     activate(qp);
   } else {
-    ctx_.sim.after(params_.tx_latency, this, kPosted, qp.id);
+    ctx_.sim.after(delay, this, kPosted, qp.id);
   }
 }
 
@@ -85,7 +97,21 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       active_.push_back(id);
       continue;
     }
+    sim::Time read_done;
+    if (host_path_.pcie_rate_bps > 0) {
+      // The payload's DMA read: after the channel's previous read, and no earlier than the
+      // QP's post (first packet) or its previous packet's departure (one packet read ahead).
+      const sim::Time floor = qp.last_wire == 0 ? qp.next_send_at : qp.last_sent_at;
+      read_done = std::max(dma_read_free_at_, floor) +
+                  sim::serialization_time(data_payload_bytes(qp), host_path_.pcie_rate_bps);
+      if (read_done > now) {
+        earliest = std::min(earliest, read_done);
+        active_.push_back(id);
+        continue;
+      }
+    }
     const PacketHandle h = make_data_packet(qp);
+    if (host_path_.pcie_rate_bps > 0) dma_read_free_at_ = read_done;
     const Packet& p = ctx_.pool[h];
     ++qp.snd_nxt;
     qp.last_sent_at = now;
@@ -215,13 +241,33 @@ void Nic::receive(PacketHandle h, uint16_t) {
     ctx_.pool.release(h);
     return;
   }
-  if (rx_credit_ != nullptr && (p.type != PacketType::Data || params_.rx_drain_rate_bps == 0)) {
+  if (p.type == PacketType::Data && host_path_.dma_write_latency.ps > 0) {
+    // The payload's DMA write: the packet is the host's (and acknowledged) that much later.
+    // A constant delay keeps arrival order, so one pending event serves the whole line.
+    const sim::Time at = ctx_.sim.now() + host_path_.dma_write_latency;
+    if (dma_writes_.empty()) ctx_.sim.at(at, this, kDmaWritten);
+    dma_writes_.push_back(PendingWrite{at, h});
+    return;
+  }
+  receive_data_or_control(h);
+}
+
+void Nic::dma_written() {
+  const PacketHandle h = dma_writes_.front().packet;
+  dma_writes_.pop_front();
+  if (!dma_writes_.empty()) ctx_.sim.at(dma_writes_.front().at, this, kDmaWritten);
+  receive_data_or_control(h);
+}
+
+void Nic::receive_data_or_control(PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  if (rx_credit_ != nullptr && (p.type != PacketType::Data || rx_drain_bps_ == 0)) {
     // Consumed on arrival (no host drain): it occupies its receive-buffer blocks while it is
     // processed; they are free again once its ACK (if any) is queued (below).
     rx_credit_->on_ingress_bytes(0, p.priority, rx_class_bytes_[p.priority] + p.wire_bytes);
   }
   if (p.type == PacketType::Data) {
-    if (params_.rx_drain_rate_bps > 0) return rx_arrive(h);  // the host takes it later
+    if (rx_drain_bps_ > 0) return rx_arrive(h);  // the host takes it later
     on_data(h);
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
@@ -277,8 +323,7 @@ void Nic::rx_arrive(PacketHandle h) {
 void Nic::rx_start_drain() {
   rx_draining_ = true;
   const Packet& p = ctx_.pool[rx_queue_.front()];
-  ctx_.sim.after(sim::serialization_time(p.payload_bytes, params_.rx_drain_rate_bps), this,
-                 kRxDrained);
+  ctx_.sim.after(sim::serialization_time(p.payload_bytes, rx_drain_bps_), this, kRxDrained);
 }
 
 void Nic::rx_drained() {
@@ -452,6 +497,9 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       break;
     case kRxDrained:
       rx_drained();
+      break;
+    case kDmaWritten:
+      dma_written();
       break;
     case kPfcRefresh: {
       const auto prio = static_cast<uint8_t>(arg & 0xffu);

@@ -87,8 +87,12 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   uint32_t host() const { return host_; }
   const NicStats& stats() const { return stats_; }
 
-  // The QP's message is posted: it starts sending after the NIC's tx latency.
+  // The QP's message is posted: it starts sending after the NIC's tx latency and host path.
   void post(QueuePair& qp);
+  // This NIC's PCIe path (models/host_path.hpp), in place of NicParams::host. The builder
+  // sets it before the run; the receive-side latency is the link's (the builder's too).
+  void set_host_path(const HostPathParams& host);
+  const HostPathParams& host_path() const { return host_path_; }
   // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
   // held at a low rate is released early when the rate rises again).
   void on_rate_change(QueuePair& qp);
@@ -97,7 +101,14 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   PacketHandle next_packet(FlowControlGate* gate) override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
-  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2, kRxDrained = 3, kPfcRefresh = 4 };
+  enum Kind : uint32_t {
+    kPosted = 0,
+    kRto = 1,
+    kPacingWake = 2,
+    kRxDrained = 3,
+    kPfcRefresh = 4,
+    kDmaWritten = 5
+  };
 
  private:
   void activate(QueuePair& qp);
@@ -111,6 +122,8 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void on_data(PacketHandle h);
   void on_ack(PacketHandle h);
   void rx_arrive(PacketHandle h);
+  void receive_data_or_control(PacketHandle h);  // after the DMA write's latency, for data
+  void dma_written();
   void rx_start_drain();
   void rx_drained();
   void send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind);
@@ -139,6 +152,16 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   sim::Time pacing_wake_at_;
   // The send engine (NicParams::max_send_rate_bps, message_overhead) is busy until then.
   sim::Time engine_free_at_;
+  // PCIe (host_path.hpp): this NIC's path; the read channel is busy until dma_read_free_at_;
+  // the receive buffer drains at rx_drain_bps_ = the lower of rx_drain_rate and pcie_rate.
+  HostPathParams host_path_;
+  sim::Time dma_read_free_at_;
+  int64_t rx_drain_bps_ = 0;
+  struct PendingWrite {
+    sim::Time at;
+    PacketHandle packet = 0;
+  };
+  Ring<PendingWrite> dma_writes_;  // data packets in their DMA write latency, arrival order
   NicStats stats_;
   // Receive buffer: packets in arrival order, drained one at a time by the host.
   Ring<PacketHandle> rx_queue_;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "models/host_path.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -67,6 +68,10 @@ struct NicParams {
   // 0 = the NIC never sends pause frames.
   int64_t pfc_xoff_bytes = 0;
   int64_t pfc_xon_offset_bytes = 8'000;
+  // The PCIe path to host or GPU memory (models/host_path.hpp): doorbell, DMA read and write
+  // latencies and the PCIe rate, for every NIC endpoint that crosses PCIe (not the NVLink
+  // endpoints of GPU servers); GPU servers may set their own (Nic::set_host_path). Off.
+  HostPathParams host;
 };
 
 }  // namespace models

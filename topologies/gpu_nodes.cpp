@@ -41,6 +41,7 @@ void add_gpu_nodes(Topology& t, const std::vector<std::vector<int>>& nic_node,
   GpuCluster c;
   c.params = p;
   c.servers = static_cast<int>(nic_node.size());
+  c.server_nics = nic_node;
   for (int s = 0; s < c.servers; ++s) {
     std::string name = "n";
     name += std::to_string(s);

@@ -19,6 +19,24 @@ namespace topo {
 
 struct Topology;
 
+// The PCIe path of a server's NICs (models/host_path.hpp) as data: doorbell, DMA read and
+// DMA write latencies in ps and the PCIe payload rate; -1 = not set here (the scenario's
+// fabric.nic value, or the server's own for a per-rail override).
+struct HostPathData {
+  int64_t doorbell_latency_ps = -1;
+  int64_t dma_read_latency_ps = -1;
+  int64_t dma_write_latency_ps = -1;
+  int64_t pcie_rate_bps = -1;
+};
+
+// A per-node / per-rail change of the host path: the servers and rails (NIC index k within
+// the server) it applies to, empty = all.
+struct HostPathOverride {
+  std::vector<int> servers;
+  std::vector<int> rails;
+  HostPathData path;
+};
+
 // A server's GPUs and NICs. Presets (gpu_node_preset): dgx-h100 (8 H100, 8 x 400 Gb/s
 // ConnectX-7, NVLink 4: 450 GB/s each way per GPU), dgx-a100 (8 A100, 8 x 200 Gb/s
 // ConnectX-6, NVLink 3: 300 GB/s each way), REFERENCES.md "Collectives".
@@ -33,6 +51,9 @@ struct GpuNodeParams {
   // switch give 400 ns one way plus serialisation, to be calibrated against traces.
   int64_t nvlink_latency_ps = 100'000;
   int64_t nvswitch_latency_ps = 200'000;
+  // The NICs' PCIe path: every NIC of every server, then the overrides in order.
+  HostPathData host_path;
+  std::vector<HostPathOverride> host_path_overrides;
 };
 
 // The preset's parameters; false for an unknown name ("generic" leaves the defaults, which
@@ -48,9 +69,10 @@ std::vector<int> gpu_nic_indices(int gpu, int gpus, int nics);
 struct GpuCluster {
   GpuNodeParams params;
   int servers = 0;
-  std::vector<int> nvswitch_node;           // [server]
-  std::vector<int> nvlink_node;             // [gpu], gpu = server * params.gpus + local
-  std::vector<std::vector<int>> nic_nodes;  // [gpu] its NIC endpoints, channel c uses c mod size
+  std::vector<int> nvswitch_node;             // [server]
+  std::vector<int> nvlink_node;               // [gpu], gpu = server * params.gpus + local
+  std::vector<std::vector<int>> nic_nodes;    // [gpu] its NIC endpoints, channel c uses c mod size
+  std::vector<std::vector<int>> server_nics;  // [server][k] NIC k's endpoint (rail k)
 
   bool empty() const { return servers == 0; }
   int gpus() const { return static_cast<int>(nvlink_node.size()); }

@@ -1,5 +1,8 @@
 #include "models/collectives/collective_spec.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace models {
 
 const char* to_string(CollectiveOp op) {
@@ -70,10 +73,28 @@ double bus_factor(CollectiveOp op, int ranks) {
   return 1.0;
 }
 
+bool auto_hierarchical_ranks(const CollectiveSpec& s) {
+  if (s.rank_server.empty()) return false;  // plain hosts
+  std::map<int, int> per_server;
+  for (int server : s.rank_server) {
+    if (server < 0) return false;
+    ++per_server[server];
+  }
+  if (static_cast<int>(per_server.size()) < s.hierarchical_min_servers) return false;
+  const int local = per_server.begin()->second;
+  if (local < s.hierarchical_min_local) return false;
+  // hierarchical.cpp needs as many ranks on every server.
+  return std::all_of(per_server.begin(), per_server.end(),
+                     [local](const auto& e) { return e.second == local; });
+}
+
 CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_bytes) {
   if (s.algorithm != CollectiveAlgorithm::Auto) return s.algorithm;
   switch (s.op) {
     case CollectiveOp::AllReduce:
+      if (size_bytes >= s.hierarchical_min_bytes && auto_hierarchical_ranks(s)) {
+        return CollectiveAlgorithm::Hierarchical;
+      }
       return size_bytes <= s.tree_max_bytes && s.ranks() > 2 ? CollectiveAlgorithm::DoubleBinaryTree
                                                              : CollectiveAlgorithm::Ring;
     case CollectiveOp::AllToAll:

@@ -74,6 +74,13 @@ struct CollectiveSpec {
   int64_t tree_max_bytes = 256 * 1024;
   int64_t ll_max_bytes = 16 * 1024;
   int64_t ll128_max_bytes = 4 * 1024 * 1024;
+  // "auto" on GPU servers: an all-reduce whose GPU ranks span at least
+  // `hierarchical_min_servers` servers with the same number, at least `hierarchical_min_local`,
+  // on each uses the hierarchical algorithm (NVLink inside a server, the rails across) from
+  // `hierarchical_min_bytes` up; otherwise tree/ring by `tree_max_bytes` as above.
+  int hierarchical_min_servers = 2;
+  int hierarchical_min_local = 2;
+  int64_t hierarchical_min_bytes = 0;
 
   int ranks() const { return static_cast<int>(rank_endpoints.size()); }
 };
@@ -83,6 +90,8 @@ struct CollectiveSpec {
 double bus_factor(CollectiveOp op, int ranks);
 
 // The algorithm and protocol a size runs with ("auto" resolved as documented above).
+// Whether the ranks are a multi-server GPU communicator that "auto" runs hierarchically.
+bool auto_hierarchical_ranks(const CollectiveSpec& s);
 CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_bytes);
 CollectiveProtocol resolve_protocol(const CollectiveSpec& s, int64_t size_bytes);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/roce/pfc_headroom.hpp"
+#include "scenarios/builder/build_host_paths.hpp"
 #include "scenarios/builder/build_ib_cc.hpp"
 #include "scenarios/builder/build_infiniband.hpp"
 #include "scenarios/loader/failures_section.hpp"
@@ -165,7 +166,9 @@ int64_t nic_pfc_headroom(const Scenario& s, uint32_t host) {
   // The NIC accounts a packet at its last bit + rx_latency: the formula's receiver latency is
   // rx_latency plus one frame time, as for a store-and-forward switch.
   const int64_t frame = s.nic.mtu + s.nic.header_bytes + s.nic.framing_bytes;
-  const sim::Time latency = s.nic.rx_latency + sim::serialization_time(frame, l.rate_bps);
+  // Data in its DMA write latency (host_path.hpp) reaches the buffer after it, as if later.
+  const sim::Time latency = s.nic.rx_latency + host_path_of(s, node).dma_write_latency +
+                            sim::serialization_time(frame, l.rate_bps);
   return models::pfc_headroom_bytes(l.rate_bps, sim::Time(l.latency_ps), s.pfc.response_time,
                                     latency, frame, lossless_priority_count(s.pfc));
 }
@@ -230,6 +233,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
                   [](const auto& sw) { return sw->adaptive_routing(); })) {
     for (auto& nic : net->nics) nic->accept_out_of_order(true);
   }
+  apply_host_paths(s, *net);  // PCIe per NIC (GPU servers' own, none for NVLink endpoints)
   std::vector<models::Nic*> nic_ptrs;
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
   net->transport->set_nics(nic_ptrs);

@@ -141,6 +141,15 @@ const FieldTable<CollectiveSpec>& collective_fields() {
       bytes_field<CollectiveSpec>("tree_max", &CollectiveSpec::tree_max_bytes,
                                   "algorithm auto: all-reduce sizes up to this use the double "
                                   "binary tree, larger the ring"),
+      int32_field("hierarchical_min_servers", &CollectiveSpec::hierarchical_min_servers,
+                  "algorithm auto: an all-reduce of GPU ranks on at least this many servers "
+                  "(as many ranks on each) runs hierarchical",
+                  2, 1 << 20),
+      int32_field("hierarchical_min_local", &CollectiveSpec::hierarchical_min_local,
+                  "algorithm auto: ... with at least this many ranks per server", 1, 1 << 20),
+      bytes_field<CollectiveSpec>("hierarchical_min", &CollectiveSpec::hierarchical_min_bytes,
+                                  "algorithm auto: sizes from this up run hierarchical on such "
+                                  "ranks (smaller: tree/ring by tree_max)"),
       bytes_field<CollectiveSpec>("ll_max", &CollectiveSpec::ll_max_bytes,
                                   "protocol auto: sizes up to this use LL"),
       bytes_field<CollectiveSpec>("ll128_max", &CollectiveSpec::ll128_max_bytes,

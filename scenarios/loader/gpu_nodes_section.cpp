@@ -1,5 +1,9 @@
 #include "scenarios/loader/gpu_nodes_section.hpp"
 
+#include "scenarios/loader/host_path_section.hpp"
+#include "scenarios/loader/input_error.hpp"
+#include "topologies/topology.hpp"
+
 namespace scen {
 namespace {
 
@@ -41,10 +45,92 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
   return table;
 }
 
+namespace {
+
+// The preset, then single keys, then the NICs' PCIe path; `count` servers.
+void read_gpu_params(JsonReader& r, int count, GpuNodeParams& p);
+
+}  // namespace
+
 GpuNodesSection read_gpu_nodes(JsonReader& r) {
   r.expect_object();
   GpuNodesSection s;
   s.count = static_cast<int>(r.integer("count", 1, 100000));
+  read_gpu_params(r, s.count, s.params);
+  r.finish();
+  return s;
+}
+
+void read_inline_gpu_servers(JsonReader& r, topo::Topology& t,
+                             const std::function<int(JsonReader&, size_t)>& nic_node) {
+  r.expect_object();
+  JsonReader list = r.at("servers");
+  list.expect_array();
+  if (list.size() == 0) throw InputError(list.path(), "[]", "at least one server");
+  GpuNodeParams p;
+  read_gpu_params(r, static_cast<int>(list.size()), p);
+  std::vector<std::vector<int>> nics(list.size());
+  std::vector<bool> used(t.nodes.size(), false);
+  for (size_t s = 0; s < list.size(); ++s) {
+    JsonReader server = list.element(s);
+    server.expect_array();
+    if (static_cast<int>(server.size()) != p.nics) {
+      throw InputError(server.path(), server.json().dump(),
+                       std::to_string(p.nics) + " NIC host names (nics), in rail order");
+    }
+    for (size_t k = 0; k < server.size(); ++k) {
+      const int node = nic_node(server, k);
+      if (t.nodes[static_cast<size_t>(node)].kind != topo::NodeKind::Host || used[node]) {
+        throw InputError(server.index_path(k), server.json()[k].dump(),
+                         "a host of \"nodes\" not already a NIC of a GPU server");
+      }
+      used[node] = true;
+      nics[s].push_back(node);
+    }
+  }
+  r.finish();
+  topo::add_gpu_nodes(t, nics, p);
+}
+
+Json gpu_servers_to_json(const topo::Topology& t) {
+  const topo::GpuCluster& c = t.gpus;
+  if (c.empty()) return nullptr;
+  Json j = write_fields(gpu_node_fields(), c.params);
+  j["preset"] = c.params.preset;
+  auto data = [](const topo::HostPathData& d) {
+    Json o = Json::object();
+    if (d.doorbell_latency_ps >= 0)
+      o["doorbell_latency"] = sim::format_time(sim::Time(d.doorbell_latency_ps));
+    if (d.dma_read_latency_ps >= 0)
+      o["dma_read_latency"] = sim::format_time(sim::Time(d.dma_read_latency_ps));
+    if (d.dma_write_latency_ps >= 0)
+      o["dma_write_latency"] = sim::format_time(sim::Time(d.dma_write_latency_ps));
+    if (d.pcie_rate_bps == 0) o["pcie_rate"] = 0;
+    if (d.pcie_rate_bps > 0) o["pcie_rate"] = sim::format_rate(d.pcie_rate_bps);
+    return o;
+  };
+  const Json host = data(c.params.host_path);
+  if (!host.empty()) j["host_path"] = host;
+  for (const auto& o : c.params.host_path_overrides) {
+    Json e = data(o.path);
+    if (!o.servers.empty()) e["servers"] = o.servers;
+    if (!o.rails.empty()) e["rails"] = o.rails;
+    j["host_path_overrides"].push_back(std::move(e));
+  }
+  Json servers = Json::array();
+  for (const auto& nics : c.server_nics) {
+    Json names = Json::array();
+    for (int n : nics) names.push_back(t.nodes[static_cast<size_t>(n)].name);
+    servers.push_back(std::move(names));
+  }
+  j["servers"] = std::move(servers);
+  return j;
+}
+
+namespace {
+
+void read_gpu_params(JsonReader& r, int count, GpuNodeParams& p) {
+  GpuNodesSection s;
   const std::string preset = r.choice("preset", {"dgx-h100", "dgx-a100", "generic"}, "dgx-h100");
   (void)topo::gpu_node_preset(preset, s.params);
   if (preset == "generic") {
@@ -57,8 +143,10 @@ GpuNodesSection read_gpu_nodes(JsonReader& r) {
     }
   }
   read_fields(r, gpu_node_fields(), s.params);
-  r.finish();
-  return s;
+  read_gpu_host_paths(r, count, s.params);
+  p = s.params;
 }
+
+}  // namespace
 
 }  // namespace scen

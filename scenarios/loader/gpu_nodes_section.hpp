@@ -7,6 +7,7 @@
 // values of its own: gpus, nics, nic_rate and nvlink_rate are then required).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "scenarios/loader/json_reader.hpp"
@@ -22,6 +23,19 @@ struct GpuNodesSection {
 
 // Reads the "nodes" object `r` (finishes it).
 GpuNodesSection read_gpu_nodes(JsonReader& r);
+
+// An inline topology's (or a topology file's) "gpu_servers": the same keys as "nodes" but,
+// instead of "count", "servers": for each server the names of its NIC hosts in rail order
+//   "gpu_servers": {"preset": "dgx-h100", "servers": [["n0r0", ..., "n0r7"], ...]}
+// The NVSwitch and NVLink endpoints are added as the generators add them (gpu_nodes.hpp), so a
+// file written by `rdmasim topo gen` loads back to the same network. `node_index` maps the
+// topology's node names; the NIC nodes are checked to be hosts, each in one server.
+// Adds the servers to `t` (finishes `r`).
+void read_inline_gpu_servers(JsonReader& r, topo::Topology& t,
+                             const std::function<int(JsonReader&, size_t)>& nic_node);
+
+// "gpu_servers" of a topology with GPU servers (for topology_to_json); null when it has none.
+Json gpu_servers_to_json(const topo::Topology& t);
 
 // The tunable keys (for --list-params).
 const FieldTable<topo::GpuNodeParams>& gpu_node_fields();

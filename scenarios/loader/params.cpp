@@ -6,6 +6,7 @@
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/gpu_nodes_section.hpp"
+#include "scenarios/loader/host_path_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/sharp_section.hpp"
@@ -168,6 +169,11 @@ const FieldTable<NicParams>& nic_fields() {
                                       "post to first packet ready (doorbell, WQE fetch, DMA)"));
     f.push_back(time_field<NicParams>("rx_latency", &NicParams::rx_latency,
                                       "last bit in to delivery and ACK generation (DMA write)"));
+    for (const auto& h : host_path_fields()) {  // the PCIe path (host_path_section.hpp)
+      f.push_back({h.key, h.unit, h.meaning,
+                   [read = h.read](JsonReader& r, NicParams& n) { read(r, n.host); },
+                   [write = h.write](const NicParams& n) { return write(n.host); }});
+    }
     f.push_back(rate_or_zero_field<NicParams>(
         "max_send_rate", &NicParams::max_send_rate_bps,
         "send engine's packet rate cap in wire bits/s (DMA, PCIe), 0 = line rate; "
@@ -357,6 +363,9 @@ std::string list_parameters() {
   list_fields(out, "infiniband.sharp", sharp_fields(), models::SharpParams{});
   list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
   list_fields(out, "topology.nodes", gpu_node_fields(), topo::GpuNodeParams{});
+  // GPU servers' NICs: the same keys under topology.nodes.host_path (or a preset name) and
+  // topology.nodes.host_path_overrides[i] with "servers"/"rails" (host_path_section.hpp).
+  list_fields(out, "topology.nodes.host_path", host_path_fields(), models::HostPathParams{});
   out +=
       "\nPer-switch, per-port and per-priority values go in \"overrides\": "
       "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"

@@ -197,6 +197,16 @@ topo::Topology read_inline(JsonReader& r) {
     l.finish();
     t.links.push_back(link);
   }
+  if (auto g = r.get("gpu_servers")) {  // hosts grouped as GPU servers (gpu_nodes_section.hpp)
+    read_inline_gpu_servers(*g, t, [&](JsonReader& server, size_t k) {
+      const Json& v = server.json()[k];
+      auto it = v.is_string() ? index.find(v.get<std::string>()) : index.end();
+      if (it == index.end()) {
+        throw InputError(server.index_path(k), v.dump(), "the name of a host in \"nodes\"");
+      }
+      return it->second;
+    });
+  }
   r.finish();
   return t;
 }
@@ -237,8 +247,15 @@ topo::Fabric build_fabric_checked(topo::Topology t, const std::string& path_pref
 Json topology_to_json(const topo::Topology& t) {
   Json j;
   j["name"] = t.name;
+  // GPU servers' NVSwitches and NVLink endpoints are not listed: "gpu_servers" adds them back
+  // on load, in the same order (they come after every other node and link).
+  std::vector<bool> nvlink(t.nodes.size(), false);
+  for (int n : t.gpus.nvswitch_node) nvlink[static_cast<size_t>(n)] = true;
+  for (int n : t.gpus.nvlink_node) nvlink[static_cast<size_t>(n)] = true;
   Json nodes = Json::array();
-  for (const auto& n : t.nodes) {
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const topo::Node& n = t.nodes[i];
+    if (nvlink[i]) continue;
     Json o{{"name", n.name}, {"kind", n.kind == topo::NodeKind::Host ? "host" : "switch"}};
     if (n.radix > 0) o["radix"] = n.radix;
     o["tier"] = n.tier;
@@ -247,6 +264,7 @@ Json topology_to_json(const topo::Topology& t) {
   }
   Json links = Json::array();
   for (const auto& l : t.links) {
+    if (nvlink[static_cast<size_t>(l.a)] || nvlink[static_cast<size_t>(l.b)]) continue;
     Json o{{"a", t.nodes[l.a].name},
            {"b", t.nodes[l.b].name},
            {"rate", sim::format_rate(l.rate_bps)},
@@ -258,6 +276,7 @@ Json topology_to_json(const topo::Topology& t) {
   }
   j["nodes"] = std::move(nodes);
   j["links"] = std::move(links);
+  if (!t.gpus.empty()) j["gpu_servers"] = gpu_servers_to_json(t);
   return j;
 }
 

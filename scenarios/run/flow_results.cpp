@@ -56,7 +56,10 @@ TransportTotals collect_flow_results(const Scenario& s, const models::Network& n
     const models::QueuePair& q0 = tr.qp(fl.first_qp);
     const auto data = trace_path(s, net, q0.src_host, q0.dst_host, q0.udp_sport, q0.route_id);
     const auto ack = trace_path(s, net, q0.dst_host, q0.src_host, q0.udp_sport, 0);
-    if (!data.empty() && !ack.empty()) r.ideal_fct = models::ideal_fct(data, ack, r.bytes, s.nic);
+    if (!data.empty() && !ack.empty()) {
+      r.ideal_fct = models::ideal_fct(data, ack, r.bytes, s.nic, net.nics[q0.src_host]->host_path(),
+                                      net.nics[q0.dst_host]->host_path());
+    }
     out.flows.push_back(std::move(r));
   }
   return t;

@@ -228,7 +228,7 @@ int run_replay(int* argc, char*** argv, const ReplayOptions& o) {
             scen::trace_path(s, *net, q0.src_host, q0.dst_host, q0.udp_sport, q0.route_id);
         const auto ack = scen::trace_path(s, *net, q0.dst_host, q0.src_host, q0.udp_sport, 0);
         if (!data.empty() && !ack.empty())
-          r.ideal_fct = models::ideal_fct(data, ack, r.bytes, s.nic);
+          r.ideal_fct = models::ideal_fct(data, ack, r.bytes, s.nic, s.nic.host, s.nic.host);
         out.flows.push_back(std::move(r));
       }
       std::filesystem::create_directories(o.out_dir);
