@@ -44,7 +44,7 @@ sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<Pat
       pipeline_delivery_time(data_path, packets, nic.mtu + overhead, last_payload + overhead);
   const int64_t ack_wire = nic.header_bytes + nic.ack_payload_bytes + nic.framing_bytes;
   const sim::Time ack = pipeline_delivery_time(ack_path, 1, ack_wire, ack_wire);
-  return nic.tx_latency + data + ack;
+  return post_latency(nic, message_bytes) + data + ack;  // inline messages post sooner
 }
 
 }  // namespace models

@@ -139,6 +139,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   sim::Time pacing_wake_at_;
   // The send engine (NicParams::max_send_rate_bps, message_overhead) is busy until then.
   sim::Time engine_free_at_;
+  sim::Time next_message_at_;  // the first packet of the next message, not before (rate cap)
   NicStats stats_;
   // Receive buffer: packets in arrival order, drained one at a time by the host.
   Ring<PacketHandle> rx_queue_;

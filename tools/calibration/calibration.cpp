@@ -26,7 +26,7 @@ std::vector<bool> range_mask(const Experiment& e, int64_t min_bytes) {
 }
 
 FabricParams from_values(const std::vector<double>& v) {
-  return {v[0], v[1], v[2], v[3]};
+  return {v[0], v[1], v[2], v[3], {}};  // small messages: fitted afterwards
 }
 
 void score(const ClusterSpec& c, std::vector<Experiment>& experiments, CalibrationResult& res) {
@@ -130,6 +130,8 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
     if (p.free) res.fitted.push_back(p.name);
   }
   res.params = from_values(v);
+  // Sizes below the fitted range, with the parameters above held (small_messages.hpp).
+  fit_small_messages(c, experiments, min_bytes, res.params, res.fitted, res.notes, sims);
   res.simulations = sims;
   score(c, experiments, res);
   return res;
@@ -153,6 +155,9 @@ std::string format_report(const CalibrationResult& r) {
                 r.params.host_latency_ns, r.params.hop_latency_ns, r.params.efficiency,
                 r.params.message_overhead_ns);
   o << buf;
+  if (const std::string small = describe_small_messages(r.params.small); !small.empty()) {
+    o << small << "\n";
+  }
   if (!r.fitted.empty()) {
     o << "fitted:";
     for (const auto& f : r.fitted) o << " " << f;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "scenarios/loader/json_reader.hpp"
+#include "tools/calibration/small_messages.hpp"
 
 namespace calib {
 
@@ -39,6 +40,7 @@ struct FabricParams {
   double hop_latency_ns = 0;       // switch latency, per switch on the path
   double efficiency = 1;           // NIC send-engine rate / line rate
   double message_overhead_ns = 0;  // NIC send-engine time per message
+  SmallMessageParams small;        // inline sends and message rate (small sizes only)
 };
 
 // The fabric section these parameters stand for: the overlay params.json holds
