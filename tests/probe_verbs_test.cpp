@@ -74,7 +74,8 @@ TEST_CASE("verbs connection data round-trips and corrupt copies are refused", "[
   SECTION("another format version names both") {
     auto v = b;
     set32(v, 4, 2);
-    CHECK(refusal(v, 3) == "connection data from rank 3 has format version 2, this probe version 1");
+    CHECK(refusal(v, 3) ==
+          "connection data from rank 3 has format version 2, this probe version 1");
   }
   SECTION("from the wrong rank") {
     CHECK(refusal(b, 2) == "connection data from rank 2 names rank 3");
@@ -93,8 +94,10 @@ TEST_CASE("verbs connection data round-trips and corrupt copies are refused", "[
   SECTION("a count that disagrees with the length, or beyond the limit") {
     auto v = b;
     set32(v, 20, 4);
-    CHECK(refusal(v, 3) == "connection data from rank 3 is 116 bytes, expected 136 for 4 queue pairs");
-    CHECK(refusal(b, 3, 2) == "connection data from rank 3 lists 3 queue pairs, at most 2 expected");
+    CHECK(refusal(v, 3) ==
+          "connection data from rank 3 is 116 bytes, expected 136 for 4 queue pairs");
+    CHECK(refusal(b, 3, 2) ==
+          "connection data from rank 3 lists 3 queue pairs, at most 2 expected");
   }
   SECTION("an entry out of range") {
     auto v = b;
@@ -217,7 +220,8 @@ TEST_CASE("probe verbs replay: arguments checked, no RDMA device refused with ex
   INFO(alone.err);
   CHECK(alone.exit_code == 2);
   // "built without libibverbs" here would mean CMake did not find libibverbs-dev.
-  CHECK(test_support::contains(alone.err, "rdmasim-probe: no RDMA device found; use --transport tcp"));
+  CHECK(test_support::contains(alone.err,
+                               "rdmasim-probe: no RDMA device found; use --transport tcp"));
   CHECK_FALSE(std::filesystem::exists(dir / "out"));
   // ... and as a 4-rank job: every rank refuses, mpirun passes the exit code on.
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {

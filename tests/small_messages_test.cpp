@@ -157,8 +157,8 @@ TEST_CASE("calibrating the ConnectX-6 traces over all sizes fits inline sends an
   CHECK(r.params.small.inline_threshold_bytes == 128);
   CHECK(r.params.small.inline_saving_ns > 500);
   CHECK(r.params.small.message_gap_ns == Approx(1e9 / 2.59e6).epsilon(0.03));
-  CHECK(r.curves[0].mape_all <= 10.0);
-  CHECK(r.curves[1].mape_all <= 10.0);
+  CHECK(r.curves[0].mape_all <= 8.0);       // 6.32 % measured (35.25 % without)
+  CHECK(r.curves[1].mape_all <= 3.0);       // 1.08 % measured (91.95 % without)
   CHECK(r.curves[0].mape_in_range <= 5.0);  // the large sizes stay where they were
   CHECK(r.curves[1].mape_in_range <= 5.0);
   // The same parameters without the two mechanisms: the small sizes are far off again.

@@ -28,9 +28,9 @@ double median(std::vector<double> v) {
 void add_small_message_keys(scen::Json& nic, const SmallMessageParams& p) {
   if (p.inline_threshold_bytes > 0) {
     nic["inline_threshold"] = static_cast<int64_t>(std::llround(p.inline_threshold_bytes));
-    nic["inline_saving"] =
-        std::to_string(static_cast<int64_t>(std::llround(std::max(0.0, p.inline_saving_ns) * 1000))) +
-        "ps";
+    nic["inline_saving"] = std::to_string(static_cast<int64_t>(
+                               std::llround(std::max(0.0, p.inline_saving_ns) * 1000))) +
+                           "ps";
   }
   if (p.message_gap_ns > 0) {
     nic["max_message_rate"] = static_cast<int64_t>(std::llround(1e9 / p.message_gap_ns));

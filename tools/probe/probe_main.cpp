@@ -170,8 +170,8 @@ int replay(int argc, char** argv) {
       "gid-index,x", po::value(&o.verbs.gid_index)->default_value(-1),
       "verbs: GID index (RoCE; -1 = none, InfiniBand)")(
       "mtu,m", po::value(&o.verbs.mtu)->default_value(0),
-      "verbs: path MTU (0 = the scenario's fabric.nic.mtu)")(
-      "quiet,q", po::bool_switch(&o.quiet), "no summary line");
+      "verbs: path MTU (0 = the scenario's fabric.nic.mtu)")("quiet,q", po::bool_switch(&o.quiet),
+                                                             "no summary line");
   const po::variables_map vm = cli::parse_options(argc, argv, opts, "scenario", o.scenario);
   if (vm.count("help")) {
     std::cout << opts << "\n";

@@ -68,9 +68,9 @@ std::vector<Completion> replay_tcp(const scen::Scenario& s, int rank, int size,
     if (s.flows[i].dst_host == rank) ++incoming;
   }
   if (mine.size() > kMaxFlowsPerRank) {
-    throw scen::InputError(
-        o.scenario, std::to_string(mine.size()) + " flows from host " + std::to_string(rank),
-        "at most " + std::to_string(kMaxFlowsPerRank) + " per host");
+    throw scen::InputError(o.scenario,
+                           std::to_string(mine.size()) + " flows from host " + std::to_string(rank),
+                           "at most " + std::to_string(kMaxFlowsPerRank) + " per host");
   }
   // Connection data: every rank's address and port, over MPI.
   TcpListener listener(o.bind, 0);
@@ -99,8 +99,9 @@ std::vector<Completion> replay_tcp(const scen::Scenario& s, int rank, int size,
       done[k].flow = static_cast<int64_t>(mine[k]);
       try {
         std::this_thread::sleep_until(t0 + std::chrono::nanoseconds(f.start.ps / 1000));
-        TcpConnection c = tcp_connect(&addrs[64 * static_cast<size_t>(f.dst_host)],
-                                      static_cast<uint16_t>(ports[static_cast<size_t>(f.dst_host)]));
+        TcpConnection c =
+            tcp_connect(&addrs[64 * static_cast<size_t>(f.dst_host)],
+                        static_cast<uint16_t>(ports[static_cast<size_t>(f.dst_host)]));
         c.send_header(MsgKind::Data, static_cast<uint64_t>(f.bytes),
                       static_cast<uint32_t>(mine[k]));
         std::vector<unsigned char> buf(std::min<int64_t>(f.bytes, kChunk), 0);

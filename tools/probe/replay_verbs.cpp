@@ -106,9 +106,9 @@ ibv_mtu mtu_enum(int mtu) {
 
 // Per queue pair progress.
 struct QpRun {
-  int64_t posted = 0;     // requester: work requests posted; responder: receives posted
-  int64_t completed = 0;  // completions seen
-  int64_t bytes_seen = 0; // responder with sends: payload received
+  int64_t posted = 0;      // requester: work requests posted; responder: receives posted
+  int64_t completed = 0;   // completions seen
+  int64_t bytes_seen = 0;  // responder with sends: payload received
   bool failed = false;
   bool finished = false;
   const QpAddress* remote = nullptr;
@@ -118,8 +118,7 @@ struct QpRun {
 
 class VerbsReplay {
  public:
-  VerbsReplay(const scen::Scenario& s, int rank, int size, const ReplayOptions& o,
-              FirstError& err)
+  VerbsReplay(const scen::Scenario& s, int rank, int size, const ReplayOptions& o, FirstError& err)
       : s_(s), rank_(rank), size_(size), o_(o), err_(err) {}
 
   std::vector<Completion> run() {
@@ -150,11 +149,11 @@ class VerbsReplay {
     }
     for (int r = 0; r < size_; ++r) {
       if (per_rank[static_cast<size_t>(r)] > kMaxQpsPerRank) {
-        throw scen::InputError(o_.scenario,
-                               std::to_string(per_rank[static_cast<size_t>(r)]) +
-                                   " queue pairs at host " + std::to_string(r),
-                               "at most " + std::to_string(kMaxQpsPerRank) +
-                                   " per host in a verbs replay");
+        throw scen::InputError(
+            o_.scenario,
+            std::to_string(per_rank[static_cast<size_t>(r)]) + " queue pairs at host " +
+                std::to_string(r),
+            "at most " + std::to_string(kMaxQpsPerRank) + " per host in a verbs replay");
       }
     }
     qps_ = plan_replay_qps(s_.flows, rank_, s_.nic.mtu, chunk_);
@@ -211,10 +210,9 @@ class VerbsReplay {
                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     if (r_.mr == nullptr) throw verbs_error("ibv_reg_mr");
     if (std::max(send_cqe, recv_cqe) > da.max_cqe) {
-      throw std::runtime_error("this rank's queue pairs need " +
-                               std::to_string(std::max(send_cqe, recv_cqe)) +
-                               " completion queue entries, the device allows " +
-                               std::to_string(da.max_cqe));
+      throw std::runtime_error(
+          "this rank's queue pairs need " + std::to_string(std::max(send_cqe, recv_cqe)) +
+          " completion queue entries, the device allows " + std::to_string(da.max_cqe));
     }
     r_.send_cq = ibv_create_cq(r_.ctx, static_cast<int>(send_cqe), nullptr, nullptr, 0);
     r_.recv_cq = ibv_create_cq(r_.ctx, static_cast<int>(recv_cqe), nullptr, nullptr, 0);
@@ -240,9 +238,8 @@ class VerbsReplay {
       a.pkey_index = 0;
       a.port_num = static_cast<uint8_t>(o_.verbs.port);
       a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-      if (ibv_modify_qp(qp, &a,
-                        IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) !=
-          0) {
+      if (ibv_modify_qp(
+              qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
         throw verbs_error("ibv_modify_qp(INIT)");
       }
       // Receives go up before the peer may send (before the exchange that lets it connect).
@@ -258,7 +255,7 @@ class VerbsReplay {
   // that its entries and this rank's queue pairs pair up one to one.
   void exchange() {
     const size_t n = static_cast<size_t>(size_);
-    std::vector<std::vector<unsigned char>> blobs(n);
+    std::vector<std::vector<unsigned char> > blobs(n);
     std::vector<size_t> with_peer(n, 0);
     for (const PlannedQp& q : qps_) ++with_peer[static_cast<size_t>(q.peer)];
     for (size_t p = 0; p < n; ++p) {
@@ -272,8 +269,8 @@ class VerbsReplay {
       c.region_bytes = has_recv_region_ ? static_cast<uint64_t>(chunk_) : 0;
       for (size_t i = 0; i < qps_.size(); ++i) {
         if (static_cast<size_t>(qps_[i].peer) != p) continue;
-        c.qps.push_back({qps_[i].flow, qps_[i].index, qps_[i].role, r_.qps[i]->qp_num,
-                         run_[i].psn});
+        c.qps.push_back(
+            {qps_[i].flow, qps_[i].index, qps_[i].role, r_.qps[i]->qp_num, run_[i].psn});
       }
       blobs[p] = encode_connection(c);
     }
@@ -363,7 +360,8 @@ class VerbsReplay {
       }
       if (ibv_modify_qp(r_.qps[i], &a,
                         IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
+                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) !=
+          0) {
         throw verbs_error("ibv_modify_qp(RTR)");
       }
       ibv_qp_attr t{};
@@ -434,7 +432,7 @@ class VerbsReplay {
   // rank's sends are over (a non-blocking barrier) and this rank's receives are in.
   std::vector<Completion> drive() {
     // This rank's flows in start order, each with its requester queue pairs.
-    std::map<uint32_t, std::vector<size_t>> sent;
+    std::map<uint32_t, std::vector<size_t> > sent;
     size_t responders = 0;
     for (size_t i = 0; i < qps_.size(); ++i) {
       if (qps_[i].role == QpRole::Requester) {

@@ -47,14 +47,14 @@ constexpr size_t kConnectionHeaderBytes = 24 + 16 + 16;
 constexpr size_t kQpAddressBytes = 20;  // flow, index, role, qpn, psn
 
 namespace detail {
-inline void put32(std::vector<unsigned char>& out, uint32_t v) {
+// Writes at a cursor into a buffer sized up front (no growth while encoding).
+inline unsigned char* put32(unsigned char* out, uint32_t v) {
   const uint32_t n = htonl(v);
-  const auto* p = reinterpret_cast<const unsigned char*>(&n);
-  out.insert(out.end(), p, p + 4);
+  std::memcpy(out, &n, 4);
+  return out + 4;
 }
-inline void put64(std::vector<unsigned char>& out, uint64_t v) {
-  put32(out, static_cast<uint32_t>(v >> 32));
-  put32(out, static_cast<uint32_t>(v));
+inline unsigned char* put64(unsigned char* out, uint64_t v) {
+  return put32(put32(out, static_cast<uint32_t>(v >> 32)), static_cast<uint32_t>(v));
 }
 inline uint32_t get32(const unsigned char* in) {
   uint32_t n = 0;
@@ -67,23 +67,24 @@ inline uint64_t get64(const unsigned char* in) {
 }  // namespace detail
 
 inline std::vector<unsigned char> encode_connection(const ConnectionData& c) {
-  std::vector<unsigned char> out;
-  out.reserve(kConnectionHeaderBytes + kQpAddressBytes * c.qps.size());
-  detail::put32(out, kMagic);
-  detail::put32(out, kConnectionVersion);
-  detail::put32(out, c.rank);
-  detail::put32(out, c.lid);
-  detail::put32(out, c.rkey);
-  detail::put32(out, static_cast<uint32_t>(c.qps.size()));
-  detail::put64(out, c.addr);
-  detail::put64(out, c.region_bytes);
-  out.insert(out.end(), c.gid.begin(), c.gid.end());
+  std::vector<unsigned char> out(kConnectionHeaderBytes + kQpAddressBytes * c.qps.size());
+  unsigned char* at = out.data();
+  at = detail::put32(at, kMagic);
+  at = detail::put32(at, kConnectionVersion);
+  at = detail::put32(at, c.rank);
+  at = detail::put32(at, c.lid);
+  at = detail::put32(at, c.rkey);
+  at = detail::put32(at, static_cast<uint32_t>(c.qps.size()));
+  at = detail::put64(at, c.addr);
+  at = detail::put64(at, c.region_bytes);
+  std::memcpy(at, c.gid.data(), 16);
+  at += 16;
   for (const QpAddress& q : c.qps) {
-    detail::put32(out, q.flow);
-    detail::put32(out, q.index);
-    detail::put32(out, static_cast<uint32_t>(q.role));
-    detail::put32(out, q.qpn);
-    detail::put32(out, q.psn);
+    at = detail::put32(at, q.flow);
+    at = detail::put32(at, q.index);
+    at = detail::put32(at, static_cast<uint32_t>(q.role));
+    at = detail::put32(at, q.qpn);
+    at = detail::put32(at, q.psn);
   }
   return out;
 }
@@ -134,10 +135,9 @@ inline ConnectionData decode_connection(const unsigned char* in, size_t bytes,
     q.qpn = detail::get32(e + 12);
     q.psn = detail::get32(e + 16);
     if (role > 1 || q.qpn > 0xFFFFFF || q.psn > 0xFFFFFF) {
-      throw ProtocolError(from + ", entry " + std::to_string(i) + ": role " +
-                          std::to_string(role) + ", QP number " + std::to_string(q.qpn) +
-                          ", PSN " + std::to_string(q.psn) +
-                          " (expected role 0 or 1 and 24-bit numbers)");
+      throw ProtocolError(from + ", entry " + std::to_string(i) + ": role " + std::to_string(role) +
+                          ", QP number " + std::to_string(q.qpn) + ", PSN " +
+                          std::to_string(q.psn) + " (expected role 0 or 1 and 24-bit numbers)");
     }
     q.role = static_cast<QpRole>(role);
   }

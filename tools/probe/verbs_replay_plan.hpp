@@ -46,18 +46,18 @@ struct PlannedQp {
   uint32_t flow = 0;
   uint32_t index = 0;
   QpRole role = QpRole::Requester;
-  int peer = 0;         // the rank at the other end
-  int64_t bytes = 0;    // this queue pair's share of the flow
-  int64_t chunks = 0;   // work requests it takes: ceil(bytes / chunk_bytes)
-  int priority = 3;     // service level (InfiniBand) / traffic class
-  int dscp = 26;        // RoCE: the GRH traffic class is dscp << 2
+  int peer = 0;        // the rank at the other end
+  int64_t bytes = 0;   // this queue pair's share of the flow
+  int64_t chunks = 0;  // work requests it takes: ceil(bytes / chunk_bytes)
+  int priority = 3;    // service level (InfiniBand) / traffic class
+  int dscp = 26;       // RoCE: the GRH traffic class is dscp << 2
 };
 
 // The queue pairs of `rank`, in a fixed order (flow, stripe index, requester before
 // responder): requesters for the flows it sends, responders for the flows it receives (a flow
 // from a host to itself gets both).
-inline std::vector<PlannedQp> plan_replay_qps(const std::vector<models::FlowSpec>& flows,
-                                              int rank, int64_t mtu, int64_t chunk_bytes) {
+inline std::vector<PlannedQp> plan_replay_qps(const std::vector<models::FlowSpec>& flows, int rank,
+                                              int64_t mtu, int64_t chunk_bytes) {
   std::vector<PlannedQp> out;
   for (size_t i = 0; i < flows.size(); ++i) {
     const models::FlowSpec& f = flows[i];
