@@ -197,8 +197,9 @@ TEST_CASE("probe verbs replay: arguments checked, no RDMA device refused with ex
   struct Bad {
     std::string args, says;
   };
-  for (const Bad& b : {Bad{" --mtu 1000", "--mtu"}, Bad{" --verb read", "--verb"},
-                       Bad{" --ib-port 0", "--ib-port"}, Bad{" --gid-index -2", "--gid-index"}}) {
+  for (const Bad& b :
+       {Bad{" --mtu 1000", "--mtu"}, Bad{" --verb read", "--verb"},
+        Bad{" --ib-port 0", "--ib-port"}, Bad{" --gid-index=-2", "--gid-index: got -2"}}) {
     const auto r = shell_in(replay + b.args, dir);
     INFO(b.args << ": " << r.err);
     CHECK(r.exit_code == 2);
