@@ -231,8 +231,9 @@ TEST_CASE("probe verbs replay: arguments checked, no RDMA device refused with ex
   }
   const auto job = shell_in(
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 4 "
-      "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 " +
-          replay,
+      "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 " RDMASIM_BIN_DIR
+      "/rdmasim-probe replay " +
+          kScenario + " -o out --transport verbs",
       dir);
   INFO(job.out << job.err);
   CHECK(job.exit_code == 2);
