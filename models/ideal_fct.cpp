@@ -122,7 +122,7 @@ sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<Pat
                                                 src.pcie_rate_bps, drain, dst.dma_write_latency);
   const int64_t ack_wire = nic.header_bytes + nic.ack_payload_bytes + nic.framing_bytes;
   const sim::Time ack = pipeline_delivery_time(ack_path, 1, ack_wire, ack_wire);
-  return nic.tx_latency + src.doorbell_latency + src.dma_read_latency + data + ack;
+  return post_latency(nic, message_bytes, src) + data + ack;  // inline messages post sooner
 }
 
 }  // namespace models

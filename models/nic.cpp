@@ -33,15 +33,15 @@ void Nic::set_host_path(const HostPathParams& host) {
 void Nic::post(QueuePair& qp) {
   if (!qp.rto) qp.rto = std::make_unique<sim::Timer>(ctx_.sim, this, kRto, qp.id);
   qp.rate_bps = port_.rate_bps();
-  // Doorbell and the first DMA read's round trip come before the payload can stream.
-  const sim::Time delay =
-      params_.tx_latency + host_path_.doorbell_latency + host_path_.dma_read_latency;
-  qp.next_send_at = ctx_.sim.now() + delay;
-  if (delay.ps == 0) {
+  // Doorbell and the first DMA read's round trip come before the payload can stream; inline
+  // sends skip the read.
+  const sim::Time latency = post_latency(params_, qp.bytes, host_path_);
+  qp.next_send_at = ctx_.sim.now() + latency;
+  if (latency.ps == 0) {
     qp.posted = true;
     activate(qp);
   } else {
-    ctx_.sim.after(delay, this, kPosted, qp.id);
+    ctx_.sim.after(latency, this, kPosted, qp.id);
   }
 }
 
@@ -92,6 +92,11 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       active_.push_back(id);
       continue;
     }
+    if (qp.snd_nxt == 0 && now < next_message_at_) {  // the engine's message rate cap
+      earliest = std::min(earliest, next_message_at_);
+      active_.push_back(id);
+      continue;
+    }
     if (gate != nullptr && !gate->may_send(lane_of(qp.priority), data_wire_bytes(qp))) {
       // Held by flow control: the gate wakes the port when the class may go again.
       active_.push_back(id);
@@ -127,6 +132,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       }
       if (p.psn == 0) engine_free_at_ += params_.message_overhead;
     }
+    if (p.psn == 0 && params_.max_message_rate > 0) next_message_at_ = now + message_gap(params_);
     if (dcqcn_ != nullptr) dcqcn_->on_sent(qp, p.wire_bytes);
     active_.push_back(id);
     ++stats_.data_packets_sent;

@@ -162,6 +162,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
     PacketHandle packet = 0;
   };
   Ring<PendingWrite> dma_writes_;  // data packets in their DMA write latency, arrival order
+  sim::Time next_message_at_;      // the first packet of the next message, not before (rate cap)
   NicStats stats_;
   // Receive buffer: packets in arrival order, drained one at a time by the host.
   Ring<PacketHandle> rx_queue_;

@@ -38,6 +38,18 @@ struct NicParams {
   // to perftest's bandwidth tables (efficiency = max_send_rate / line rate).
   int64_t max_send_rate_bps = 0;
   sim::Time message_overhead{0};
+  // Small messages. Inline sends: a message of at most
+  // `inline_threshold_bytes` of payload travels inside its work request (the CPU writes it,
+  // IBV_SEND_INLINE), so the NIC skips the DMA read of the payload over PCIe and its first
+  // packet is ready `inline_saving` sooner than tx_latency. 0 = no inline sends. perftest's
+  // ib_write_lat inlines up to 220 B by default on ConnectX (its -I option).
+  int64_t inline_threshold_bytes = 0;
+  sim::Time inline_saving{0};
+  // The send engine's message rate: it starts at most `max_message_rate` messages per second
+  // (first packets at least 1/rate apart: WQE processing), 0 = no cap. Small messages meet it
+  // long before the link: perftest's ib_write_bw on one ConnectX-6 queue pair flattens at
+  // ~2.6 M messages/s. Both are what `rdmasim calibrate` fits to small sizes.
+  int64_t max_message_rate = 0;
   // Traffic classes and DSCPs (qos_params.hpp). Common RoCE deployments put data in priority 3
   // with DSCP 26 and CNPs in priority 6 with DSCP 48 (NVIDIA's lossless RoCE configuration);
   // ACK/NACK go in a class of their own, ahead of data, with the class-selector DSCP of it.
@@ -73,5 +85,24 @@ struct NicParams {
   // endpoints of GPU servers); GPU servers may set their own (Nic::set_host_path). Off.
   HostPathParams host;
 };
+
+// Post to first packet ready for a message (or a queue pair's share of one) of `bytes`: the
+// NIC's tx latency and the host path's doorbell and DMA read (host_path.hpp). Inline messages
+// (payload written into the WQE with the doorbell) skip the payload's DMA read: tx_latency
+// shrinks by inline_saving, and the host path's DMA read round trip is not taken.
+inline sim::Time post_latency(const NicParams& p, int64_t bytes, const HostPathParams& host = {}) {
+  if (bytes > p.inline_threshold_bytes) {
+    return p.tx_latency + host.doorbell_latency + host.dma_read_latency;
+  }
+  const sim::Time tx =
+      p.tx_latency > p.inline_saving ? p.tx_latency - p.inline_saving : sim::Time(0);
+  return tx + host.doorbell_latency;
+}
+
+// The shortest time between two message starts of the send engine (0 = no cap), rounded up.
+inline sim::Time message_gap(const NicParams& p) {
+  if (p.max_message_rate <= 0) return sim::Time(0);
+  return sim::Time((1'000'000'000'000LL + p.max_message_rate - 1) / p.max_message_rate);
+}
 
 }  // namespace models

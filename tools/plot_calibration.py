@@ -45,7 +45,7 @@ def main():
         low = [p for p in pts if not p[3]]
         if low:
             ax.axvspan(min(x) / 1.5, max(p[0] for p in low) * 1.4, color="0.92",
-                       label="not fitted")
+                       label="below --min-size")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("message size (bytes)")

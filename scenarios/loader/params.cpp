@@ -182,6 +182,19 @@ const FieldTable<NicParams>& nic_fields() {
         "message_overhead", &NicParams::message_overhead,
         "send engine time per message (WQE fetch, DMA setup) in which it sends nothing; "
         "rdmasim calibrate fits it"));
+    f.push_back(bytes_field<NicParams>(
+        "inline_threshold", &NicParams::inline_threshold_bytes,
+        "messages up to this size are sent inline (payload in the work request, no DMA read), "
+        "0 = none; rdmasim calibrate fits it"));
+    f.push_back(time_field<NicParams>(
+        "inline_saving", &NicParams::inline_saving,
+        "post latency an inline message saves (the payload's DMA read over PCIe); rdmasim "
+        "calibrate fits it"));
+    f.push_back(int_field<NicParams>(
+        "max_message_rate", &NicParams::max_message_rate,
+        "messages per second the send engine starts (WQE processing), 0 = no cap; rdmasim "
+        "calibrate fits it",
+        0, 1'000'000'000'000LL));
     f.push_back(int_field<NicParams>("data_priority", &NicParams::data_priority,
                                      "traffic class of data of flows that give no class", 0, 7));
     f.push_back(int_field<NicParams>("data_dscp", &NicParams::data_dscp,

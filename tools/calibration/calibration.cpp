@@ -33,7 +33,7 @@ std::vector<bool> range_mask(const Experiment& e, int64_t min_bytes) {
 }
 
 FabricParams from_values(const std::vector<double>& v) {
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], {}};  // small messages: fitted afterwards
 }
 
 // nccl-tests' bus bandwidth factor (PERFORMANCE.md; REFERENCES.md "Collectives").
@@ -275,6 +275,8 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
     if (p.free) res.fitted.push_back(p.name);
   }
   res.params = from_values(v);
+  // Sizes below the fitted range, with the parameters above held (small_messages.hpp).
+  fit_small_messages(c, experiments, min_bytes, res.params, res.fitted, res.notes, sims);
   res.simulations = sims;
   score(c, experiments, res);
   return res;
@@ -356,6 +358,9 @@ std::string format_report(const CalibrationResult& r) {
                   r.params.step_overhead_ns, r.params.nvlink_rate_gbps,
                   r.params.nvlink_rate_gbps / 8, r.params.nvlink_latency_ns);
     o << buf;
+  }
+  if (const std::string small = describe_small_messages(r.params.small); !small.empty()) {
+    o << small << "\n";
   }
   if (!r.fitted.empty()) {
     o << "fitted:";

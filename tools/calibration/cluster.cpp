@@ -131,6 +131,7 @@ scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
       static_cast<int64_t>(std::llround(p.efficiency * 1e6)) * (c.link_rate_bps / 1'000'000);
   nic["max_send_rate"] = p.efficiency >= 1 ? "0" : sim::format_rate(rate);
   nic["message_overhead"] = ps_text(p.message_overhead_ns);
+  add_small_message_keys(nic, p.small);
   scen::Json out;
   out["fabric"]["nic"] = nic;
   out["fabric"]["switch"]["latency"] = ps_text(p.hop_latency_ns);
@@ -162,6 +163,7 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
     p.message_overhead_ns =
         static_cast<double>(sim::parse_time(nic.at("message_overhead").get<std::string>()).ps) /
         1000.0;
+    p.small = read_small_message_keys(nic);
     p.hop_latency_ns =
         static_cast<double>(
             sim::parse_time(j.at("fabric").at("switch").at("latency").get<std::string>()).ps) /
@@ -185,7 +187,8 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
     throw scen::InputError(path, e.what(),
                            "a params.json written by rdmasim calibrate (fabric.nic.tx_latency, "
                            "rx_latency, max_send_rate, message_overhead; fabric.switch.latency; "
-                           "on GPU servers topology.nodes.nvlink_rate, nvlink_latency and "
+                           "optionally inline_threshold, inline_saving, max_message_rate; on GPU "
+                           "servers topology.nodes.nvlink_rate, nvlink_latency and "
                            "workload.collective.step_latency_simple)");
   }
   return p;

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "scenarios/loader/json_reader.hpp"
+#include "tools/calibration/small_messages.hpp"
 #include "topologies/gpu_nodes.hpp"
 
 namespace calib {
@@ -57,6 +58,7 @@ struct FabricParams {
   double step_overhead_ns = 0;   // software time before each collective message is posted
   double nvlink_rate_gbps = 0;   // per GPU, each way (Gb/s)
   double nvlink_latency_ns = 0;  // GPU <-> NVSwitch link latency
+  SmallMessageParams small;      // inline sends and message rate (small sizes only)
 };
 
 // The fabric section these parameters stand for: the overlay params.json holds

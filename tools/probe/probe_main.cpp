@@ -3,7 +3,7 @@
 //       perftest-style ping-pong latency or streaming bandwidth over a size sweep, printed in
 //       perftest's layout and written (-o) as a trace `rdmasim calibrate` reads. Without
 //       --server/--connect both ends run in this process over loopback.
-//   mpirun -np N rdmasim-probe replay SCENARIO -o OUT
+//   mpirun -np N rdmasim-probe replay SCENARIO -o OUT [--transport tcp|verbs]
 //       each rank plays one host of the scenario; rank 0 writes OUT/flows.csv as `rdmasim run`.
 // Exit codes: 0 ok, 1 internal error (or a failed transfer), 2 bad input or no such device.
 #include <boost/program_options.hpp>
@@ -92,13 +92,10 @@ int bench(bool latency, int argc, char** argv) {
     throw scen::InputError("--port", std::to_string(o.port), "1..65535");
   o.verbs.write = o.verb == "write";
   if (o.transport == "verbs") {
-    const int devices = probe::rdma_device_count();
-    if (devices < 0) {
-      std::fprintf(stderr, "rdmasim-probe: built without libibverbs; use --transport tcp\n");
-      return 2;
-    }
-    if (devices == 0) {
-      std::fprintf(stderr, "rdmasim-probe: no RDMA device found; use --transport tcp\n");
+    probe::validate_verbs_options(o.verbs, false);
+    const std::string missing = probe::verbs_unavailable();
+    if (!missing.empty()) {
+      std::fprintf(stderr, "rdmasim-probe: %s\n", missing.c_str());
       return 2;
     }
   }
@@ -158,25 +155,44 @@ int bench(bool latency, int argc, char** argv) {
 
 int replay(int argc, char** argv) {
   probe::ReplayOptions o;
+  std::string verb = "write";
   po::options_description opts("mpirun -np N rdmasim-probe replay SCENARIO -o OUT [options]");
   opts.add_options()("help,h", "this help")("output,o", po::value(&o.out_dir),
                                             "output folder (flows.csv)")(
       "bind", po::value(&o.bind)->default_value("127.0.0.1"),
-      "address each rank listens on (0.0.0.0: all, advertised by host name)")(
+      "tcp: address each rank listens on (0.0.0.0: all, advertised by host name)")(
       "set", po::value(&o.sets)->composing(), "override a scenario value, as rdmasim run")(
-      "transport", po::value<std::string>()->default_value("tcp"), "tcp (verbs replay: not yet)")(
-      "quiet,q", po::bool_switch(&o.quiet), "no summary line");
+      "transport", po::value(&o.transport)->default_value("tcp"), "tcp | verbs")(
+      "verb", po::value(&verb)->default_value("write"),
+      "verbs: write (RDMA WRITE, the last with immediate) | send")(
+      "device,d", po::value(&o.verbs.device), "verbs: RDMA device (default: the first)")(
+      "ib-port,i", po::value(&o.verbs.port)->default_value(1), "verbs: device port")(
+      "gid-index,x", po::value(&o.verbs.gid_index)->default_value(-1),
+      "verbs: GID index (RoCE; -1 = none, InfiniBand)")(
+      "mtu,m", po::value(&o.verbs.mtu)->default_value(0),
+      "verbs: path MTU (0 = the scenario's fabric.nic.mtu)")("quiet,q", po::bool_switch(&o.quiet),
+                                                             "no summary line");
   const po::variables_map vm = cli::parse_options(argc, argv, opts, "scenario", o.scenario);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return 0;
   }
-  if (vm["transport"].as<std::string>() != "tcp") {
-    throw scen::InputError("--transport", vm["transport"].as<std::string>(),
-                           "tcp (scenario replay over verbs is not implemented yet)");
+  if (o.transport != "tcp" && o.transport != "verbs") {
+    throw scen::InputError("--transport", o.transport, "tcp or verbs");
   }
+  if (verb != "write" && verb != "send") throw scen::InputError("--verb", verb, "write or send");
+  o.verbs.write = verb == "write";
   if (o.scenario.empty()) throw scen::InputError("SCENARIO", "", "a scenario file");
   if (o.out_dir.empty()) throw scen::InputError("--output", "", "an output folder (-o)");
+  if (o.transport == "verbs") {
+    probe::validate_verbs_options(o.verbs, true);
+    // Each rank looks at its own host before MPI starts: one without a device ends the job.
+    const std::string missing = probe::verbs_unavailable();
+    if (!missing.empty()) {
+      std::fprintf(stderr, "rdmasim-probe: %s\n", missing.c_str());
+      return 2;
+    }
+  }
   return probe::run_replay(&argc, &argv, o);
 }
 

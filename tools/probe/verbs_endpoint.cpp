@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "scenarios/loader/input_error.hpp"
+
 #ifdef RDMASIM_HAVE_VERBS
 #include <infiniband/verbs.h>
 
@@ -13,6 +15,33 @@
 #endif
 
 namespace probe {
+
+void validate_verbs_options(const VerbsOptions& o, bool mtu_zero_ok) {
+  if (o.port < 1 || o.port > 255) {
+    throw scen::InputError("--ib-port", std::to_string(o.port), "a device port, 1 .. 255");
+  }
+  if (o.gid_index < -1 || o.gid_index > 255) {
+    throw scen::InputError("--gid-index", std::to_string(o.gid_index),
+                           "-1 (no GRH, InfiniBand) or a GID table index 0 .. 255");
+  }
+  const bool ib_mtu = o.mtu == 256 || o.mtu == 512 || o.mtu == 1024 || o.mtu == 2048 ||
+                      o.mtu == 4096 || (mtu_zero_ok && o.mtu == 0);
+  if (!ib_mtu) {
+    throw scen::InputError("--mtu", std::to_string(o.mtu),
+                           std::string("a path MTU: 256, 512, 1024, 2048 or 4096") +
+                               (mtu_zero_ok ? " (0: the scenario's)" : ""));
+  }
+  if (o.qps < 1 || o.qps > 64) {
+    throw scen::InputError("--qps", std::to_string(o.qps), "1 .. 64 queue pairs");
+  }
+}
+
+std::string verbs_unavailable() {
+  const int devices = rdma_device_count();
+  if (devices < 0) return "built without libibverbs; use --transport tcp";
+  if (devices == 0) return "no RDMA device found; use --transport tcp";
+  return "";
+}
 
 #ifndef RDMASIM_HAVE_VERBS
 
