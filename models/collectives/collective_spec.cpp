@@ -36,6 +36,8 @@ const char* to_string(CollectiveAlgorithm a) {
       return "hierarchical";
     case CollectiveAlgorithm::Sharp:
       return "sharp";
+    case CollectiveAlgorithm::Nvls:
+      return "nvls";
   }
   return "?";
 }
@@ -74,6 +76,7 @@ CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_byte
   if (s.algorithm != CollectiveAlgorithm::Auto) return s.algorithm;
   switch (s.op) {
     case CollectiveOp::AllReduce:
+      if (s.nvls_available && size_bytes >= s.nvls_min_bytes) return CollectiveAlgorithm::Nvls;
       return size_bytes <= s.tree_max_bytes && s.ranks() > 2 ? CollectiveAlgorithm::DoubleBinaryTree
                                                              : CollectiveAlgorithm::Ring;
     case CollectiveOp::AllToAll:
