@@ -82,9 +82,9 @@ struct CollectiveSpec {
   // src/transport/nvls.cc) and window (the collective's "slots", NCCL_STEPS).
   bool nvls_available = false;
   SharpParams nvls;
-  // "auto": an all-reduce of at least this size runs NVLS where it is available (below it,
-  // the latency-bound sizes keep the tree and ring above). Where the simulated NVLS overtakes
-  // the ring and tree on one dgx-h100 (README "NVLS").
+  // "auto": all-reduces from this size up run NVLS where available; smaller ones keep tree/LL
+  // (NVLS's fixed cost, NVIDIA/nccl src/graph/tuning.cc). A user's threshold, not a simulated
+  // crossover: NVLS charges no kernel/sync time here and wins at every size (README "NVLS").
   int64_t nvls_min_bytes = 1024 * 1024;
 
   int ranks() const { return static_cast<int>(rank_endpoints.size()); }

@@ -4,8 +4,8 @@
 
 #include "models/roce/pfc_headroom.hpp"
 #include "scenarios/builder/build_ib_cc.hpp"
-#include "scenarios/builder/build_nvls.hpp"
 #include "scenarios/builder/build_infiniband.hpp"
+#include "scenarios/builder/build_nvls.hpp"
 #include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"

@@ -171,11 +171,10 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
          : op == "all_to_all"     ? CollectiveOp::AllToAll
          : op == "broadcast"      ? CollectiveOp::Broadcast
                                   : CollectiveOp::SendRecv;
-  const std::string algo = r.choice(
-      "algorithm",
-      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical", "sharp",
-       "nvls"},
-      "auto");
+  const std::string algo = r.choice("algorithm",
+                                    {"auto", "ring", "halving_doubling", "double_binary_tree",
+                                     "direct", "hierarchical", "sharp", "nvls"},
+                                    "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
                 : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree

@@ -23,9 +23,10 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
     }
   }
   if (why.empty() && !gpus.nvls()) {
-    why = "a server whose NVSwitch reduces (NVLS: topology.nodes.nvls_reduction_rate is 0 for "
-          "preset " +
-          gpus.params.preset + "; dgx-h100 has it, dgx-a100's NVSwitch does not)";
+    why =
+        "a server whose NVSwitch reduces (NVLS: topology.nodes.nvls_reduction_rate is 0 for "
+        "preset " +
+        gpus.params.preset + "; dgx-h100 has it, dgx-a100's NVSwitch does not)";
   }
   if (!why.empty()) {
     if (asked) throw InputError(r.child_path("algorithm"), "\"nvls\"", why);
