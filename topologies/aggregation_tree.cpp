@@ -33,6 +33,21 @@ std::vector<int> switch_levels(const Fabric& f) {
   return level;
 }
 
+// The nodes connected to `node` (1), the rest of the graph (0).
+std::vector<char> component_of(const Fabric& f, int node) {
+  std::vector<char> in(f.topo.nodes.size(), 0);
+  std::vector<int> frontier{node};
+  in[static_cast<size_t>(node)] = 1;
+  for (size_t head = 0; head < frontier.size(); ++head) {
+    for (const PortRef& p : f.ports[static_cast<size_t>(frontier[head])]) {
+      if (p.link < 0 || in[static_cast<size_t>(p.peer_node)] != 0) continue;
+      in[static_cast<size_t>(p.peer_node)] = 1;
+      frontier.push_back(p.peer_node);
+    }
+  }
+  return in;
+}
+
 }  // namespace
 
 AggregationTree build_aggregation_tree(const Fabric& f, const std::vector<int>& host_nodes) {
@@ -50,13 +65,18 @@ AggregationTree build_aggregation_tree(const Fabric& f, const std::vector<int>& 
     member[static_cast<size_t>(h)] = 1;
   }
   const std::vector<int> level = switch_levels(f);
+  // The root is chosen among the switches of the group's part of the graph: a GPU server's
+  // NVSwitch domain is a part apart from the fabric (topologies/gpu_nodes.hpp), and its
+  // NVLink endpoints are reduced by their NVSwitch alone (NVLS).
+  const std::vector<char> part = component_of(f, host_nodes.front());
   int root = -1;
   for (size_t v = 0; v < n; ++v) {
-    if (!is_host(f, static_cast<int>(v)) && (root < 0 || level[v] > level[root])) {
+    if (part[v] != 0 && !is_host(f, static_cast<int>(v)) &&
+        (root < 0 || level[v] > level[static_cast<size_t>(root)])) {
       root = static_cast<int>(v);
     }
   }
-  if (root < 0) throw std::invalid_argument("aggregation tree: the fabric has no switch");
+  if (root < 0) throw std::invalid_argument("aggregation tree: the group's hosts have no switch");
 
   // Breadth-first from the root over switches; hosts attach through their port 0 only.
   std::vector<int> parent(n, -2);       // -2 unvisited, -1 root

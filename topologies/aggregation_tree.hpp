@@ -4,7 +4,8 @@
 // Construction (deterministic):
 //  1. Each switch's level is its hop distance to the nearest host (leaves 1, spines or
 //     aggregation 2, cores 3 ...). The root is a switch of the highest level, the lowest node
-//     index among them.
+//     index among them, of the part of the graph that holds the group's first host (a GPU
+//     server's NVLink domain is a part of its own: its NVSwitch is the root there).
 //  2. A breadth-first search from the root over switch-to-switch links, ports in index order,
 //     gives every switch its parent (the first switch that reached it): the shortest-path tree
 //     from the root. A host hangs below the switch at the end of its port 0 (its NIC's link).

@@ -13,6 +13,7 @@ bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
     p.nics = 8;
     p.nic_rate_bps = 400'000'000'000;
     p.nvlink_rate_bps = 3'600'000'000'000;
+    p.nvls_reduction_rate_bps = 2'194'000'000'000;  // NVLS, fitted (gpu_nodes.hpp)
   } else if (name == "dgx-a100") {
     // DGX A100: 8 A100 SXM4, NVLink 3 (12 links, 600 GB/s both ways), 8 ConnectX-6 200 Gb/s.
     p.gpus = 8;

@@ -54,6 +54,19 @@ struct GpuNodeParams {
   // The NICs' PCIe path: every NIC of every server, then the overrides in order.
   HostPathData host_path;
   std::vector<HostPathOverride> host_path_overrides;
+  // NVLS (NVLink SHARP): the NVSwitch reduces what the GPUs push into it (multimem.ld_reduce)
+  // and multicasts the result (multimem.st); third-generation NVSwitch (H100) has it, A100's
+  // does not. Throughput of the in-switch reduction, in reduced payload bits per second for
+  // one all-reduce group; 0 = this NVSwitch cannot reduce (no NVLS). dgx-h100: 2194 Gb/s
+  // (274.3 GB/s), fitted to real all_reduce_perf on one 8 x H100 server, whose algbw
+  // levels off at 274.2-274.4 GB/s from 8 GiB up (busbw ~480 GB/s; ../shared/traces/
+  // nccl-tests_all_reduce_h100_1node_8gpu.txt, REFERENCES.md "Collectives"): NVIDIA publishes
+  // no reduction throughput of the NVSwitch, and NCCL's own cost model likewise rates Hopper
+  // NVLS below the links (nvlsEfficiency 0.85, NVIDIA/nccl src/graph/tuning.cc).
+  int64_t nvls_reduction_rate_bps = 0;
+  // Added by the NVSwitch to each chunk it reduces and multicasts (beyond its forwarding
+  // latency, which the packets already took on the way in). Assumed, as nvlink_latency.
+  int64_t nvls_latency_ps = 100'000;
 };
 
 // The preset's parameters; false for an unknown name ("generic" leaves the defaults, which
@@ -73,6 +86,9 @@ struct GpuCluster {
   std::vector<int> nvlink_node;               // [gpu], gpu = server * params.gpus + local
   std::vector<std::vector<int>> nic_nodes;    // [gpu] its NIC endpoints, channel c uses c mod size
   std::vector<std::vector<int>> server_nics;  // [server][k] NIC k's endpoint (rail k)
+
+  // Whether the servers' NVSwitches reduce in the switch (NVLS).
+  bool nvls() const { return params.nvls_reduction_rate_bps > 0; }
 
   bool empty() const { return servers == 0; }
   int gpus() const { return static_cast<int>(nvlink_node.size()); }

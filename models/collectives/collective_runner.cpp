@@ -75,6 +75,7 @@ void CollectiveRunner::begin_iteration() {
     current_.rank_data_received.assign(spec_.ranks(), 0);
   }
   if (current_.algorithm == CollectiveAlgorithm::Sharp) return run_sharp(size);
+  if (current_.algorithm == CollectiveAlgorithm::Nvls) return run_nvls(size);
   ScheduleRequest req;
   req.op = spec_.op;
   req.algorithm = current_.algorithm;

@@ -58,7 +58,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   bool done() const { return done_; }
   const CollectiveSpec& spec() const { return spec_; }
   const std::vector<CollectiveResult>& results() const { return results_; }
-  // Where algorithm "sharp" runs (an InfiniBand fabric's in-network reduction; sharp_run.cpp).
+  // Where algorithms "sharp" (an InfiniBand fabric's in-network reduction; sharp_run.cpp) and
+  // "nvls" (a GPU server's NVSwitch; nvls_run.cpp) run.
   void set_sharp(SharpAllReduce* sharp) { sharp_ = sharp; }
   // Called once, when the last size has finished.
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
@@ -82,6 +83,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
   sim::Time step_latency(CollectiveProtocol p) const;
   void run_sharp(int64_t size);  // one iteration of algorithm sharp (sharp_run.cpp)
+  void run_nvls(int64_t size);   // one iteration of algorithm nvls (nvls_run.cpp)
 
   Context& ctx_;
   Transport& transport_;

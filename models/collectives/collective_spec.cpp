@@ -39,6 +39,8 @@ const char* to_string(CollectiveAlgorithm a) {
       return "hierarchical";
     case CollectiveAlgorithm::Sharp:
       return "sharp";
+    case CollectiveAlgorithm::Nvls:
+      return "nvls";
   }
   return "?";
 }
@@ -92,6 +94,7 @@ CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_byte
   if (s.algorithm != CollectiveAlgorithm::Auto) return s.algorithm;
   switch (s.op) {
     case CollectiveOp::AllReduce:
+      if (s.nvls_available && size_bytes >= s.nvls_min_bytes) return CollectiveAlgorithm::Nvls;
       if (size_bytes >= s.hierarchical_min_bytes && auto_hierarchical_ranks(s)) {
         return CollectiveAlgorithm::Hierarchical;
       }

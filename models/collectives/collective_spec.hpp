@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/sharp/sharp_params.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -22,6 +23,7 @@ enum class CollectiveAlgorithm {
   Direct,
   Hierarchical,  // hierarchical.cpp: intra-server, per rail, intra-server again
   Sharp,
+  Nvls,  // nvls_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
 };
 // NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
@@ -81,6 +83,16 @@ struct CollectiveSpec {
   int hierarchical_min_servers = 2;
   int hierarchical_min_local = 2;
   int64_t hierarchical_min_bytes = 0;
+  // NVLS (nvls_run.cpp): set by the loader when every rank is a GPU of one server whose
+  // NVSwitch reduces (topologies/gpu_nodes.hpp); the NVSwitch's reduction rate and latency,
+  // NVLS's chunk (the collective's "chunk", else NCCL_NVLS_CHUNKSIZE's 128 KiB, NVIDIA/nccl
+  // src/transport/nvls.cc) and window (the collective's "slots", NCCL_STEPS).
+  bool nvls_available = false;
+  SharpParams nvls;
+  // "auto": all-reduces from this size up run NVLS where available; smaller ones keep tree/LL
+  // (NVLS's fixed cost, NVIDIA/nccl src/graph/tuning.cc). A user's threshold, not a simulated
+  // crossover: NVLS charges no kernel/sync time here and wins at every size (README "NVLS").
+  int64_t nvls_min_bytes = 1024 * 1024;
 
   int ranks() const { return static_cast<int>(rank_endpoints.size()); }
 };

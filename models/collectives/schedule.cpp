@@ -79,7 +79,8 @@ CollectiveSchedule build_schedule(const ScheduleRequest& r) {
     case CollectiveAlgorithm::Auto:
       throw std::invalid_argument("algorithm not resolved");
     case CollectiveAlgorithm::Sharp:
-      throw std::invalid_argument("sharp runs in the switches, not as a schedule");
+    case CollectiveAlgorithm::Nvls:
+      throw std::invalid_argument("sharp and nvls run in the switches, not as a schedule");
   }
   return b.finish();
 }

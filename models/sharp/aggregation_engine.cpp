@@ -9,11 +9,11 @@
 
 namespace models {
 
-AggregationEngine::AggregationEngine(Context& ctx, Switch& sw, const SharpParams& params)
-    : ctx_(ctx), switch_(sw), params_(params) {}
+AggregationEngine::AggregationEngine(Context& ctx, Switch& sw) : ctx_(ctx), switch_(sw) {}
 
 void AggregationEngine::add_tree(uint32_t tree, std::vector<int> child_ports, int parent_port,
-                                 uint8_t vl, uint8_t sl, const SharpChunks* chunks) {
+                                 uint8_t vl, uint8_t sl, const SharpChunks* chunks,
+                                 const SharpParams& params) {
   Tree t;
   t.id = tree;
   t.child_of_port.assign(switch_.port_count(), -1);
@@ -25,7 +25,8 @@ void AggregationEngine::add_tree(uint32_t tree, std::vector<int> child_ports, in
   t.vl = vl;
   t.sl = sl;
   t.chunks = chunks;
-  t.slots.resize(static_cast<size_t>(params_.max_outstanding_chunks));
+  t.params = params;
+  t.slots.resize(static_cast<size_t>(params.max_outstanding_chunks));
   if (local_of_tree_.size() <= tree) local_of_tree_.resize(tree + 1, -1);
   local_of_tree_[tree] = static_cast<int>(trees_.size());
   trees_.push_back(std::move(t));
@@ -86,7 +87,7 @@ void AggregationEngine::receive_up(Tree& t, uint32_t local, PacketHandle h, uint
   }
   hold(in_port, p.priority, p.wire_bytes);
   const int64_t j = p.psn;
-  Slot& s = t.slots[static_cast<size_t>(j % params_.max_outstanding_chunks)];
+  Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
   if (s.chunk != j) {
     if (s.chunk >= 0) {
       throw std::logic_error("SHARP: chunk " + std::to_string(j) + " reached " + switch_.name() +
@@ -106,8 +107,8 @@ void AggregationEngine::receive_up(Tree& t, uint32_t local, PacketHandle h, uint
   // Packet n of every child is in: the reduction unit takes it after what it already has.
   const sim::Time begin = std::max(s.ready[n], t.busy_until);
   t.busy_until =
-      params_.reduction_rate_bps > 0
-          ? begin + sim::serialization_time(t.chunks->payload(j, n), params_.reduction_rate_bps)
+      t.params.reduction_rate_bps > 0
+          ? begin + sim::serialization_time(t.chunks->payload(j, n), t.params.reduction_rate_bps)
           : begin;
   ctx_.sim.at(t.busy_until, this, kReduced, local);
 }
@@ -159,7 +160,7 @@ void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
       t.reduce_packet = 0;
       ++t.reduce_chunk;
       ++stats_.chunks_reduced;
-      ctx_.sim.after(params_.latency, this, t.parent_port < 0 ? kReplicate : kEmitUp,
+      ctx_.sim.after(t.params.latency, this, t.parent_port < 0 ? kReplicate : kEmitUp,
                      chunk_arg(local, j));
       return;
     }
@@ -173,13 +174,13 @@ void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
       if (++t.down_packet < c.packets(j)) return;
       t.down_packet = 0;
       ++t.down_chunk;
-      ctx_.sim.after(params_.latency, this, kReplicate, chunk_arg(local, j));
+      ctx_.sim.after(t.params.latency, this, kReplicate, chunk_arg(local, j));
       return;
     }
     case kReplicate: {  // the result of chunk j goes to every child; its slot is free again
       const auto j = static_cast<int64_t>(arg >> 16);
       for (int port : t.child_ports) send_chunk(t, j, port, true);
-      Slot& s = t.slots[static_cast<size_t>(j % params_.max_outstanding_chunks)];
+      Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
       s.chunk = -1;
       std::fill(s.arrived.begin(), s.arrived.end(), 0u);
       std::fill(s.hits.begin(), s.hits.end(), 0u);

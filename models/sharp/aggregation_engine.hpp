@@ -38,13 +38,15 @@ struct AggregationStats {
 
 class AggregationEngine final : public sim::EventHandler {
  public:
-  AggregationEngine(Context& ctx, Switch& sw, const SharpParams& params);
+  AggregationEngine(Context& ctx, Switch& sw);
 
   // Joins tree `tree` (its id in the packets): the ports to the children, the port to the
-  // parent (-1 at the root), the VL and SL of its packets, and the chunk geometry of the runs
-  // (read at each start()).
+  // parent (-1 at the root), the VL and SL of its packets, the chunk geometry of the runs
+  // (read at each start()), and the tree's parameters (reduction rate and latency of this
+  // node, chunk slots = the hosts' window): an InfiniBand switch's SHARP trees take
+  // `infiniband.sharp`, an NVSwitch's NVLS trees the GPU server's (topologies/gpu_nodes.hpp).
   void add_tree(uint32_t tree, std::vector<int> child_ports, int parent_port, uint8_t vl,
-                uint8_t sl, const SharpChunks* chunks);
+                uint8_t sl, const SharpChunks* chunks, const SharpParams& params);
   // A new all-reduce on `tree` (every slot free, counters at zero).
   void start(uint32_t tree);
   // A Sharp packet arrived on `in_port`.
@@ -70,6 +72,7 @@ class AggregationEngine final : public sim::EventHandler {
     uint8_t vl = 0;
     uint8_t sl = 0;
     const SharpChunks* chunks = nullptr;
+    SharpParams params;
     std::vector<Slot> slots;
     sim::Time busy_until;  // the reduction unit
     // The next packet whose reduction completes (kReduced events come in this order) and the
@@ -90,7 +93,6 @@ class AggregationEngine final : public sim::EventHandler {
 
   Context& ctx_;
   Switch& switch_;
-  SharpParams params_;
   std::vector<Tree> trees_;
   std::vector<int> local_of_tree_;  // [tree id] index into trees_ or -1
   AggregationStats stats_;

@@ -23,7 +23,8 @@ SharpAllReduce::SharpAllReduce(Context& ctx, const topo::Fabric& fabric,
   for (Nic* nic : nics_) nic->set_sharp(this);
 }
 
-uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl) {
+uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
+                               const SharpParams& params) {
   // A group of these hosts that is not running an all-reduce now (`done` is set while one runs):
   // two collectives over the same hosts at once get a tree each.
   for (size_t g = 0; g < groups_.size(); ++g) {
@@ -33,6 +34,7 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl) {
   const auto id = static_cast<uint32_t>(groups_.size());
   auto g = std::make_unique<Group>();
   g->hosts = hosts;
+  g->params = params;
   g->sl = sl;
   g->vl = sl_to_vl_[sl];
   std::vector<int> nodes;
@@ -45,11 +47,11 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl) {
     AggregationEngine*& e = engine_of_node_[static_cast<size_t>(s.node)];
     if (e == nullptr) {
       Switch& sw = *switch_of_node_[static_cast<size_t>(s.node)];
-      engines_.push_back(std::make_unique<AggregationEngine>(ctx_, sw, params_));
+      engines_.push_back(std::make_unique<AggregationEngine>(ctx_, sw));
       e = engines_.back().get();
       sw.set_aggregation(e);
     }
-    e->add_tree(id, s.child_ports, s.parent_port, g->vl, g->sl, g->chunks.get());
+    e->add_tree(id, s.child_ports, s.parent_port, g->vl, g->sl, g->chunks.get(), params);
   }
   groups_.push_back(std::move(g));
   return id;
@@ -59,7 +61,7 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
                            const std::vector<sim::Time>& host_delay) {
   Group& g = *groups_[group];
   if (g.done) throw std::logic_error("SHARP: group " + std::to_string(group) + " is still running");
-  *g.chunks = SharpChunks{bytes, params_.chunk_bytes, mtu_, overhead_};
+  *g.chunks = SharpChunks{bytes, g.params.chunk_bytes, mtu_, overhead_};
   g.state.assign(g.hosts.size(), HostState{});
   g.counters.assign(g.hosts.size(), SharpHostCounters{});
   g.hosts_done = 0;
@@ -133,7 +135,7 @@ void SharpAllReduce::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kHostStart) {
     Group& g = *groups_[arg >> 32];
     const size_t i = arg & 0xffffffffu;
-    const int64_t first = std::min<int64_t>(params_.max_outstanding_chunks, g.chunks->chunks());
+    const int64_t first = std::min<int64_t>(g.params.max_outstanding_chunks, g.chunks->chunks());
     for (int64_t j = 0; j < first; ++j) send_chunk(g, static_cast<uint32_t>(arg >> 32), i);
     return;
   }

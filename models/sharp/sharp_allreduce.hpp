@@ -1,4 +1,5 @@
-// All-reduce by in-network reduction (SHARP) over an InfiniBand fabric: the groups of hosts,
+// All-reduce by in-network reduction (SHARP) over an InfiniBand fabric, and by a GPU server's
+// NVSwitch (NVLS, on either fabric: the NVLink domain is not the network): the groups of hosts,
 // their aggregation trees (topologies/aggregation_tree.hpp), one AggregationEngine per switch
 // of any tree, and the hosts' side.
 //
@@ -47,7 +48,13 @@ class SharpAllReduce final : public sim::EventHandler {
   // A group of these hosts (host numbers, in rank order) on service level `sl` that is not
   // running an all-reduce now: an existing one, else a new one (its tree and its engines), so
   // two collectives over the same hosts at once each get their own tree.
-  uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl);
+  uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl) {
+    return group(hosts, sl, params_);
+  }
+  // The same with the group's own parameters (chunk, window, and its aggregation nodes'
+  // reduction rate and latency): NVLS groups of a GPU server's NVLink endpoints, reduced by
+  // the server's NVSwitch (topologies/gpu_nodes.hpp, collectives/nvls_run.cpp).
+  uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl, const SharpParams& params);
   // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
   // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
   void start(uint32_t group, int64_t bytes, std::function<void()> done,
@@ -79,6 +86,7 @@ class SharpAllReduce final : public sim::EventHandler {
   };
   struct Group {
     std::vector<uint32_t> hosts;
+    SharpParams params;
     uint8_t sl = 0, vl = 0;
     topo::AggregationTree tree;
     std::unique_ptr<SharpChunks> chunks;  // engines keep a pointer to it

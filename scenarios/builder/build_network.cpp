@@ -6,6 +6,7 @@
 #include "scenarios/builder/build_host_paths.hpp"
 #include "scenarios/builder/build_ib_cc.hpp"
 #include "scenarios/builder/build_infiniband.hpp"
+#include "scenarios/builder/build_nvls.hpp"
 #include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
@@ -276,6 +277,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   if (s.pfc.enabled) wire_pfc(s, *net);
   if (s.fabric_kind == FabricKind::Infiniband) wire_infiniband(s, *net);
   wire_ib_congestion_control(s, *net);
+  wire_nvls(s, *net);  // build_nvls.hpp
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     // Every switch egress port with its PFC gate, and the node its link leads to.
     std::vector<models::DeadlockDetector::Port> watched;

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "scenarios/loader/nvls_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 
 namespace scen {
@@ -155,6 +156,9 @@ const FieldTable<CollectiveSpec>& collective_fields() {
       bytes_field<CollectiveSpec>("ll128_max", &CollectiveSpec::ll128_max_bytes,
                                   "protocol auto: sizes up to this (above ll_max) use LL128, "
                                   "larger Simple"),
+      bytes_field<CollectiveSpec>("nvls_min", &CollectiveSpec::nvls_min_bytes,
+                                  "algorithm auto: all-reduce sizes from this up use nvls when "
+                                  "every rank is a GPU of one server with NVLS"),
   };
   return table;
 }
@@ -176,16 +180,17 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
          : op == "all_to_all"     ? CollectiveOp::AllToAll
          : op == "broadcast"      ? CollectiveOp::Broadcast
                                   : CollectiveOp::SendRecv;
-  const std::string algo = r.choice(
-      "algorithm",
-      {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical", "sharp"},
-      "auto");
+  const std::string algo = r.choice("algorithm",
+                                    {"auto", "ring", "halving_doubling", "double_binary_tree",
+                                     "direct", "hierarchical", "sharp", "nvls"},
+                                    "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
                 : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
                 : algo == "direct"             ? CollectiveAlgorithm::Direct
                 : algo == "hierarchical"       ? CollectiveAlgorithm::Hierarchical
                 : algo == "sharp"              ? CollectiveAlgorithm::Sharp
+                : algo == "nvls"               ? CollectiveAlgorithm::Nvls
                                                : CollectiveAlgorithm::Auto;
   const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
   s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
@@ -233,12 +238,14 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                   (s.algorithm == CollectiveAlgorithm::DoubleBinaryTree && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::Hierarchical && reduce) ||
-                  (s.algorithm == CollectiveAlgorithm::Sharp && reduce);
+                  (s.algorithm == CollectiveAlgorithm::Sharp && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::Nvls && reduce);
   if (!ok) {
     throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
                      std::string("an algorithm of ") + op +
                          " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
-                         "halving_doubling, double_binary_tree, hierarchical, sharp: all_reduce; "
+                         "halving_doubling, double_binary_tree, hierarchical, sharp, nvls: "
+                         "all_reduce; "
                          "direct: "
                          "all_to_all, send_recv; or auto)");
   }
@@ -251,6 +258,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                      "a power-of-two number of ranks (there are " + std::to_string(n) + ")");
   }
   if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
+  if (reduce) read_nvls(r, f, s);  // nvls_section.hpp
   r.finish();
   return s;
 }

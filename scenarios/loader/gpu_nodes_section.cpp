@@ -41,6 +41,13 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
               "GPU <-> NVSwitch propagation (assumed; NVLink is 'sub-microsecond' GPU to GPU)"),
       latency("nvswitch_latency", &GpuNodeParams::nvswitch_latency_ps,
               "NVSwitch forwarding latency (assumed, see nvlink_latency)"),
+      rate_or_zero_field<GpuNodeParams>(
+          "nvls_reduction_rate", &GpuNodeParams::nvls_reduction_rate_bps,
+          "NVLS: reduced payload the NVSwitch produces per second for one all-reduce; 0 = no "
+          "in-switch reduction (dgx-a100, generic); dgx-h100 2194Gbps, fitted to a real "
+          "8 x H100 all_reduce_perf plateau (topologies/gpu_nodes.hpp)"),
+      latency("nvls_latency", &GpuNodeParams::nvls_latency_ps,
+              "NVLS: added by the NVSwitch to each chunk it reduces and multicasts (assumed)"),
   };
   return table;
 }
