@@ -47,7 +47,7 @@ TEST_CASE("infiniband: 15 VLs share a link in the ratio of their arbitration wei
                      {"vl_arbitration", {{"low", low}}},
                      {"nic", {{"mtu", "998B"}, {"ack_every", 1 << 20}}}};
   j["workload"]["flows"] = flows;
-  j["stop"] = {{"until", "time"}, {"time", "100us"}};
+  j["stop"] = {{"until", "time"}, {"time", "200us"}};
   const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
   CHECK(out.results["infiniband"]["data_vls"].get<int>() == kVls);
   CHECK(out.results["infiniband"]["per_vl"].size() == static_cast<size_t>(kVls));
