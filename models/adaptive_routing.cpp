@@ -29,10 +29,12 @@ int Switch::adaptive_route(const Packet& p, int static_port) {
   const auto hops = routing_->next_hops(node_, static_cast<int>(p.dst_host));
   const size_t n = hops.size();
   if (n < 2) return static_port;
-  const uint8_t cls = p.priority;
   const bool credits = !credit_gates_.empty();
   auto load = [&](uint16_t port) {
     const EgressPort& e = *ports_[port];
+    // The VL the packet would leave on by this port (its SL -> VL table, when it has one).
+    const uint8_t cls =
+        remap_vl_ ? sl_to_vl_[static_cast<size_t>(port) * kSlToVlEntries + p.sl] : p.priority;
     const uint64_t queued = e.queue_bytes(cls);
     uint64_t l = queued * 2 + (e.busy() ? 1 : 0);
     if (credits && credit_gates_[port] != nullptr) {

@@ -1,18 +1,34 @@
 #include "models/egress_port.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace models {
 
 EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
     : ctx_(ctx), rate_bps_(rate_bps), index_(index) {}
 
-void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at) {
-  const QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority};
+void EgressPort::set_class_count(int classes) {
+  if (classes < 1 || classes > kMaxClasses || total_queue_bytes_ != 0 || sent_packets_ != 0) {
+    throw std::logic_error("EgressPort::set_class_count(" + std::to_string(classes) + "): 1.." +
+                           std::to_string(kMaxClasses) + " classes, before traffic");
+  }
+  class_count_ = std::max(classes, kPriorities);
+  extra_classes_.reset();
+  if (class_count_ > kPriorities) {
+    extra_classes_ =
+        std::make_unique<ClassState[]>(static_cast<size_t>(class_count_ - kPriorities));
+  }
+}
+
+void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at,
+                         uint8_t in_priority) {
+  const QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority, in_priority};
   if (discard_classes_ != 0 && ((discard_classes_ >> p.priority) & 1u) != 0) return discard(q);
-  ClassState& c = classes_[p.priority];
+  ClassState& c = cls(p.priority);
   c.queue.push_back(q);
-  nonempty_classes_ |= static_cast<uint8_t>(1u << p.priority);
+  nonempty_classes_ |= static_cast<uint16_t>(1u << p.priority);
   c.bytes += p.wire_bytes;
   total_queue_bytes_ += p.wire_bytes;
   c.max_bytes = std::max(c.max_bytes, c.bytes);
@@ -31,7 +47,7 @@ void EgressPort::set_discard(uint8_t priority, bool discarding) {
 
 void EgressPort::discard_queued(uint8_t priority) {
   QueuedPacket q;
-  while (!classes_[priority].queue.empty()) {
+  while (!cls(priority).queue.empty()) {
     take(priority, q);
     discard(q);
   }
@@ -47,7 +63,7 @@ void EgressPort::discard(const QueuedPacket& q) {
 }
 
 void EgressPort::send_control(PacketHandle h, const Packet& p) {
-  control_.push_back(QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority});
+  control_.push_back(QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority, p.priority});
   if (!busy_) try_send();
 }
 
@@ -58,7 +74,7 @@ void EgressPort::wake() {
 // Whether class `prio`'s head may start now: not held by the gate, and ready (a cut-through
 // head waiting for its last bit is not; the earliest such time is kept for a wake-up).
 bool EgressPort::may_start(int prio, sim::Time now, sim::Time& earliest_ready) {
-  const QueuedPacket& head = classes_[prio].queue.front();
+  const QueuedPacket& head = cls(prio).queue.front();
   if (gate_ != nullptr && !gate_->may_send(static_cast<uint8_t>(prio), head.wire_bytes)) {
     return false;
   }
@@ -70,10 +86,10 @@ bool EgressPort::may_start(int prio, sim::Time now, sim::Time& earliest_ready) {
 }
 
 void EgressPort::take(int prio, QueuedPacket& out) {
-  ClassState& c = classes_[prio];
+  ClassState& c = cls(prio);
   out = c.queue.front();
   c.queue.pop_front();
-  if (c.queue.empty()) nonempty_classes_ &= static_cast<uint8_t>(~(1u << prio));
+  if (c.queue.empty()) nonempty_classes_ &= static_cast<uint16_t>(~(1u << prio));
   c.bytes -= out.wire_bytes;
   total_queue_bytes_ -= out.wire_bytes;
 }
@@ -105,10 +121,10 @@ bool EgressPort::pick(QueuedPacket& out) {
       if (may_start(c, now, earliest_ready)) eligible |= 1u << c;
     }
     if (eligible != 0) {
-      const int c = dwrr_.next(
-          eligible, [this](int k) { return int64_t{classes_[k].queue.front().wire_bytes}; });
+      const int c =
+          dwrr_.next(eligible, [this](int k) { return int64_t{cls(k).queue.front().wire_bytes}; });
       take(c, out);
-      dwrr_.on_sent(c, out.wire_bytes, classes_[c].queue.empty());
+      dwrr_.on_sent(c, out.wire_bytes, cls(c).queue.empty());
       return true;
     }
   }
@@ -170,7 +186,7 @@ void EgressPort::start(const QueuedPacket& q) {
     stalled_time_ += ctx_.sim.now() - stalled_since_;
   }
   if (q.priority != kControlClass) {
-    ClassState& c = classes_[q.priority];
+    ClassState& c = cls(q.priority);
     ++c.packets;
     c.wire_bytes += q.wire_bytes;
     if (observer_ != nullptr) observer_->on_dequeue(*this, q);
@@ -209,11 +225,11 @@ EgressStats EgressPort::stats() const {
   s.tail_drops = tail_drops_;
   s.busy_time = busy_time_;
   s.stalled_time = stalled_time_;
-  for (int p = 0; p < kPriorities; ++p) {
-    s.max_queue_bytes[p] = classes_[p].max_bytes;
-    s.class_packets[p] = classes_[p].packets;
-    s.class_wire_bytes[p] = classes_[p].wire_bytes;
-    s.class_tail_drops[p] = classes_[p].tail_drops;
+  for (int p = 0; p < class_count_; ++p) {
+    s.max_queue_bytes[p] = cls(p).max_bytes;
+    s.class_packets[p] = cls(p).packets;
+    s.class_wire_bytes[p] = cls(p).wire_bytes;
+    s.class_tail_drops[p] = cls(p).tail_drops;
   }
   return s;
 }

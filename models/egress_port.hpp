@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "models/context.hpp"
 #include "models/egress_scheduler.hpp"
@@ -29,6 +30,9 @@ struct QueuedPacket {
   sim::Time ready_at;    // earliest start (a cut-through head waiting for its last bit)
   uint16_t in_port = 0;  // ingress port at this switch (buffer accounting)
   uint8_t priority = 0;
+  // The class it arrived in (its ingress buffer accounting); differs from `priority` where an
+  // InfiniBand switch's SL -> VL table moves it to another VL for the next link.
+  uint8_t in_priority = 0;
 };
 
 // Holds or releases traffic classes at a port. When a held class may go again, the gate calls
@@ -78,21 +82,26 @@ struct EgressStats {
   uint64_t packets = 0;
   uint64_t wire_bytes = 0;
   uint64_t tail_drops = 0;  // refused at enqueue (buffer full)
-  std::array<uint64_t, kPriorities> class_tail_drops{};
+  std::array<uint64_t, kMaxClasses> class_tail_drops{};
   sim::Time busy_time;  // time the serialiser was sending
   // Time with packets queued but the serialiser idle: classes held by the gate (PFC pause,
   // no credits) or heads waiting for their last bit (store-and-forward). A work-conserving
   // port without flow control has none.
   sim::Time stalled_time;
-  std::array<uint64_t, kPriorities> max_queue_bytes{};
+  std::array<uint64_t, kMaxClasses> max_queue_bytes{};
   // Per traffic class: packets and wire bytes sent (MAC control frames are in neither).
-  std::array<uint64_t, kPriorities> class_packets{};
-  std::array<uint64_t, kPriorities> class_wire_bytes{};
+  std::array<uint64_t, kMaxClasses> class_packets{};
+  std::array<uint64_t, kMaxClasses> class_wire_bytes{};
 };
 
 class EgressPort final : public sim::EventHandler {
  public:
   EgressPort(Context& ctx, int64_t rate_bps, uint16_t index);
+
+  // Traffic classes of this port: kPriorities (the default), or up to kMaxClasses for an
+  // InfiniBand port with more than 8 data VLs. Build time, before any packet.
+  void set_class_count(int classes);
+  int class_count() const { return class_count_; }
 
   void connect(Link* link) { link_ = link; }
   void set_gate(FlowControlGate* g) { gate_ = g; }
@@ -111,12 +120,18 @@ class EgressPort final : public sim::EventHandler {
   // Queue a packet in its traffic class and start sending if idle. `in_port` is where it
   // entered this node (switches), `ready_at` when it may start at the earliest.
   void enqueue(PacketHandle h, const Packet& p, uint16_t in_port = 0,
-               sim::Time ready_at = sim::Time(0));
+               sim::Time ready_at = sim::Time(0)) {
+    enqueue(h, p, in_port, ready_at, p.priority);
+  }
+  // The same, for a packet that arrived in class `in_priority` (an InfiniBand switch that moved
+  // it to another VL).
+  void enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at,
+               uint8_t in_priority);
   // Try to start a transmission (after a gate opened or a source got data).
   void wake();
   void count_tail_drop(uint8_t priority) {
     ++tail_drops_;
-    ++classes_[priority].tail_drops;
+    ++cls(priority).tail_drops;
   }
   // MAC control frames (PFC): sent before any data, never held by the gate.
   void send_control(PacketHandle h, const Packet& p);
@@ -134,13 +149,13 @@ class EgressPort final : public sim::EventHandler {
   uint16_t index() const { return index_; }
   Link* link() const { return link_; }
   bool busy() const { return busy_; }
-  uint64_t queue_bytes(int priority) const { return classes_[priority].bytes; }
+  uint64_t queue_bytes(int priority) const { return cls(priority).bytes; }
   uint64_t total_queue_bytes() const { return total_queue_bytes_; }
-  size_t queue_packets(int priority) const { return classes_[priority].queue.size(); }
+  size_t queue_packets(int priority) const { return cls(priority).queue.size(); }
   // Packets sent so far in a class (a stuck class's count does not move).
-  uint64_t class_packets_sent(int priority) const { return classes_[priority].packets; }
+  uint64_t class_packets_sent(int priority) const { return cls(priority).packets; }
   // The i-th packet queued in a class, from the head (deadlock diagnosis, not the packet path).
-  const QueuedPacket& queued(int priority, size_t i) const { return classes_[priority].queue[i]; }
+  const QueuedPacket& queued(int priority, size_t i) const { return cls(priority).queue[i]; }
   // Assembled from the per-class records (reporting, not the packet path).
   EgressStats stats() const;
   // Closes an open stalled interval at the end of a run.
@@ -168,6 +183,13 @@ class EgressPort final : public sim::EventHandler {
     uint64_t wire_bytes = 0;
     uint64_t tail_drops = 0;  // refused at enqueue (rare: last, still inside the line)
   };
+  // Classes 0..7 are in the port; classes 8.. (InfiniBand VLs 8..14) apart, so that a port
+  // without them keeps its size and its lines. The branch is always taken the same way on a
+  // fabric of 8 classes or fewer.
+  ClassState& cls(int c) { return c < kPriorities ? classes_[c] : extra_classes_[c - kPriorities]; }
+  const ClassState& cls(int c) const {
+    return c < kPriorities ? classes_[c] : extra_classes_[c - kPriorities];
+  }
 
   // Hot fields first, in one cache line: what every transmission reads.
   Context& ctx_;
@@ -177,13 +199,12 @@ class EgressPort final : public sim::EventHandler {
   EgressObserver* observer_ = nullptr;
   EgressObserver* marker_ = nullptr;
   PacketSource* source_ = nullptr;
-  uint8_t nonempty_classes_ = 0;  // bit p set when classes_[p] holds packets
-  uint8_t weighted_classes_ = 0;  // bit p set when class p is in the DWRR group
+  uint16_t nonempty_classes_ = 0;  // bit p set when class p holds packets
   uint16_t index_;
+  uint8_t weighted_classes_ = 0;  // bit p set when class p is in the DWRR group (p < 8)
   bool busy_ = false;
-  bool ready_event_pending_ = false;
   bool stalled_ = false;
-  uint8_t discard_classes_ = 0;  // bit p set while the watchdog discards class p
+  uint8_t discard_classes_ = 0;  // bit p set while the watchdog discards PFC priority p
   uint64_t total_queue_bytes_ = 0;
   // Per-port counters every transmission updates, next to the control queue.
   uint64_t sent_packets_ = 0;
@@ -191,6 +212,9 @@ class EgressPort final : public sim::EventHandler {
   sim::Time busy_time_;
   Ring<QueuedPacket> control_;
   std::array<ClassState, kPriorities> classes_;
+  std::unique_ptr<ClassState[]> extra_classes_;  // classes kPriorities.. (set_class_count)
+  int class_count_ = kPriorities;
+  bool ready_event_pending_ = false;  // rarely read: out of the hot lines
   uint64_t tail_drops_ = 0;
   uint64_t discarded_packets_ = 0;
   uint64_t discarded_bytes_ = 0;

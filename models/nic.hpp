@@ -64,8 +64,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void set_ib_cc(IbCongestionControl* cc) { ib_cc_ = cc; }
   // InfiniBand: packets carry SL = their class and travel on VL = sl_to_vl[SL]; the port's
   // credit gate obeys flow-control packets; `rx` hears the receive buffer's bytes per VL
-  // (models/ib/credit_return.hpp).
-  void enable_ib(const std::array<uint8_t, 16>& sl_to_vl, IbCreditGate* gate, IngressListener* rx) {
+  // (models/ib/credit_return.hpp). `data_vls`: the port's classes.
+  void enable_ib(const std::array<uint8_t, 16>& sl_to_vl, IbCreditGate* gate, IngressListener* rx,
+                 int data_vls = kPriorities) {
+    if (data_vls > kPriorities) port_.set_class_count(data_vls);
     ib_ = true;
     sl_to_vl_ = sl_to_vl;
     credit_gate_ = gate;
@@ -167,14 +169,14 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   // Receive buffer: packets in arrival order, drained one at a time by the host.
   Ring<PacketHandle> rx_queue_;
   int64_t rx_bytes_ = 0;
-  std::array<int64_t, kPriorities> rx_class_bytes_{};
+  std::array<int64_t, kMaxClasses> rx_class_bytes_{};  // per class (InfiniBand: VL)
   bool rx_draining_ = false;
   // NIC-sent PFC: lossless priorities (0 = off), per-priority XOFF state.
   uint8_t rx_pfc_lossless_ = 0;
   uint32_t pfc_quanta_ = 0;
   int node_ = -1;
   std::vector<PfcEvent>* pfc_log_ = nullptr;
-  std::array<bool, kPriorities> xoff_{};
+  std::array<bool, kMaxClasses> xoff_{};                 // only PFC priorities (< 8) are ever set
   std::array<uint32_t, kPriorities> xoff_generation_{};  // invalidates stale refresh timers
   std::array<sim::Time, kPriorities> xoff_since_{};
 };

@@ -42,6 +42,9 @@ struct QosParams {
   Trust trust = Trust::Pcp;
   // Per class: 0 = strict priority, else a DWRR weight. Default all strict.
   ClassSchedule scheduler;
+  // The highest class a flow may name: 7 (802.1Q priorities); 15 on an InfiniBand fabric, whose
+  // flows name a service level (set by the loader, not a parameter).
+  int highest_priority = kPriorities - 1;
 };
 
 }  // namespace models

@@ -20,6 +20,7 @@ Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& par
   for (size_t i = 0; i < port_rates.size(); ++i) {
     ports_.push_back(std::make_unique<EgressPort>(ctx, port_rates[i], static_cast<uint16_t>(i)));
     ports_.back()->set_observer(this);
+    if (params.buffer.classes > kPriorities) ports_.back()->set_class_count(params.buffer.classes);
   }
 }
 
@@ -85,25 +86,28 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
     ++stats_.valley_retags;
   }
   EgressPort& egress = *ports_[out];
-  const Admission a = buffer_.admit(in_port, static_cast<uint16_t>(out), p.priority, p.wire_bytes);
+  const uint8_t in_class = p.priority;  // its ingress buffer (and credits) stay with this class
+  if (remap_vl_) p.priority = sl_to_vl_[static_cast<size_t>(out) * kSlToVlEntries + p.sl];
+  const Admission a =
+      buffer_.admit(in_port, in_class, static_cast<uint16_t>(out), p.priority, p.wire_bytes);
   if (a == Admission::TailDrop) {
     egress.count_tail_drop(p.priority);
     return drop(h, stats_.tail_drops);
   }
   if (a == Admission::HeadroomExhausted) {
-    exhaustions_.push_back({ctx_.sim.now(), in_port, p.priority});
+    exhaustions_.push_back({ctx_.sim.now(), in_port, in_class});
     return drop(h, stats_.lossless_drops);
   }
   const sim::Time now = ctx_.sim.now();
   // Cut-through into a faster egress would underrun: wait for the last bit (ser_in later).
   const bool underrun =
       params_.forwarding == Forwarding::CutThrough && egress.rate_bps() > port_rates_[in_port];
-  egress.enqueue(h, p, in_port, underrun ? now + p.ser_in : now);
+  egress.enqueue(h, p, in_port, underrun ? now + p.ser_in : now, in_class);
 }
 
 void Switch::on_dequeue(EgressPort& port, const QueuedPacket& q) {
   if (q.in_port == kAggregationInPort) return;  // the aggregation node's own chunk memory
-  buffer_.release(q.in_port, port.index(), q.priority, q.wire_bytes);
+  buffer_.release(q.in_port, q.in_priority, port.index(), q.priority, q.wire_bytes);
 }
 
 }  // namespace models

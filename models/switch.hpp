@@ -102,6 +102,14 @@ class Switch final : public PacketReceiver, public EgressObserver {
     if (credit_gates_.size() <= port) credit_gates_.resize(ports_.size(), nullptr);
     credit_gates_[port] = gate;
   }
+  // InfiniBand SL -> VL tables, one per output port: table[port * kSlToVlEntries + SL] (IBA
+  // 7.6.6). A forwarded packet leaves on its output port's VL for its SL; its buffer
+  // accounting here (and so the credit returned upstream) stays on the VL it arrived on.
+  static constexpr size_t kSlToVlEntries = 16;  // service levels
+  void set_sl_to_vl(std::vector<uint8_t> table) {
+    sl_to_vl_ = std::move(table);
+    remap_vl_ = true;
+  }
   // The aggregation node (SHARP) that takes the packets addressed to this switch.
   void set_aggregation(AggregationEngine* engine) { aggregation_ = engine; }
 
@@ -141,6 +149,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
   bool trust_dscp_ = false;
   bool retag_valleys_ = false;  // set_valley_retag: read per packet, beside trust_dscp_
   bool adaptive_ = false;       // set_adaptive_routing: read per packet, beside trust_dscp_
+  bool remap_vl_ = false;       // set_sl_to_vl: read per packet, beside trust_dscp_
   DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;
@@ -149,6 +158,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
   std::vector<HeadroomExhaustion> exhaustions_;
   std::vector<uint8_t> port_goes_up_;  // [port]; only read with retag_valleys_
   std::array<uint8_t, kPriorities> valley_next_{};
+  std::vector<uint8_t> sl_to_vl_;  // [port * kSlToVlEntries + SL]; only read with remap_vl_
 };
 
 }  // namespace models

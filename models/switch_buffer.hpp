@@ -41,6 +41,9 @@ struct SwitchBufferParams {
   int64_t reserve_bytes = 0;          // guaranteed per (ingress port, priority)
   ThresholdMode threshold_mode = ThresholdMode::Static;
   Alpha alpha;  // dynamic threshold factor per (port, priority)
+  // Classes per port: the 8 priorities, or an InfiniBand fabric's data VLs when more (up to
+  // kMaxClasses). Not a scenario parameter: set by the builder from the fabric.
+  int classes = kPriorities;
 };
 
 // Lossless thresholds of a switch (from the PFC parameters).
@@ -81,8 +84,10 @@ class SwitchBuffer {
  public:
   SwitchBuffer(const SwitchBufferParams& p, int ports)
       : params_(p),
-        ingress_(static_cast<size_t>(ports) * kPriorities),
-        egress_(static_cast<size_t>(ports) * kPriorities) {
+        class_shift_(p.classes > kPriorities ? 4 : 3),
+        ingress_(static_cast<size_t>(ports) << class_shift_),
+        egress_(static_cast<size_t>(ports) << class_shift_) {
+    static_assert(kPriorities == 1 << 3 && kMaxClasses == 1 << 4);
     for (auto& in : ingress_) {
       in.reserve = p.reserve_bytes;
       in.alpha = p.alpha;
@@ -151,8 +156,15 @@ class SwitchBuffer {
 
   // Admits and accounts `bytes`, or refuses.
   Admission admit(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
-    EgressSlot& e = egress_[slot(out_port, prio)];
-    IngressSlot& in = ingress_[slot(in_port, prio)];
+    return admit(in_port, prio, out_port, prio, bytes);
+  }
+  // The same for a packet that leaves in another class than it came in (an InfiniBand switch's
+  // SL -> VL table): ingress accounting in `in_prio`, egress in `out_prio`.
+  Admission admit(uint16_t in_port, uint8_t in_prio, uint16_t out_port, uint8_t out_prio,
+                  int64_t bytes) {
+    const uint8_t prio = in_prio;  // the ingress class: PFC and credit decisions
+    EgressSlot& e = egress_[slot(out_port, out_prio)];
+    IngressSlot& in = ingress_[slot(in_port, in_prio)];
     const int64_t held = in.ingress_bytes - in.headroom_bytes;  // reserve + shared part
     const int64_t shared_delta =
         std::max<int64_t>(0, held + bytes - in.reserve) - std::max<int64_t>(0, held - in.reserve);
@@ -193,9 +205,14 @@ class SwitchBuffer {
   // Releases `bytes` on dequeue: headroom first (so it is free again for the next XOFF
   // episode), then the shared part, the reserve last.
   void release(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
+    release(in_port, prio, out_port, prio, bytes);
+  }
+  void release(uint16_t in_port, uint8_t in_prio, uint16_t out_port, uint8_t out_prio,
+               int64_t bytes) {
+    const uint8_t prio = in_prio;
     used_ -= bytes;
-    egress_[slot(out_port, prio)].egress_bytes -= bytes;
-    IngressSlot& in = ingress_[slot(in_port, prio)];
+    egress_[slot(out_port, out_prio)].egress_bytes -= bytes;
+    IngressSlot& in = ingress_[slot(in_port, in_prio)];
     const int64_t from_headroom = std::min(in.headroom_bytes, bytes);
     in.headroom_bytes -= from_headroom;
     headroom_used_ -= from_headroom;
@@ -235,7 +252,9 @@ class SwitchBuffer {
   int64_t egress_bytes(uint16_t out_port, uint8_t prio) const {
     return egress_[slot(out_port, prio)].egress_bytes;
   }
-  size_t ports() const { return ingress_.size() / kPriorities; }
+  size_t ports() const { return ingress_.size() >> class_shift_; }
+  // Classes accounted per port (kPriorities, or kMaxClasses on InfiniBand with more VLs).
+  int classes() const { return 1 << class_shift_; }
   const SwitchBufferParams& params() const { return params_; }
 
  private:
@@ -259,8 +278,8 @@ class SwitchBuffer {
     Alpha alpha;
   };
   static_assert(sizeof(IngressSlot) == 64 && sizeof(EgressSlot) == 32);
-  static size_t slot(uint16_t port, uint8_t prio) {
-    return static_cast<size_t>(port) * kPriorities + prio;
+  size_t slot(uint16_t port, uint8_t prio) const {
+    return (static_cast<size_t>(port) << class_shift_) + prio;
   }
   int64_t lossless_threshold(const IngressSlot& s) const {
     return dynamic_ ? dynamic_threshold(pool_ - shared_used_, s.alpha) : lossless_.xoff_bytes;
@@ -276,8 +295,9 @@ class SwitchBuffer {
     // Slot index is recovered only for the listener (rare: credit-style flow control).
     if (listener_ != nullptr) {
       const size_t i = static_cast<size_t>(&in - ingress_.data());
-      listener_->on_ingress_bytes(static_cast<uint16_t>(i / kPriorities),
-                                  static_cast<uint8_t>(i % kPriorities), in.ingress_bytes);
+      listener_->on_ingress_bytes(static_cast<uint16_t>(i >> class_shift_),
+                                  static_cast<uint8_t>(i & ((size_t{1} << class_shift_) - 1)),
+                                  in.ingress_bytes);
     }
   }
   void update_pools() {
@@ -288,6 +308,7 @@ class SwitchBuffer {
   }
 
   SwitchBufferParams params_;
+  int class_shift_;  // slots per port = 1 << class_shift_ (a shift, not a multiply, per packet)
   std::vector<IngressSlot> ingress_;
   std::vector<EgressSlot> egress_;
   LosslessThresholds lossless_;

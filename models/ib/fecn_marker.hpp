@@ -68,9 +68,9 @@ class FecnMarker final : public EgressObserver {
   uint32_t packet_size_blocks_;
   bool victim_mask_;
   const IbCreditGate* gate_;
-  std::array<int64_t, kPriorities> skip_{};
-  std::array<uint64_t, kPriorities> marks_{};
-  std::array<uint64_t, kPriorities> victim_skips_{};
+  std::array<int64_t, kMaxClasses> skip_{};  // per VL (up to 15 data VLs)
+  std::array<uint64_t, kMaxClasses> marks_{};
+  std::array<uint64_t, kMaxClasses> victim_skips_{};
 };
 
 }  // namespace models

@@ -17,8 +17,9 @@ constexpr int64_t kIbBlockBytes = 64;
 // A flow-control packet is 4 bytes of fields (op, FCTBS, VL, FCCL) + a 2-byte LPCRC (IBA 7.9.4.1)
 // plus the start and end delimiters of the physical layer: 8 bytes on the wire.
 constexpr uint32_t kIbFlowControlWireBytes = 8;
-// Data virtual lanes this engine gives a port: one traffic-class slot each (kPriorities).
-constexpr int kIbMaxDataVls = kPriorities;
+// Data virtual lanes of a port: VL0..VL14 (IBA 7.6.3; VL15 is for subnet management only).
+constexpr int kIbMaxDataVls = 15;
+static_assert(kIbMaxDataVls <= kMaxClasses);
 constexpr int kIbServiceLevels = 16;
 
 // Blocks a packet of `wire_bytes` occupies in a receive buffer.
@@ -27,13 +28,14 @@ constexpr uint32_t ib_blocks(uint32_t wire_bytes) {
 }
 
 struct IbParams {
-  // Data VLs per port (the spec allows 1, 2, 4, 8 or 15; this engine 1..8).
+  // Data VLs per port (the spec's ports have 1, 2, 4, 8 or 15; any of 1..15 here).
   int data_vls = 1;
   // Receive buffer per (input port, VL), switches and NICs alike. 64 KiB: a few MTU packets
   // above the bandwidth-delay product of a 400 Gb/s link of up to ~100 m (2 x 0.5 us x 50 GB/s
   // = 50 KB plus switching latency).
   int64_t vl_buffer_bytes = 65'536;
-  // SL -> VL, one table for every port; default SL mod data_vls.
+  // SL -> VL, the default table of every port (switch ports may override it, per port:
+  // scenarios/loader/sl_to_vl_overrides.hpp); default SL mod data_vls.
   std::array<uint8_t, kIbServiceLevels> sl_to_vl{};
   bool sl_to_vl_given = false;  // the scenario wrote the table (else the default above)
   // A receiver re-sends each VL's credit limit this often while its port has seen traffic

@@ -3,6 +3,8 @@
 #include <array>
 #include <memory>
 
+#include "scenarios/loader/sl_to_vl_overrides.hpp"
+
 namespace scen {
 
 models::SwitchBufferParams infiniband_switch_buffer(const Scenario& s, size_t ports) {
@@ -11,6 +13,7 @@ models::SwitchBufferParams infiniband_switch_buffer(const Scenario& s, size_t po
   b.queue_limit_bytes = 0;
   b.reserve_bytes = 0;
   b.threshold_mode = models::ThresholdMode::Static;
+  b.classes = s.ib.data_vls;  // more than 8 VLs: the switch's ports and buffer get more classes
   return b;
 }
 
@@ -76,13 +79,23 @@ void wire_infiniband(const Scenario& s, models::Network& net) {
   for (int sl = 0; sl < models::kIbServiceLevels; ++sl) {
     sl_to_vl[sl] = s.ib.vl_of(static_cast<uint8_t>(sl));
   }
+  // Switch ports whose SL -> VL table differs from the NICs' (overrides): each switch maps a
+  // packet's SL to its output port's VL. Without overrides every port has the fabric's table
+  // and a packet keeps its VL end to end, so switches need not look it up.
+  if (has_sl_to_vl_overrides(s)) {
+    for (size_t n = 0; n < nodes; ++n) {
+      if (net.node_switch[n] < 0) continue;
+      models::Switch& sw = *net.switches[net.node_switch[n]];
+      sw.set_sl_to_vl(switch_sl_to_vl(s, static_cast<int>(n), sw.port_count()));
+    }
+  }
   for (size_t h = 0; h < net.nics.size(); ++h) {
     const int node = f.host_node[h];
     const int link = f.ports[node][0].link;
     const topo::Link& l = f.topo.links[link];
     const size_t dir = l.a == node ? 0 : 1;
     net.nics[h]->enable_ib(sl_to_vl, net.link_credit_gate[2 * link + dir],
-                           net.ib_receivers[node].get());
+                           net.ib_receivers[node].get(), s.ib.data_vls);
   }
   // SHARP: aggregation trees are built when a collective first asks for one.
   std::vector<models::Switch*> switch_of_node(nodes, nullptr);

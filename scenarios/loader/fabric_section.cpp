@@ -93,9 +93,11 @@ const FieldTable<models::IbParams>& ib_fields() {
                       : p.preset_rate_bps == 800'000'000'000 ? "xdr"
                                                              : "none");
         }});
-    f.push_back(int_field<IbParams>("data_vls", &IbParams::data_vls,
-                                    "data virtual lanes per port (IBA: up to 15; here 1..8)", 1,
-                                    models::kIbMaxDataVls));
+    f.push_back(
+        int_field<IbParams>("data_vls", &IbParams::data_vls,
+                            "data virtual lanes per port, VL0..VL(n-1) (IBA: up to 15; VL15 "
+                            "is management only)",
+                            1, models::kIbMaxDataVls));
     f.push_back(bytes_field<IbParams>(
         "vl_buffer", &IbParams::vl_buffer_bytes,
         "receive buffer per (input port, VL), switches and NICs, in whole 64-byte blocks; at "
@@ -103,8 +105,9 @@ const FieldTable<models::IbParams>& ib_fields() {
         models::kIbBlockBytes));
     f.push_back(Field<IbParams>{
         "sl_to_vl", "list",
-        "VL of each service level (SL 0, 1, ...; up to 16 entries), one table for every port; "
-        "default SL mod data_vls. A flow's priority is its SL",
+        "VL of each service level (SL 0, 1, ...; up to 16 entries), the table of every port "
+        "unless an override sets a switch port's (overrides[].set.sl_to_vl); default SL mod "
+        "data_vls. A flow's priority is its SL (0..15)",
         [](JsonReader& r, IbParams& p) {
           if (!r.has("sl_to_vl")) return;
           JsonReader list = r.at("sl_to_vl");
@@ -309,10 +312,11 @@ void check_infiniband_overrides(const Scenario& s) {
   if (s.fabric_kind != FabricKind::Infiniband) return;
   for (const auto& o : s.overrides) {
     for (auto it = o.set.begin(); it != o.set.end(); ++it) {
-      if (it.key() == "latency" || it.key() == "forwarding") continue;
-      throw InputError(o.path + ".set." + it.key(), it.value().dump(),
-                       "an InfiniBand switch parameter (latency, forwarding): the buffer is "
-                       "infiniband.vl_buffer per input port and VL");
+      if (it.key() == "latency" || it.key() == "forwarding" || it.key() == "sl_to_vl") continue;
+      throw InputError(
+          o.path + ".set." + it.key(), it.value().dump(),
+          "an InfiniBand switch parameter (latency, forwarding, sl_to_vl): the buffer is "
+          "infiniband.vl_buffer per input port and VL");
     }
   }
 }

@@ -166,7 +166,7 @@ TrafficClass read_traffic_class(JsonReader& r, const TrafficClass& def, const Qo
   if (has_dscp) {
     c.dscp = static_cast<int>(r.integer("dscp", 0, models::kDscpValues - 1));
     c.priority = q.dscp_to_priority[c.dscp];
-    if (has_priority && r.integer("priority", 0, 7) != c.priority) {
+    if (has_priority && r.integer("priority", 0, q.highest_priority) != c.priority) {
       throw InputError(r.child_path("priority"), r.value_text("priority"),
                        "priority " + std::to_string(c.priority) +
                            ", where fabric.qos.dscp_to_priority puts DSCP " +
@@ -174,7 +174,11 @@ TrafficClass read_traffic_class(JsonReader& r, const TrafficClass& def, const Qo
     }
     return c;
   }
-  c.priority = static_cast<int>(r.integer("priority", 0, 7));
+  c.priority = static_cast<int>(r.integer("priority", 0, q.highest_priority));
+  if (c.priority >= models::kPriorities) {  // an InfiniBand SL above 7: no Ethernet class
+    c.dscp = 0;
+    return c;
+  }
   if (nic.data_dscp >= 0 && nic.data_dscp < models::kDscpValues &&
       q.dscp_to_priority[nic.data_dscp] == c.priority) {
     c.dscp = nic.data_dscp;

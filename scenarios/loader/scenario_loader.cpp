@@ -10,6 +10,7 @@
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/scenario_overlays.hpp"
 #include "scenarios/loader/sharp_section.hpp"
+#include "scenarios/loader/sl_to_vl_overrides.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/training_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
@@ -66,6 +67,9 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
     // PFC headroom of these (ingress port, priority) buffers, instead of the formula's.
     o.headroom_bytes = set.bytes("headroom", 1);
   }
+  // InfiniBand: the SL -> VL table of these output ports (checked with the fabric's data VLs by
+  // check_sl_to_vl_overrides).
+  if (set.has("sl_to_vl")) (void)set.at("sl_to_vl");
   if (set.has("pfc_watchdog")) {
     // The PFC watchdog of this switch's (or port's) egress (watchdog_section.hpp).
     if (o.priority >= 0) {
@@ -81,7 +85,7 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
                      o.port < 0 && o.priority < 0
                          ? "a switch parameter (see rdmasim run --list-params)"
                          : "a per-port parameter (queue_limit, reserve, alpha, scheduler, ecn, "
-                           "headroom, pfc_watchdog); "
+                           "headroom, pfc_watchdog, sl_to_vl); "
                            "switch-wide ones "
                            "need no "
                            "\"port\"/\"priority\"");
@@ -185,6 +189,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   auto fab = select_fabric(r, options, s);  // "fabric": an object, or which fabric(s) to run
   if (s.fabric_kind == FabricKind::Infiniband) {
     read_infiniband_section(fab, s, link_defaults);
+    s.qos.highest_priority = models::kIbServiceLevels - 1;  // a flow's priority is its SL
   } else if (fab) {
     fab->expect_object();
     if (auto sw = fab->get("switch")) {
@@ -253,6 +258,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     }
   }
   check_infiniband_overrides(s);
+  check_sl_to_vl_overrides(s);  // sl_to_vl_overrides.hpp
   // Every resolved ECN setting is checked now, before any simulation.
   if (std::any_of(s.overrides.begin(), s.overrides.end(),
                   [](const SwitchOverride& o) { return o.has_ecn; })) {

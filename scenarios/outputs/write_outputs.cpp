@@ -86,21 +86,26 @@ std::string classes_csv(const RunOutcome& out) {
   o << "link,direction,from,from_port,to,to_port,priority,packets,wire_bytes,max_queue_bytes,"
        "tail_drops,ecn_marks,pause_frames_received,paused_ns,pause_frames_sent,"
        "resume_frames_sent,xoff_transitions,peak_ingress_bytes,credit_stalled_ns,fecn_marks\n";
+  // ECN and PFC are per Ethernet priority (8); InfiniBand VLs 8..14 have none.
+  const auto eth = [](const auto& per_priority, int c) {
+    using T = typename std::decay_t<decltype(per_priority)>::value_type;
+    return c < models::kPriorities ? per_priority[c] : T{};
+  };
   for (const auto& r : out.links) {
-    for (int c = 0; c < models::kPriorities; ++c) {
+    for (int c = 0; c < models::kMaxClasses; ++c) {
       if (r.class_packets[c] == 0 && r.class_max_queue_bytes[c] == 0 &&
-          r.class_tail_drops[c] == 0 && r.class_pause_frames_received[c] == 0 &&
-          r.class_pause_frames_sent[c] == 0 && r.class_resume_frames_sent[c] == 0 &&
+          r.class_tail_drops[c] == 0 && eth(r.class_pause_frames_received, c) == 0 &&
+          eth(r.class_pause_frames_sent, c) == 0 && eth(r.class_resume_frames_sent, c) == 0 &&
           r.class_credit_stalled[c].ps == 0 && r.class_fecn_marks[c] == 0) {
         continue;
       }
       o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
         << r.from_port << ',' << r.to << ',' << r.to_port << ',' << c << ',' << r.class_packets[c]
         << ',' << r.class_wire_bytes[c] << ',' << r.class_max_queue_bytes[c] << ','
-        << r.class_tail_drops[c] << ',' << r.class_ecn_marks[c] << ','
-        << r.class_pause_frames_received[c] << ',' << format_ns(r.class_paused[c]) << ','
-        << r.class_pause_frames_sent[c] << ',' << r.class_resume_frames_sent[c] << ','
-        << r.class_xoff_transitions[c] << ',' << r.class_peak_ingress_bytes[c] << ','
+        << r.class_tail_drops[c] << ',' << eth(r.class_ecn_marks, c) << ','
+        << eth(r.class_pause_frames_received, c) << ',' << format_ns(eth(r.class_paused, c)) << ','
+        << eth(r.class_pause_frames_sent, c) << ',' << eth(r.class_resume_frames_sent, c) << ','
+        << eth(r.class_xoff_transitions, c) << ',' << r.class_peak_ingress_bytes[c] << ','
         << format_ns(r.class_credit_stalled[c]) << ',' << r.class_fecn_marks[c] << '\n';
     }
   }

@@ -51,7 +51,7 @@ FabricTotals collect_link_results(const Scenario& s, models::Network& net, RunOu
     const int to_node = dir == 0 ? l.b : l.a;
     if (f.host_index[to_node] < 0) {
       const models::SwitchBuffer& buf = net.switches[net.node_switch[to_node]]->buffer();
-      for (int c = 0; c < models::kPriorities; ++c) {
+      for (int c = 0; c < buf.classes(); ++c) {
         r.class_peak_ingress_bytes[c] =
             buf.peak_ingress_bytes(static_cast<uint16_t>(r.to_port), static_cast<uint8_t>(c));
       }

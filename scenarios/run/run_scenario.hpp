@@ -44,11 +44,12 @@ struct LinkResult {
   uint64_t pause_frames_received = 0;  // PFC frames that held the sending port
   sim::Time paused;                    // time classes of the sending port were held by PFC
   uint64_t ecn_marks = 0;              // packets marked CE at this direction's sending port
-  // Per traffic class at the sending port (classes.csv): packets, wire bytes, peak queue.
-  std::array<uint64_t, models::kPriorities> class_packets{};
-  std::array<uint64_t, models::kPriorities> class_wire_bytes{};
-  std::array<uint64_t, models::kPriorities> class_max_queue_bytes{};
-  std::array<uint64_t, models::kPriorities> class_tail_drops{};
+  // Per traffic class at the sending port (classes.csv): packets, wire bytes, peak queue; up to
+  // kMaxClasses (InfiniBand VLs), the ECN and PFC ones 8 (Ethernet priorities).
+  std::array<uint64_t, models::kMaxClasses> class_packets{};
+  std::array<uint64_t, models::kMaxClasses> class_wire_bytes{};
+  std::array<uint64_t, models::kMaxClasses> class_max_queue_bytes{};
+  std::array<uint64_t, models::kMaxClasses> class_tail_drops{};
   std::array<uint64_t, models::kPriorities> class_ecn_marks{};
   // PFC per class: frames that held the sending port and how long; frames the sending node
   // sent on this direction (pause + refresh; resume) and its XOFF decisions; the receiving
@@ -58,15 +59,15 @@ struct LinkResult {
   std::array<uint64_t, models::kPriorities> class_pause_frames_sent{};
   std::array<uint64_t, models::kPriorities> class_resume_frames_sent{};
   std::array<uint64_t, models::kPriorities> class_xoff_transitions{};
-  std::array<int64_t, models::kPriorities> class_peak_ingress_bytes{};
+  std::array<int64_t, models::kMaxClasses> class_peak_ingress_bytes{};
   // InfiniBand: time the sending port had packets of some VL waiting for credit (summed over
   // VLs), and the number of such stalls.
   sim::Time credit_stalled;
   uint64_t credit_stalls = 0;
-  std::array<sim::Time, models::kPriorities> class_credit_stalled{};  // per VL (classes.csv)
+  std::array<sim::Time, models::kMaxClasses> class_credit_stalled{};  // per VL (classes.csv)
   // InfiniBand congestion control: packets the sending (switch) port marked FECN, per VL.
   uint64_t fecn_marks = 0;
-  std::array<uint64_t, models::kPriorities> class_fecn_marks{};
+  std::array<uint64_t, models::kMaxClasses> class_fecn_marks{};
 };
 
 struct RunOutcome {

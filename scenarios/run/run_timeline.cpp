@@ -74,7 +74,7 @@ void add_run_spans(models::TimelineRecorder& timeline,
     }
     const uint32_t track =
         timeline.track(process, port_label(out, it->first) + " p" + std::to_string(p.priority),
-                       it->second * models::kPriorities + p.priority);
+                       it->second * models::kMaxClasses + p.priority);
     timeline.span(track, paused_name, p.start, p.end);
   }
   for (const auto& c : out.credit_stalls) {
@@ -86,7 +86,7 @@ void add_run_spans(models::TimelineRecorder& timeline,
     }
     const uint32_t track =
         timeline.track(process, port_label(out, it->first) + " VL" + std::to_string(c.vl),
-                       it->second * models::kPriorities + c.vl);
+                       it->second * models::kMaxClasses + c.vl);
     timeline.span(track, stalled_name, c.start, c.end);
   }
 

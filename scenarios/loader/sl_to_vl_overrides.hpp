@@ -1,0 +1,32 @@
+// Per-port SL -> VL tables on an InfiniBand fabric. The specification gives every switch a
+// SLtoVLMappingTable per (input port, output port) and every channel adapter one per port
+// (IBA vol. 1, 7.6.6); here a switch has one per output port (used for packets from every input
+// port) and the NICs use the fabric-wide table:
+//
+//   "infiniband": {"sl_to_vl": [...]}                  the default of every port
+//   "overrides": [{"switch": "leaf0", "port": 3,       this switch's port 3 (no "port": every
+//                  "set": {"sl_to_vl": [...]}}]         port; "switch": "*": every switch)
+//
+// Overrides apply in order after the default; a list names the VL of SL 0, 1, ... (SLs it does
+// not reach map to VL 0, as in the fabric-wide list).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scenarios/loader/scenario.hpp"
+
+namespace scen {
+
+// Checks the "sl_to_vl" of every override: only on an InfiniBand fabric, not per priority, a
+// list of 1 to 16 VLs each below infiniband.data_vls. InputError with the JSON path otherwise.
+void check_sl_to_vl_overrides(const Scenario& s);
+
+// Whether some override sets an SL -> VL table.
+bool has_sl_to_vl_overrides(const Scenario& s);
+
+// The SL -> VL table of each output port of switch `node`, [port * 16 + SL]: the fabric-wide
+// table, then each override naming this switch (or "*") and the port (or every port), in order.
+std::vector<uint8_t> switch_sl_to_vl(const Scenario& s, int node, size_t ports);
+
+}  // namespace scen
