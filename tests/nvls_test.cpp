@@ -198,7 +198,8 @@ TEST_CASE("auto picks NVLS for single-server all-reduces from nvls_min up", "[nv
   CHECK(h100.collectives[2].algorithm == models::CollectiveAlgorithm::Nvls);  // 1 MiB
   CHECK(h100.collectives[2].protocol == models::CollectiveProtocol::Simple);
   CHECK(h100.collectives[3].algorithm == models::CollectiveAlgorithm::Nvls);
-  // No NVLS on A100's NVSwitch, nor across servers: the ring above the tree's sizes.
+  // No NVLS on A100's NVSwitch (the ring above the tree's sizes), nor across servers (there
+  // auto picks the hierarchical all-reduce, collective_auto_test.cpp).
   const scen::RunOutcome a100 = scen::run_scenario(
       test_support::load(nvls_scenario({{"count", 1}, {"preset", "dgx-a100"}}, c)));
   REQUIRE(a100.collectives.size() == 4);
@@ -207,7 +208,8 @@ TEST_CASE("auto picks NVLS for single-server all-reduces from nvls_min up", "[nv
   two["topology"]["hosts_per_leaf"] = 16;
   const scen::Scenario s2 = test_support::load(two);
   CHECK_FALSE(s2.collectives[0].nvls_available);
-  CHECK(models::resolve_algorithm(s2.collectives[0], 4 << 20) == models::CollectiveAlgorithm::Ring);
+  CHECK(models::resolve_algorithm(s2.collectives[0], 4 << 20) ==
+        models::CollectiveAlgorithm::Hierarchical);
 }
 
 TEST_CASE("NVLS is refused where the NVSwitch cannot reduce the ranks' data", "[nvls]") {
