@@ -18,6 +18,7 @@
 #include "tests/test_support.hpp"
 #include "tools/calibration/calibration.hpp"
 #include "tools/calibration/collective_experiments.hpp"
+#include "tools/calibration/small_messages.hpp"
 
 namespace {
 
@@ -222,6 +223,16 @@ TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring", "[
       CHECK(p.weight < 0.05);
     }
   }
+  // Inline sends and the message-rate cap are perftest's small sizes: below calibrate's default
+  // --min-size a collective's small sizes are the per-step overhead's, and fit neither.
+  calib::FabricParams held = r.params;
+  std::vector<std::string> fitted, notes;
+  int sims = 0;
+  calib::fit_small_messages(c, ex, 4096, held, fitted, notes, sims);
+  CHECK(sims == 0);
+  CHECK(fitted.empty());
+  CHECK(held.small.inline_threshold_bytes == 0);
+  CHECK(held.small.inline_saving_ns == 0);
 }
 
 TEST_CASE("calibrate on an nccl-tests trace, validate on a held-out one, from the command line",

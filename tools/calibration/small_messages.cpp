@@ -73,7 +73,9 @@ std::string describe_small_messages(const SmallMessageParams& p) {
 void fit_small_messages(const ClusterSpec& c, std::vector<Experiment>& experiments,
                         int64_t min_bytes, FabricParams& params, std::vector<std::string>& fitted,
                         std::vector<std::string>& notes, int& simulations) {
+  // perftest traces only: a collective's small sizes are its per-step overhead's (fitted before).
   auto small_mask = [&](const Experiment& e) {
+    if (e.collective) return std::vector<bool>(e.bytes.size(), false);
     std::vector<bool> m;
     for (int64_t b : e.bytes) m.push_back(b < min_bytes);
     return m;
@@ -83,6 +85,7 @@ void fit_small_messages(const ClusterSpec& c, std::vector<Experiment>& experimen
   double best_ratio = 0, threshold = 0, step_us = 0;
   std::vector<double> per_message_ns;  // bandwidth traces: measured time per small message
   for (const Experiment& e : experiments) {
+    if (e.collective) continue;
     for (size_t i = 0; i < e.bytes.size(); ++i) {
       if (e.bytes[i] >= min_bytes) continue;
       if (e.latency) {
