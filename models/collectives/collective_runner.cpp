@@ -1,5 +1,7 @@
 #include "models/collectives/collective_runner.hpp"
 
+#include <algorithm>
+
 #include "models/timeline.hpp"
 
 namespace models {
@@ -83,11 +85,15 @@ void CollectiveRunner::begin_iteration() {
   req.ranks = spec_.ranks();
   req.size_bytes = size;
   req.type_bytes = spec_.type_bytes;
-  req.channels = spec_.channels;
+  req.channels = std::max(1, spec_.channels);
   req.chunk_bytes = spec_.chunk_bytes;
   req.slots = spec_.slots;
   req.root = spec_.root;
   req.rank_server = spec_.rank_server;
+  rails_ = current_.algorithm == CollectiveAlgorithm::Ring && !spec_.ring_layouts.empty();
+  if (rails_) {
+    for (const ChannelLayout& l : spec_.ring_layouts) req.ring_orders.push_back(l.ring);
+  }
   protocol_ = current_.protocol;
   schedule_ = build_schedule(req);
   remaining_ = schedule_.messages.size();
@@ -141,41 +147,92 @@ void CollectiveRunner::ready(uint32_t message) {
 
 void CollectiveRunner::post(uint32_t message) {
   const CollectiveMessage& m = schedule_.messages[message];
+  if (timeline_) timeline_->posted(message, ctx_.sim.now());
   const auto& src_ends = spec_.rank_endpoints[m.src_rank];
   const auto& dst_ends = spec_.rank_endpoints[m.dst_rank];
-  FlowSpec fs;
-  fs.src_host = static_cast<int>(src_ends[m.channel % src_ends.size()]);
-  fs.dst_host = static_cast<int>(dst_ends[m.channel % dst_ends.size()]);
+  int src = static_cast<int>(src_ends[m.channel % src_ends.size()]);
+  int dst = static_cast<int>(dst_ends[m.channel % dst_ends.size()]);
   // Two GPUs of one server talk over NVLink (topologies/gpu_nodes.hpp).
   const bool nvlink = !spec_.rank_server.empty() && spec_.rank_server[m.src_rank] >= 0 &&
                       spec_.rank_server[m.src_rank] == spec_.rank_server[m.dst_rank];
   if (nvlink) {
-    fs.src_host = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
-    fs.dst_host = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
+    src = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
+    dst = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
     current_.nvlink_bytes += m.wire_bytes;
+  } else if (rails_) {
+    // NCCL's placement: out by the channel's exit rail, in by the next server's entry rail
+    // (channel_placement.hpp).
+    const ChannelLayout& layout = spec_.ring_layouts[m.channel % spec_.ring_layouts.size()];
+    const int from_server = spec_.rank_server[m.src_rank];
+    const ServerRails& from = spec_.server_rails[from_server];
+    const int rail = layout.exit_rail[from_server];
+    src = static_cast<int>(from.nic_endpoint[rail]);
+    dst = network_destination(m);
+    const bool own_nic =
+        std::find(src_ends.begin(), src_ends.end(), static_cast<uint32_t>(src)) != src_ends.end();
+    if (!own_nic && spec_.pxn) {
+      // PXN: over NVLink to the GPU next to the NIC first; that GPU's proxy then sends.
+      current_.nvlink_bytes += m.wire_bytes;
+      start_message_flow(message, static_cast<int>(spec_.rank_nvlink[m.src_rank]),
+                         static_cast<int>(from.nic_gpu_nvlink[rail]), m.wire_bytes,
+                         /*relay=*/true);
+      return;
+    }
+    current_.network_bytes += m.wire_bytes;
   } else {
     current_.network_bytes += m.wire_bytes;
   }
-  fs.bytes = m.wire_bytes;
+  start_message_flow(message, src, dst, m.wire_bytes, /*relay=*/false);
+}
+
+int CollectiveRunner::network_destination(const CollectiveMessage& m) const {
+  const ChannelLayout& layout = spec_.ring_layouts[m.channel % spec_.ring_layouts.size()];
+  const int to_server = spec_.rank_server[m.dst_rank];
+  return static_cast<int>(spec_.server_rails[to_server].nic_endpoint[layout.entry_rail[to_server]]);
+}
+
+void CollectiveRunner::post_after_relay(uint32_t message) {
+  const CollectiveMessage& m = schedule_.messages[message];
+  const ChannelLayout& layout = spec_.ring_layouts[m.channel % spec_.ring_layouts.size()];
+  const int from_server = spec_.rank_server[m.src_rank];
+  const int src =
+      static_cast<int>(spec_.server_rails[from_server].nic_endpoint[layout.exit_rail[from_server]]);
+  current_.network_bytes += m.wire_bytes;
+  start_message_flow(message, src, network_destination(m), m.wire_bytes, /*relay=*/false);
+}
+
+void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int dst_host,
+                                          int64_t bytes, bool relay) {
+  const CollectiveMessage& m = schedule_.messages[message];
+  FlowSpec fs;
+  fs.src_host = src_host;
+  fs.dst_host = dst_host;
+  fs.bytes = bytes;
   fs.start = ctx_.sim.now();
   fs.priority = spec_.priority;
   fs.dscp = spec_.dscp;
   fs.qps = spec_.qps;
   fs.tag = "collective";
-  const uint32_t flow =
-      transport_.add_flow(fs, 0, connection_sport(m.src_rank, m.dst_rank, m.channel),
-                          /*recycle=*/true);
+  // The relay leg is its own connection (to the proxy GPU): another source port.
+  const uint32_t flow = transport_.add_flow(
+      fs, 0, connection_sport(m.src_rank, m.dst_rank, m.channel + (relay ? 0x800u : 0u)),
+      /*recycle=*/true);
   if (message_of_flow_.size() <= flow) message_of_flow_.resize(flow + 1, 0);
-  message_of_flow_[flow] = static_cast<int64_t>(message) + 1;
-  current_.wire_bytes += m.wire_bytes;
-  if (timeline_) timeline_->posted(message, ctx_.sim.now());
+  message_of_flow_[flow] =
+      relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1;
+  current_.wire_bytes += bytes;
   transport_.start_flow(flow);
 }
 
 void CollectiveRunner::on_flow_complete(uint32_t flow) {
   if (flow >= message_of_flow_.size() || message_of_flow_[flow] == 0) return;
-  const auto message = static_cast<uint32_t>(message_of_flow_[flow] - 1);
+  const int64_t entry = message_of_flow_[flow];
   message_of_flow_[flow] = 0;
+  if (entry < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
+    post_after_relay(static_cast<uint32_t>(-entry - 1));
+    return;
+  }
+  const auto message = static_cast<uint32_t>(entry - 1);
   const CollectiveMessage& m = schedule_.messages[message];
   current_.rank_data_sent[m.src_rank] += m.data_bytes;
   current_.rank_data_received[m.dst_rank] += m.data_bytes;

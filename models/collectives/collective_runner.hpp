@@ -79,6 +79,13 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void complete(uint32_t message);
   void drain();
   void post(uint32_t message);
+  // The network leg of a message whose PXN relay leg (NVLink to the GPU next to the NIC) is done.
+  void post_after_relay(uint32_t message);
+  // Under NCCL's placement: the NIC a network message arrives at (the channel's entry rail on
+  // the receiving server).
+  int network_destination(const CollectiveMessage& m) const;
+  // A transport flow for `message` (its last leg, or a PXN relay leg).
+  void start_message_flow(uint32_t message, int src_host, int dst_host, int64_t bytes, bool relay);
   void finish_iteration();
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
   sim::Time step_latency(CollectiveProtocol p) const;
@@ -95,9 +102,11 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   int iteration_ = 0;
   CollectiveSchedule schedule_;
   CollectiveProtocol protocol_ = CollectiveProtocol::Simple;
-  size_t remaining_ = 0;                  // messages of the current iteration not yet complete
-  std::vector<int64_t> message_of_flow_;  // [transport flow id] message + 1, 0 = not ours
-  std::vector<uint32_t> completed_;       // complete(): messages whose successors are next
+  size_t remaining_ = 0;  // messages of the current iteration not yet complete
+  // [transport flow id] message + 1; -(message + 1) for a PXN relay leg; 0 = not ours
+  std::vector<int64_t> message_of_flow_;
+  bool rails_ = false;  // this iteration's ring follows NCCL's placement (spec_.ring_layouts)
+  std::vector<uint32_t> completed_;  // complete(): messages whose successors are next
   sim::Time iteration_start_;
   CollectiveResult current_;
   std::vector<CollectiveResult> results_;

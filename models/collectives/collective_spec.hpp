@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/channel_placement.hpp"
 #include "models/sharp/sharp_params.hpp"
 #include "sim/time.hpp"
 
@@ -55,7 +56,18 @@ struct CollectiveSpec {
   // endpoint; any other through the channel's NIC (rank_endpoints). Empty: no GPU ranks.
   std::vector<int> rank_server;
   std::vector<uint32_t> rank_nvlink;
-  int channels = 1;         // parallel rings/trees, each with its share of the data
+  // Parallel rings/trees, each with its share of the data; 0 = "auto" until the loader
+  // resolves it (channel_placement.hpp: NCCL's count on GPU ranks across servers, else 1).
+  int channels = 0;
+  // NCCL's channel placement on multi-NIC GPU servers (channel_placement.hpp), set by the
+  // loader for the ring: per channel its ring and rail; empty = rings in rank order, each
+  // rank sending through its own NIC of the channel (rank_endpoints). `server_rails` [server]:
+  // the NICs by rail and the GPU next to each. With `pxn`, a GPU whose channel NIC is not
+  // its own first hands the data over NVLink to the GPU next to that NIC (PXN); without it,
+  // the GPU's data goes to that NIC over PCIe and the host bridge.
+  std::vector<ChannelLayout> ring_layouts;
+  std::vector<ServerRails> server_rails;
+  bool pxn = true;
   int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)
   // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's
   // src/include/device.h); chunk k waits for chunk k - slots on its connection.

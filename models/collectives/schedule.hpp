@@ -90,6 +90,9 @@ struct ScheduleRequest {
   int root = 0;
   // The server of each rank (hierarchical.cpp); empty when the ranks are plain hosts.
   std::vector<int> rank_server;
+  // Per channel, the ranks of its ring in ring order (NCCL's placement, channel_placement.hpp);
+  // empty = rank order.
+  std::vector<std::vector<uint32_t>> ring_orders;
 };
 
 // The schedule of one collective; throws std::invalid_argument for a combination that does

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "scenarios/loader/channel_placement_section.hpp"
 #include "scenarios/loader/nvls_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 
@@ -120,8 +121,21 @@ int64_t type_size(const std::string& t) {
 
 const FieldTable<CollectiveSpec>& collective_fields() {
   static const FieldTable<CollectiveSpec> table = {
-      int32_field("channels", &CollectiveSpec::channels,
-                  "parallel rings/trees, each with its share of the data (NCCL channels)", 1, 64),
+      Field<CollectiveSpec>{
+          "channels", "integer or \"auto\"",
+          "parallel rings/trees, each with its share of the data (NCCL channels); auto: NCCL's "
+          "count on GPU ranks across servers (2 per usable rail, connect.cc), else 1",
+          [](JsonReader& r, CollectiveSpec& s) {
+            if (r.has("channels") && r.json()["channels"] == "auto") {
+              (void)r.at("channels");
+              s.channels = 0;
+            } else {
+              s.channels = static_cast<int>(r.integer("channels", s.channels, 1, 64));
+            }
+          },
+          [](const CollectiveSpec& s) {
+            return s.channels == 0 ? Json("auto") : Json(s.channels);
+          }},
       bytes_field<CollectiveSpec>("chunk", &CollectiveSpec::chunk_bytes,
                                   "pipelining grain of a step (0 = one message per step; NCCL's "
                                   "Simple chunk is 128-512 KB, nccl #1785)"),
@@ -259,6 +273,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
   }
   if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
   if (reduce) read_nvls(r, f, s);  // nvls_section.hpp
+  read_channel_placement(r, f, s);
   r.finish();
   return s;
 }

@@ -1,0 +1,68 @@
+#include "scenarios/loader/channel_placement_section.hpp"
+
+#include <algorithm>
+
+#include "topologies/gpu_nodes.hpp"
+
+namespace scen {
+namespace {
+
+// Server s's NICs by rail: the endpoint, the first GPU that uses it (the GPU on its PCIe
+// switch, topo::gpu_nic_indices) and that GPU's NVLink endpoint.
+models::ServerRails server_rails(const topo::Fabric& f, int s) {
+  const topo::GpuCluster& g = f.topo.gpus;
+  const int gpus = g.params.gpus;
+  const int nics = static_cast<int>(g.server_nics[s].size());
+  models::ServerRails out;
+  for (int k = 0; k < nics; ++k) {
+    int owner = 0;
+    for (int local = gpus - 1; local >= 0; --local) {
+      for (int nic : topo::gpu_nic_indices(local, gpus, nics)) {
+        if (nic == k) owner = local;
+      }
+    }
+    out.nic_endpoint.push_back(static_cast<uint32_t>(f.host_index[g.server_nics[s][k]]));
+    out.nic_gpu.push_back(owner);
+    out.nic_gpu_nvlink.push_back(
+        static_cast<uint32_t>(f.host_index[g.nvlink_node[s * gpus + owner]]));
+  }
+  return out;
+}
+
+}  // namespace
+
+void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) {
+  const std::string placement = r.choice("channel_placement", {"nccl", "rank-order"}, "nccl");
+  s.pxn = r.boolean("pxn", true);
+  bool gpu_ranks = !s.rank_server.empty();
+  for (int server : s.rank_server) gpu_ranks = gpu_ranks && server >= 0;
+  const bool auto_channels = s.channels == 0;
+  if (auto_channels) s.channels = 1;
+  if (!gpu_ranks) {
+    for (const char* key : {"channel_placement", "pxn"}) {
+      if (r.has(key)) {
+        throw InputError(r.child_path(key), r.value_text(key),
+                         "no such key here: it places channels on GPU servers' NICs "
+                         "(topology.nodes), and these ranks include plain hosts");
+      }
+    }
+    return;
+  }
+  if (placement != "nccl") return;
+  const topo::GpuCluster& g = f.topo.gpus;
+  models::PlacementInput in;
+  for (int server = 0; server < g.servers; ++server) in.servers.push_back(server_rails(f, server));
+  std::vector<int> gpu_of_host(f.host_node.size(), -1);
+  for (int gpu = 0; gpu < g.gpus(); ++gpu) gpu_of_host[f.host_index[g.nvlink_node[gpu]]] = gpu;
+  for (size_t rank = 0; rank < s.rank_server.size(); ++rank) {
+    in.rank_server.push_back(s.rank_server[rank]);
+    in.rank_local_gpu.push_back(gpu_of_host[s.rank_nvlink[rank]] % g.params.gpus);
+  }
+  if (auto_channels) s.channels = std::max(1, models::nccl_ring_channels(in));
+  in.channels = s.channels;
+  in.pxn = s.pxn;
+  s.ring_layouts = models::nccl_ring_layouts(in);
+  if (!s.ring_layouts.empty()) s.server_rails = std::move(in.servers);
+}
+
+}  // namespace scen
