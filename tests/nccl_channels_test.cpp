@@ -193,3 +193,60 @@ TEST_CASE("NCCL placement keys are refused on plain hosts", "[nccl][channels]") 
     CHECK(std::string(e.what()).find("workload.collective.pxn") != std::string::npos);
   }
 }
+
+TEST_CASE("NCCL trees: a chain per server from the channel's NIC GPU, the servers' binary tree",
+          "[nccl][tree]") {
+  const models::PlacementInput in = two_servers(8, 16);
+  const std::vector<models::ChannelLayout> trees = models::nccl_tree_layouts(in);
+  REQUIRE(trees.size() == 16);
+  for (int c = 0; c < 16; ++c) {
+    const int rail = c % 8;
+    CHECK(trees[c].entry_rail == std::vector<int>{rail, rail});
+    CHECK(trees[c].exit_rail == std::vector<int>{rail, rail});
+    for (int i = 0; i < 8; ++i) {
+      CHECK(trees[c].ring[i] == static_cast<uint32_t>((rail - i + 8) % 8));
+      CHECK(trees[c].ring[8 + i] == static_cast<uint32_t>(8 + (rail - i + 8) % 8));
+    }
+  }
+  // One server: a chain, no rail.
+  models::PlacementInput one = in;
+  one.rank_server.assign(8, 0);
+  one.rank_local_gpu = {0, 1, 2, 3, 4, 5, 6, 7};
+  const auto chains = models::nccl_tree_layouts(one);
+  REQUIRE(chains.size() == 16);
+  CHECK(chains[0].entry_rail[0] == -1);
+  CHECK(chains[0].ring == std::vector<uint32_t>{0, 7, 6, 5, 4, 3, 2, 1});
+}
+
+TEST_CASE("NCCL trees: on 2 x 8 H100 the tree's busbw passes the ring's, chains over NVLink",
+          "[nccl][tree]") {
+  const int64_t size = int64_t{256} << 20;
+  const scen::RunOutcome tree = scen::run_scenario(
+      test_support::load(rail_allreduce(2, size, {{"algorithm", "double_binary_tree"}})));
+  const scen::RunOutcome ring =
+      scen::run_scenario(test_support::load(rail_allreduce(2, size, scen::Json::object())));
+  const models::CollectiveResult& t = tree.collectives[0];
+  const models::CollectiveResult& r = ring.collectives[0];
+  INFO("tree busbw " << t.busbw_gbps() << " GB/s, ring " << r.busbw_gbps());
+  // busbw's factor 2(n-1)/n assumes ring traffic; the tree sends S across the servers each way
+  // (one child server, one root) and is bound by the chains' NVLink instead.
+  CHECK(t.busbw_gbps() > 1.05 * r.busbw_gbps());
+  // Per channel of S/16: the child server's chain top sends it up, the root's sends it down;
+  // each server's chain of 8 moves it 7 hops up and 7 down over NVLink.
+  CHECK(t.network_bytes == 2 * size);
+  CHECK(t.nvlink_bytes == 2 * 2 * 7 * size);
+  // Every NIC carries the same bytes (16 channels, two per rail).
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int server = 0; server < 2; ++server) {
+    for (int rail = 0; rail < 8; ++rail) {
+      const uint64_t bytes = test_support::link_between(tree,
+                                                        "n" + std::to_string(server) + "r" +
+                                                            std::to_string(rail),
+                                                        "rail" + std::to_string(rail) + "_leaf0")
+                                 .wire_bytes;
+      lo = std::min(lo, bytes);
+      hi = std::max(hi, bytes);
+    }
+  }
+  CHECK(static_cast<double>(hi - lo) <= 0.01 * static_cast<double>(hi));
+}

@@ -79,6 +79,27 @@ int nccl_ring_channels(const PlacementInput& in) {
   return std::min(64, 2 * static_cast<int>(usable_rails(in).size()));
 }
 
+std::vector<ChannelLayout> nccl_tree_layouts(const PlacementInput& in) {
+  std::vector<ChannelLayout> out;
+  if (!placeable(in) || in.rank_server.empty()) return out;
+  const std::vector<int> rails = usable_rails(in);
+  const auto servers = servers_in_order(in);
+  for (int c = 0; c < in.channels; ++c) {
+    ChannelLayout layout;
+    layout.entry_rail.assign(in.servers.size(), -1);
+    layout.exit_rail.assign(in.servers.size(), -1);
+    const int rail = rails.empty() ? -1 : rails[static_cast<size_t>(c) % rails.size()];
+    for (const auto& [s, ranks] : servers) {
+      const int first_gpu = rail >= 0 ? in.servers[s].nic_gpu[rail] : in.rank_local_gpu[ranks[0]];
+      const std::vector<uint32_t> chain = descending_from(in, ranks, first_gpu);
+      layout.ring.insert(layout.ring.end(), chain.begin(), chain.end());
+      layout.entry_rail[s] = layout.exit_rail[s] = rail;
+    }
+    out.push_back(std::move(layout));
+  }
+  return out;
+}
+
 std::vector<ChannelLayout> nccl_ring_layouts(const PlacementInput& in) {
   std::vector<ChannelLayout> out;
   const std::vector<int> rails = usable_rails(in);

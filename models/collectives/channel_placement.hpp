@@ -59,6 +59,16 @@ std::vector<ChannelLayout> nccl_ring_layouts(const PlacementInput& in);
 // span, in NIC order.
 std::vector<int> usable_rails(const PlacementInput& in);
 
+// NCCL's trees on GPU ranks (src/graph/connect.cc ncclTopoPreset, connectTrees; trees.cc):
+// inside each server a chain, from the GPU next to the channel's NIC (the tree's NIC, in and
+// out alike: "trees are symmetric") down the GPUs in the ring's order; that first GPU joins
+// the servers' binary tree (double_binary_tree.cpp), reaching parent and children through the
+// channel's NIC. Per channel: `ring` holds the servers' chains one after another (servers in
+// the order of their first rank), entry and exit rails the channel's rail (-1 on one server,
+// or without a usable rail: then the chain starts at the server's first GPU and a rank sends
+// through its own NIC). Empty when a rank is not a GPU.
+std::vector<ChannelLayout> nccl_tree_layouts(const PlacementInput& in);
+
 // NCCL's ring channel count for these ranks: one search channel per usable rail (a channel
 // takes one NIC's bandwidth), duplicated (ncclTopoPostset), at most 64 (MAXCHANNELS); 0 when
 // there is nothing to place.

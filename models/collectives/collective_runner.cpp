@@ -90,9 +90,15 @@ void CollectiveRunner::begin_iteration() {
   req.slots = spec_.slots;
   req.root = spec_.root;
   req.rank_server = spec_.rank_server;
-  rails_ = current_.algorithm == CollectiveAlgorithm::Ring && !spec_.ring_layouts.empty();
-  if (rails_) {
-    for (const ChannelLayout& l : spec_.ring_layouts) req.ring_orders.push_back(l.ring);
+  layouts_ = nullptr;
+  if (current_.algorithm == CollectiveAlgorithm::Ring && !spec_.ring_layouts.empty()) {
+    layouts_ = &spec_.ring_layouts;
+  } else if (current_.algorithm == CollectiveAlgorithm::DoubleBinaryTree &&
+             !spec_.tree_layouts.empty()) {
+    layouts_ = &spec_.tree_layouts;
+  }
+  if (layouts_ != nullptr) {
+    for (const ChannelLayout& l : *layouts_) req.channel_orders.push_back(l.ring);
   }
   protocol_ = current_.protocol;
   schedule_ = build_schedule(req);
@@ -159,10 +165,10 @@ void CollectiveRunner::post(uint32_t message) {
     src = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
     dst = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
     current_.nvlink_bytes += m.wire_bytes;
-  } else if (rails_) {
+  } else if (layouts_ != nullptr && channel_layout(m).exit_rail[spec_.rank_server[m.src_rank]] >= 0) {
     // NCCL's placement: out by the channel's exit rail, in by the next server's entry rail
     // (channel_placement.hpp).
-    const ChannelLayout& layout = spec_.ring_layouts[m.channel % spec_.ring_layouts.size()];
+    const ChannelLayout& layout = channel_layout(m);
     const int from_server = spec_.rank_server[m.src_rank];
     const ServerRails& from = spec_.server_rails[from_server];
     const int rail = layout.exit_rail[from_server];
@@ -185,15 +191,19 @@ void CollectiveRunner::post(uint32_t message) {
   start_message_flow(message, src, dst, m.wire_bytes, /*relay=*/false);
 }
 
+const ChannelLayout& CollectiveRunner::channel_layout(const CollectiveMessage& m) const {
+  return (*layouts_)[m.channel % layouts_->size()];
+}
+
 int CollectiveRunner::network_destination(const CollectiveMessage& m) const {
-  const ChannelLayout& layout = spec_.ring_layouts[m.channel % spec_.ring_layouts.size()];
+  const ChannelLayout& layout = channel_layout(m);
   const int to_server = spec_.rank_server[m.dst_rank];
   return static_cast<int>(spec_.server_rails[to_server].nic_endpoint[layout.entry_rail[to_server]]);
 }
 
 void CollectiveRunner::post_after_relay(uint32_t message) {
   const CollectiveMessage& m = schedule_.messages[message];
-  const ChannelLayout& layout = spec_.ring_layouts[m.channel % spec_.ring_layouts.size()];
+  const ChannelLayout& layout = channel_layout(m);
   const int from_server = spec_.rank_server[m.src_rank];
   const int src =
       static_cast<int>(spec_.server_rails[from_server].nic_endpoint[layout.exit_rail[from_server]]);

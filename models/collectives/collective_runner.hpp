@@ -84,6 +84,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // Under NCCL's placement: the NIC a network message arrives at (the channel's entry rail on
   // the receiving server).
   int network_destination(const CollectiveMessage& m) const;
+  const ChannelLayout& channel_layout(const CollectiveMessage& m) const;
   // A transport flow for `message` (its last leg, or a PXN relay leg).
   void start_message_flow(uint32_t message, int src_host, int dst_host, int64_t bytes, bool relay);
   void finish_iteration();
@@ -105,7 +106,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   size_t remaining_ = 0;  // messages of the current iteration not yet complete
   // [transport flow id] message + 1; -(message + 1) for a PXN relay leg; 0 = not ours
   std::vector<int64_t> message_of_flow_;
-  bool rails_ = false;  // this iteration's ring follows NCCL's placement (spec_.ring_layouts)
+  // This iteration's channels as NCCL places them (spec_.ring_layouts or tree_layouts), or null.
+  const std::vector<ChannelLayout>* layouts_ = nullptr;
   std::vector<uint32_t> completed_;  // complete(): messages whose successors are next
   sim::Time iteration_start_;
   CollectiveResult current_;

@@ -66,6 +66,7 @@ struct CollectiveSpec {
   // its own first hands the data over NVLink to the GPU next to that NIC (PXN); without it,
   // the GPU's data goes to that NIC over PCIe and the host bridge.
   std::vector<ChannelLayout> ring_layouts;
+  std::vector<ChannelLayout> tree_layouts;  // the double binary tree's chains and rails
   std::vector<ServerRails> server_rails;
   bool pxn = true;
   int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)

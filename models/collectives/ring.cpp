@@ -5,7 +5,7 @@
 // down the chain root, root+1, ... Each channel runs its own ring on its share of the data;
 // a step's segment is cut into chunks that move independently (pipelining), up to `slots` of
 // them in flight on each connection. A channel's ring visits the ranks in rank order, or in
-// the order NCCL's channel placement gives it (channel_placement.hpp, `ring_orders`).
+// the order NCCL's channel placement gives it (channel_placement.hpp, `channel_orders`).
 #include <algorithm>
 #include <stdexcept>
 
@@ -16,7 +16,7 @@ namespace {
 
 // The ranks of channel c's ring in ring order.
 std::vector<uint32_t> ring_order(const ScheduleRequest& r, int c) {
-  if (!r.ring_orders.empty()) return r.ring_orders[static_cast<size_t>(c) % r.ring_orders.size()];
+  if (!r.channel_orders.empty()) return r.channel_orders[static_cast<size_t>(c) % r.channel_orders.size()];
   std::vector<uint32_t> order(static_cast<size_t>(r.ranks));
   for (int i = 0; i < r.ranks; ++i) order[i] = static_cast<uint32_t>(i);
   return order;

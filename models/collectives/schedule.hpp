@@ -90,9 +90,9 @@ struct ScheduleRequest {
   int root = 0;
   // The server of each rank (hierarchical.cpp); empty when the ranks are plain hosts.
   std::vector<int> rank_server;
-  // Per channel, the ranks of its ring in ring order (NCCL's placement, channel_placement.hpp);
-  // empty = rank order.
-  std::vector<std::vector<uint32_t>> ring_orders;
+  // Per channel, the ranks in the order its ring visits them, or its tree's server chains one
+  // after another (NCCL's placement, channel_placement.hpp); empty = rank order, flat trees.
+  std::vector<std::vector<uint32_t>> channel_orders;
 };
 
 // The schedule of one collective; throws std::invalid_argument for a combination that does

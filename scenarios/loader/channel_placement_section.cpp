@@ -62,7 +62,8 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
   in.channels = s.channels;
   in.pxn = s.pxn;
   s.ring_layouts = models::nccl_ring_layouts(in);
-  if (!s.ring_layouts.empty()) s.server_rails = std::move(in.servers);
+  s.tree_layouts = models::nccl_tree_layouts(in);
+  s.server_rails = std::move(in.servers);
 }
 
 }  // namespace scen
