@@ -10,7 +10,9 @@
 #include "scenario_helpers.hpp"
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
+#include "scenarios/traces/trace.hpp"
 #include "sim/units.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -259,12 +261,30 @@ TEST_CASE("the collectives table has nccl-tests' columns and conventions", "[col
       std::string::npos);
   CHECK(table.find("       65536         16384     float    none      -1") != std::string::npos);
   CHECK(table.find("# Avg bus bandwidth    : ") != std::string::npos);
+  // nccl-tests' own parser reads it back: the collective, the ranks, both halves of each row.
+  const traces::NcclTrace t = traces::parse_nccl_tests(table, "rdmasim-table");
+  CHECK(t.collective == "all_gather");
+  CHECK(t.ranks.size() == 4);
+  REQUIRE(t.rows.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(t.rows[i].bytes == out.collectives[i].size_bytes);
+    CHECK(std::abs(t.rows[i].out_of_place.time_us - out.collectives[i].time.us()) < 0.006);
+    CHECK(t.rows[i].in_place.time_us == t.rows[i].out_of_place.time_us);
+    CHECK(t.rows[i].out_of_place.wrong == 0);
+  }
+  CHECK(table.find("#          65536 B: ring/simple") != std::string::npos);
+  // As a file, it reads as an nccl-tests trace (what `rdmasim calibrate --trace` takes).
+  const test_support::TempDir dir;
+  const traces::Trace file = traces::read_trace_file(dir.write("table.txt", table).string());
+  CHECK(file.kind == traces::TraceKind::NcclTests);
+  CHECK(file.nccl.rows.size() == 2);
   const std::string csv = scen::collectives_csv(out.collectives, s.collectives);
-  CHECK(csv.rfind(
-            "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,"
-            "algbw_gbps,busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes\n0,all_gather,4,"
-            "ring,simple,65536,16384,4,",
-            0) == 0);
+  CHECK(
+      csv.rfind("collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,"
+                "algbw_gbps,busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes,channels\n0,"
+                "all_gather,4,"
+                "ring,simple,65536,16384,4,",
+                0) == 0);
 }
 
 TEST_CASE("every collective conserves bytes per rank", "[collectives]") {

@@ -239,10 +239,9 @@ TEST_CASE("NCCL trees: on 2 x 8 H100 the tree's busbw passes the ring's, chains 
   uint64_t lo = UINT64_MAX, hi = 0;
   for (int server = 0; server < 2; ++server) {
     for (int rail = 0; rail < 8; ++rail) {
-      const uint64_t bytes = test_support::link_between(tree,
-                                                        "n" + std::to_string(server) + "r" +
-                                                            std::to_string(rail),
-                                                        "rail" + std::to_string(rail) + "_leaf0")
+      const uint64_t bytes = test_support::link_between(
+                                 tree, "n" + std::to_string(server) + "r" + std::to_string(rail),
+                                 "rail" + std::to_string(rail) + "_leaf0")
                                  .wire_bytes;
       lo = std::min(lo, bytes);
       hi = std::max(hi, bytes);

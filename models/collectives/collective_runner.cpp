@@ -165,7 +165,8 @@ void CollectiveRunner::post(uint32_t message) {
     src = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
     dst = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
     current_.nvlink_bytes += m.wire_bytes;
-  } else if (layouts_ != nullptr && channel_layout(m).exit_rail[spec_.rank_server[m.src_rank]] >= 0) {
+  } else if (layouts_ != nullptr &&
+             channel_layout(m).exit_rail[spec_.rank_server[m.src_rank]] >= 0) {
     // NCCL's placement: out by the channel's exit rail, in by the next server's entry rail
     // (channel_placement.hpp).
     const ChannelLayout& layout = channel_layout(m);

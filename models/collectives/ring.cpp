@@ -16,7 +16,8 @@ namespace {
 
 // The ranks of channel c's ring in ring order.
 std::vector<uint32_t> ring_order(const ScheduleRequest& r, int c) {
-  if (!r.channel_orders.empty()) return r.channel_orders[static_cast<size_t>(c) % r.channel_orders.size()];
+  if (!r.channel_orders.empty())
+    return r.channel_orders[static_cast<size_t>(c) % r.channel_orders.size()];
   std::vector<uint32_t> order(static_cast<size_t>(r.ranks));
   for (int i = 0; i < r.ranks; ++i) order[i] = static_cast<uint32_t>(i);
   return order;

@@ -1,6 +1,8 @@
 #include "scenarios/outputs/collectives_table.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace scen {
 namespace {
@@ -29,7 +31,7 @@ const char* redop(models::CollectiveOp op) {
 std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
                               const std::vector<models::CollectiveSpec>& specs) {
   std::string out;
-  char line[256];
+  char line[320];
   for (size_t c = 0; c < specs.size(); ++c) {
     const models::CollectiveSpec& spec = specs[c];
     std::snprintf(line, sizeof line,
@@ -37,30 +39,71 @@ std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
                   models::to_string(spec.op), spec.ranks(), models::to_string(spec.algorithm),
                   models::to_string(spec.protocol), spec.channels);
     out += line;
+    // nccl-tests' preamble: its settings line and the ranks (a GPU rank on its server, by its
+    // index there; a plain host as its own node), which tools reading nccl-tests logs use.
+    static const std::map<models::CollectiveOp, const char*> kPerf = {
+        {models::CollectiveOp::AllReduce, "all_reduce_perf"},
+        {models::CollectiveOp::AllGather, "all_gather_perf"},
+        {models::CollectiveOp::ReduceScatter, "reduce_scatter_perf"},
+        {models::CollectiveOp::AllToAll, "alltoall_perf"},
+        {models::CollectiveOp::Broadcast, "broadcast_perf"},
+        {models::CollectiveOp::SendRecv, "sendrecv_perf"}};
+    out += std::string("# Collective test starting: ") + kPerf.at(spec.op) + "\n";
+    std::snprintf(line, sizeof line,
+                  "# nThread 1 nGpus 1 minBytes %lld maxBytes %lld step: %lld(factor) warmup "
+                  "iters: 0 iters: %d agg iters: 1 validation: 0 graph: 0\n#\n# Using devices\n",
+                  static_cast<long long>(spec.min_bytes), static_cast<long long>(spec.max_bytes),
+                  static_cast<long long>(spec.factor), spec.iterations);
+    out += line;
+    std::map<int, int> next_device;
+    for (int rank = 0; rank < spec.ranks(); ++rank) {
+      const int server = spec.rank_server.empty() ? -1 : spec.rank_server[rank];
+      const std::string host = server >= 0 ? "n" + std::to_string(server) : spec.rank_names[rank];
+      const int device = server >= 0 ? next_device[server]++ : 0;
+      std::snprintf(line, sizeof line,
+                    "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:00:00] %s\n", rank, rank,
+                    host.c_str(), device, spec.rank_names[rank].c_str());
+      out += line;
+    }
     out +=
         "#\n"
-        "#       size         count      type   redop    root     time   algbw   busbw  "
-        "algo/proto\n"
-        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+        "#                                                              out-of-place             "
+        "          in-place          \n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong  "
+        "   time   algbw   busbw #wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)         "
+        "   (us)  (GB/s)  (GB/s)       \n";
     double busbw_sum = 0;
     int n = 0;
     int64_t nvlink = 0, network = 0;
+    std::string picks;
     for (const auto& r : rows) {
       if (r.collective != c) continue;
       const int root = r.op == models::CollectiveOp::Broadcast ? spec.root : -1;
+      // The simulation has no in-place variant (the buffers' placement changes no traffic):
+      // the in-place columns repeat the out-of-place ones; nothing is ever wrong.
       std::snprintf(line, sizeof line,
-                    "%12lld  %12lld  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %s/%s\n",
+                    "%12lld  %12lld  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5d  %7.2f  %6.2f  %6.2f  "
+                    "%5d\n",
                     static_cast<long long>(r.size_bytes), static_cast<long long>(r.count),
                     type_name(spec.type_bytes), redop(r.op), root, r.time.us(), r.algbw_gbps(),
-                    r.busbw_gbps(), models::to_string(r.algorithm), models::to_string(r.protocol));
+                    r.busbw_gbps(), 0, r.time.us(), r.algbw_gbps(), r.busbw_gbps(), 0);
       out += line;
+      std::snprintf(line, sizeof line, "#   %12lld B: %s/%s\n",
+                    static_cast<long long>(r.size_bytes), models::to_string(r.algorithm),
+                    models::to_string(r.protocol));
+      picks += line;
       busbw_sum += r.busbw_gbps();
       nvlink += r.nvlink_bytes;
       network += r.network_bytes;
       ++n;
     }
-    std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g\n", n > 0 ? busbw_sum / n : 0.0);
+    out += "# Out of bounds values : 0 OK\n";
+    std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g\n#\n",
+                  n > 0 ? busbw_sum / n : 0.0);
     out += line;
+    out += "# Algorithm/protocol by size (" + std::to_string(spec.channels) + " channels):\n";
+    out += picks;
     if (nvlink > 0) {
       std::snprintf(line, sizeof line,
                     "# Bytes over NVLink    : %lld, over the NICs: %lld (all sizes)\n",
@@ -76,17 +119,17 @@ std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs) {
   std::string out =
       "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_gbps,"
-      "busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes\n";
+      "busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes,channels\n";
   char line[384];
   for (const auto& r : rows) {
     std::snprintf(
-        line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld\n",
+        line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld,%d\n",
         r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
         models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
         static_cast<long long>(r.count), static_cast<long long>(specs[r.collective].type_bytes),
         r.time.us(), r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
         static_cast<long long>(r.wire_bytes), static_cast<long long>(r.nvlink_bytes),
-        static_cast<long long>(r.network_bytes));
+        static_cast<long long>(r.network_bytes), std::max(1, specs[r.collective].channels));
     out += line;
   }
   return out;

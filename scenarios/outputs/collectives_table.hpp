@@ -10,15 +10,18 @@
 
 namespace scen {
 
-// The table as nccl-tests prints it (out-of-place columns only: one run per size), with a
-// header line per collective naming its op, ranks, algorithm and protocol, and the
-// "# Avg bus bandwidth" line.
+// The table as nccl-tests prints it, per collective: a line naming its op, ranks, algorithm,
+// protocol and channels; nccl-tests' settings line and "Using devices" ranks; the
+// out-of-place and in-place columns (the same figures: the simulation has no in-place
+// variant) with #wrong 0; "# Out of bounds values" and "# Avg bus bandwidth"; then, as
+// comments, the algorithm/protocol each size ran with. `rdmasim calibrate` and other readers
+// of nccl-tests logs accept it.
 std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
                               const std::vector<models::CollectiveSpec>& specs);
 
 // collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_gbps,
-// busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes (wire bytes NVLink endpoint to
-// NVLink endpoint, and through the NICs)
+// busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes,channels (wire bytes NVLink
+// endpoint to NVLink endpoint, and through the NICs)
 std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs);
 
