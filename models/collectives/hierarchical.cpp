@@ -7,10 +7,13 @@
 //   3. inside each server, a ring all-gather of the segments (NVLink).
 // Each rank sends (l-1)/l·S + 2(m-1)/m·S/l + (l-1)/l·S: the intra-server share over NVLink and
 // only S/l of the data through its NIC, where a flat ring over n = l·m GPUs sends 2(n-1)/n·S,
-// part of it over the NICs. A rank starts a phase once everything the previous phase sends
-// it has arrived (a join per rank and phase, ScheduleBuilder::join), so the phases do not
-// pipeline into each other; within a phase the chunks pipeline as in ring.cpp. Each channel
-// runs the three phases on its share of the data.
+// part of it over the NICs. Pipelined at chunk grain: each channel's share is cut into blocks
+// of l chunks (one chunk per segment of the server's ring; one block when `chunk` is 0), and
+// each block runs the three phases, a rank starting a block's phase once everything that
+// block's previous phase sends it has arrived (a join per rank, block and phase,
+// ScheduleBuilder::join). Blocks follow one another on every connection (up to `slots` in
+// flight), so block b's inter-server phase overlaps block b+1's reduce-scatter and block b-1's
+// all-gather: the time is about the slowest phase's plus the fill of the others for one block.
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -26,30 +29,29 @@ constexpr int64_t kNone = -1;
 // 0..n-1; at step j position p sends segment (p - j) mod n to p + 1) on `bytes`. Every
 // message of position p waits for start[p] (when not kNone). Returns, per position, a join
 // that completes when every message of the phase into it has (start[p] when it has none).
-std::vector<int64_t> ring_phase(const ScheduleRequest& r, ScheduleBuilder& b,
+// Block `block` of a phase: its messages wait, per connection, for block − slots there
+// (`window`, one per phase and group of members, sized steps × n).
+std::vector<int64_t> ring_phase(ScheduleBuilder& b, const ScheduleRequest& r,
                                 const std::vector<uint32_t>& members, uint32_t channel,
                                 int64_t bytes, int first, int steps,
-                                const std::vector<int64_t>& start) {
+                                const std::vector<int64_t>& start, int64_t block,
+                                SlotWindow& window) {
   const int n = static_cast<int>(members.size());
   if (n < 2 || steps == 0) return start;
   const std::vector<int64_t> segments = split_bytes(bytes, n, r.type_bytes);
-  const int64_t largest = *std::max_element(segments.begin(), segments.end());
-  const int64_t chunks = chunk_count(largest, r.chunk_bytes);
-  std::vector<std::vector<int64_t>> pieces;  // [segment][chunk]
-  for (int64_t s : segments) pieces.push_back(split_bytes(s, chunks, r.type_bytes));
   std::vector<uint32_t> end(static_cast<size_t>(n));
   for (int p = 0; p < n; ++p) {
     end[p] = b.join(members[p]);
   }
   std::vector<uint32_t> this_chunk(static_cast<size_t>(steps) * n, 0);
-  SlotWindow window(r.slots, static_cast<size_t>(steps) * n);
-  for (int64_t k = 0; k < chunks; ++k) {
+  {
+    const int64_t k = block;
     for (int s = 0; s < steps; ++s) {
       const int j = first + s;
       for (int p = 0; p < n; ++p) {
         const int segment = ((p - j) % n + n) % n;
         const int to = (p + 1) % n;
-        const uint32_t id = b.add(members[p], members[to], channel, pieces[segment][k]);
+        const uint32_t id = b.add(members[p], members[to], channel, segments[segment]);
         const size_t at = static_cast<size_t>(s) * n + p;
         this_chunk[at] = id;
         if (s > 0) b.depend(this_chunk[static_cast<size_t>(s - 1) * n + (p - 1 + n) % n], id);
@@ -89,31 +91,45 @@ void hierarchical_schedule(const ScheduleRequest& r, ScheduleBuilder& b) {
   const std::vector<int64_t> shares = split_bytes(r.size_bytes, r.channels, r.type_bytes);
   for (int c = 0; c < r.channels; ++c) {
     const auto channel = static_cast<uint32_t>(c);
-    const std::vector<int64_t> segments = split_bytes(shares[c], l, r.type_bytes);
-    // Phase 1: reduce-scatter inside each server. after1[s][i]: local rank i has its segment.
-    std::vector<std::vector<int64_t>> after1(static_cast<size_t>(m));
-    for (int s = 0; s < m; ++s) {
-      after1[s] = ring_phase(r, b, local[s], channel, shares[c], 0, l - 1,
-                             std::vector<int64_t>(static_cast<size_t>(l), kNone));
-    }
-    // Phase 2: all-reduce of segment (i + 1) mod l among the i-th ranks of all servers.
-    std::vector<std::vector<int64_t>> after2(static_cast<size_t>(m),
-                                             std::vector<int64_t>(static_cast<size_t>(l)));
-    for (int i = 0; i < l; ++i) {
-      std::vector<uint32_t> members;
-      std::vector<int64_t> start;
+    // Blocks of l chunks: each segment of a server's ring one chunk.
+    const int64_t blocks = chunk_count(shares[c], r.chunk_bytes * l);
+    const std::vector<int64_t> block_bytes = split_bytes(shares[c], blocks, r.type_bytes);
+    auto windows = [&](size_t groups, int steps, int n) {
+      std::vector<SlotWindow> w;
+      for (size_t g = 0; g < groups; ++g) w.emplace_back(r.slots, static_cast<size_t>(steps) * n);
+      return w;
+    };
+    std::vector<SlotWindow> w1 = windows(static_cast<size_t>(m), l - 1, l);
+    std::vector<SlotWindow> w2 = windows(static_cast<size_t>(l), 2 * (m - 1), m);
+    std::vector<SlotWindow> w3 = windows(static_cast<size_t>(m), l - 1, l);
+    for (int64_t k = 0; k < blocks; ++k) {
+      const int64_t bytes = block_bytes[k];
+      const std::vector<int64_t> segments = split_bytes(bytes, l, r.type_bytes);
+      // Phase 1: reduce-scatter inside each server. after1[s][i]: local rank i has its segment.
+      std::vector<std::vector<int64_t>> after1(static_cast<size_t>(m));
       for (int s = 0; s < m; ++s) {
-        members.push_back(local[s][i]);
-        start.push_back(after1[s][i]);
+        after1[s] = ring_phase(b, r, local[s], channel, bytes, 0, l - 1,
+                               std::vector<int64_t>(static_cast<size_t>(l), kNone), k, w1[s]);
       }
-      const std::vector<int64_t> done =
-          ring_phase(r, b, members, channel, segments[(i + 1) % l], 0, 2 * (m - 1), start);
-      for (int s = 0; s < m; ++s) after2[s][i] = done[s];
-    }
-    // Phase 3: all-gather inside each server (steps l-1 .. 2l-3 of the server's ring, so that
-    // local rank i starts with segment (i + 1) mod l, the one it holds).
-    for (int s = 0; s < m; ++s) {
-      (void)ring_phase(r, b, local[s], channel, shares[c], l - 1, l - 1, after2[s]);
+      // Phase 2: all-reduce of segment (i + 1) mod l among the i-th ranks of all servers.
+      std::vector<std::vector<int64_t>> after2(static_cast<size_t>(m),
+                                               std::vector<int64_t>(static_cast<size_t>(l)));
+      for (int i = 0; i < l; ++i) {
+        std::vector<uint32_t> members;
+        std::vector<int64_t> start;
+        for (int s = 0; s < m; ++s) {
+          members.push_back(local[s][i]);
+          start.push_back(after1[s][i]);
+        }
+        const std::vector<int64_t> done = ring_phase(b, r, members, channel, segments[(i + 1) % l],
+                                                     0, 2 * (m - 1), start, k, w2[i]);
+        for (int s = 0; s < m; ++s) after2[s][i] = done[s];
+      }
+      // Phase 3: all-gather inside each server (steps l-1 .. 2l-3 of the server's ring, so
+      // that local rank i starts with segment (i + 1) mod l, the one it holds).
+      for (int s = 0; s < m; ++s) {
+        (void)ring_phase(b, r, local[s], channel, bytes, l - 1, l - 1, after2[s], k, w3[s]);
+      }
     }
   }
 }
