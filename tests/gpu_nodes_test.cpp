@@ -282,3 +282,42 @@ TEST_CASE("hierarchical all-reduce pipelines its phases: the slowest phase plus 
   // Phases one after another would take their sum: at least half of the NVLink phases hide.
   CHECK(h < rs + net + ag - (rs + ag) / 2);
 }
+
+TEST_CASE("GB200 NVL72: 72 GPUs in one NVLink domain, NVLS and the ring inside it",
+          "[gpu][nvl72]") {
+  scen::LoadOptions o;
+  o.sets = {"workload.collective[0].min=4MiB", "workload.collective[0].max=4MiB",
+            "workload.collective[1].min=4MiB", "workload.collective[1].max=4MiB",
+            "workload.collective[1].start=0s"};
+  const scen::Scenario s = scen::load_scenario_file(
+      std::string(RDMASIM_SOURCE_DIR) + "/scenarios/allreduce-gb200-nvl72.json", o);
+  const topo::GpuCluster& g = s.fabric.topo.gpus;
+  CHECK(g.servers == 1);
+  REQUIRE(g.gpus() == 72);
+  CHECK(g.server_nics[0].size() == 72);
+  const auto& link = s.fabric.topo.links[s.fabric.ports[g.nvlink_node[71]][0].link];
+  CHECK(link.rate_bps == 7'200'000'000'000);
+  CHECK(s.fabric.ports[g.nvlink_node[71]][0].peer_node == g.nvswitch_node[0]);
+  REQUIRE(s.collectives.size() == 2);
+  CHECK(s.collectives[0].ranks() == 72);
+  CHECK(s.collectives[1].nvls_available);
+  // The two run side by side here; NVLS still beats the ring's 2 x 71 steps at 4 MiB.
+  const scen::RunOutcome out = scen::run_scenario(s);
+  REQUIRE(out.collectives.size() == 2);
+  CHECK(out.collectives[1].algorithm == models::CollectiveAlgorithm::Nvls);
+  CHECK(out.collectives[1].time < out.collectives[0].time);
+  CHECK(out.collectives[1].network_bytes == 0);
+  // More than 64 NICs a server is accepted (a rack-scale domain's scale-out NICs).
+  scen::Json j = gpu_scenario({{"generator", "leaf-spine"},
+                               {"nodes",
+                                {{"count", 1},
+                                 {"preset", "generic"},
+                                 {"gpus", 96},
+                                 {"nics", 96},
+                                 {"nic_rate", "400Gbps"},
+                                 {"nvlink_rate", "7200Gbps"}}},
+                               {"leaves", 1},
+                               {"hosts_per_leaf", 96}},
+                              {{"op", "all_reduce"}, {"size", "64KiB"}});
+  CHECK(test_support::load(j).fabric.topo.gpus.gpus() == 96);
+}

@@ -20,6 +20,18 @@ bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
     p.nics = 8;
     p.nic_rate_bps = 200'000'000'000;
     p.nvlink_rate_bps = 2'400'000'000'000;
+  } else if (name == "gb200-nvl72") {
+    // GB200 NVL72: one NVLink domain of 72 Blackwell GPUs (18 compute trays of 4 GPUs, 9
+    // NVSwitch trays: every GPU one NVLink hop through the switch trays from any other),
+    // NVLink 5 (18 links, 1.8 TB/s both ways: 900 GB/s each way), one ConnectX-7 400 Gb/s
+    // scale-out NIC per GPU (4 per compute tray). The domain is one "server" here.
+    p.gpus = 72;
+    p.nics = 72;
+    p.nic_rate_bps = 400'000'000'000;
+    p.nvlink_rate_bps = 7'200'000'000'000;
+    // NVLS (fourth-generation NVSwitch, SHARP): no published reduction throughput; assumed
+    // at the dgx-h100 fit's share of the NVLink rate (2194 / 3600 of 7.2 Tb/s).
+    p.nvls_reduction_rate_bps = 4'388'000'000'000;
   } else if (name != "generic") {
     return false;
   }

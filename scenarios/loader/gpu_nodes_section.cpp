@@ -31,7 +31,7 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
       int_field<GpuNodeParams>("nics", &GpuNodeParams::nics,
                                "network NICs (rails) per server; GPU g uses NICs g, g+gpus, ... "
                                "(or NIC g*nics/gpus when there are fewer NICs than GPUs)",
-                               1, 64),
+                               1, 1024),
       rate("nic_rate", &GpuNodeParams::nic_rate_bps,
            "rate of each NIC (dgx-h100: 400Gbps ConnectX-7, dgx-a100: 200Gbps)"),
       rate("nvlink_rate", &GpuNodeParams::nvlink_rate_bps,
@@ -138,7 +138,8 @@ namespace {
 
 void read_gpu_params(JsonReader& r, int count, GpuNodeParams& p) {
   GpuNodesSection s;
-  const std::string preset = r.choice("preset", {"dgx-h100", "dgx-a100", "generic"}, "dgx-h100");
+  const std::string preset =
+      r.choice("preset", {"dgx-h100", "dgx-a100", "gb200-nvl72", "generic"}, "dgx-h100");
   (void)topo::gpu_node_preset(preset, s.params);
   if (preset == "generic") {
     for (const char* key : {"gpus", "nics", "nic_rate", "nvlink_rate"}) {
