@@ -1,6 +1,7 @@
-// algorithm "auto" (models/collectives/collective_spec.cpp resolve_algorithm): hierarchical
-// for all-reduces of GPU ranks spanning several servers with several GPUs each, tree/ring by
-// size otherwise; the pick is in every row of the table and of collectives.csv.
+// algorithm "auto" with "tuning": "thresholds" (models/collectives/collective_spec.cpp
+// resolve_algorithm): hierarchical for all-reduces of GPU ranks spanning several servers with
+// several GPUs each, tree/ring by size otherwise; the pick is in every row of the table and of
+// collectives.csv. (GPU ranks' default, NCCL's tuning model: nccl_tuning_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include "scenario_helpers.hpp"
@@ -33,6 +34,7 @@ scen::RunOutcome run_auto(const scen::Json& topology, scen::Json collective) {
   collective["min"] = "64KiB";
   collective["max"] = "4MiB";
   collective["factor"] = 8;  // 64 KiB (tree range), 512 KiB, 4 MiB
+  collective["tuning"] = "thresholds";
   j["workload"]["collective"] = collective;
   return scen::run_scenario(test_support::load(j));
 }

@@ -192,14 +192,16 @@ TEST_CASE("auto picks NVLS for single-server all-reduces from nvls_min up", "[nv
                         {"nvls_min", "1MiB"}};
   const scen::RunOutcome h100 = scen::run_scenario(test_support::load(nvls_scenario(kDgxH100, c)));
   REQUIRE(h100.collectives.size() == 4);  // 64 KiB, 256 KiB, 1 MiB, 4 MiB
-  CHECK(h100.collectives[0].algorithm == models::CollectiveAlgorithm::DoubleBinaryTree);
-  CHECK(h100.collectives[1].algorithm == models::CollectiveAlgorithm::DoubleBinaryTree);
-  CHECK(h100.collectives[1].protocol == models::CollectiveProtocol::LL128);
+  // Below nvls_min, NCCL's tuning model's pick on one server: the ring with LL
+  // (nccl_tuning_test.cpp).
+  CHECK(h100.collectives[0].algorithm == models::CollectiveAlgorithm::Ring);
+  CHECK(h100.collectives[1].algorithm == models::CollectiveAlgorithm::Ring);
+  CHECK(h100.collectives[1].protocol == models::CollectiveProtocol::LL);
   CHECK(h100.collectives[2].algorithm == models::CollectiveAlgorithm::Nvls);  // 1 MiB
   CHECK(h100.collectives[2].protocol == models::CollectiveProtocol::Simple);
   CHECK(h100.collectives[3].algorithm == models::CollectiveAlgorithm::Nvls);
-  // No NVLS on A100's NVSwitch (the ring above the tree's sizes), nor across servers (there
-  // auto picks the hierarchical all-reduce, collective_auto_test.cpp).
+  // No NVLS on A100's NVSwitch (the ring), nor across servers (there auto picks the tree at
+  // 4 MiB by NCCL's model, or the hierarchical all-reduce with "tuning": "thresholds").
   const scen::RunOutcome a100 = scen::run_scenario(
       test_support::load(nvls_scenario({{"count", 1}, {"preset", "dgx-a100"}}, c)));
   REQUIRE(a100.collectives.size() == 4);
@@ -209,6 +211,9 @@ TEST_CASE("auto picks NVLS for single-server all-reduces from nvls_min up", "[nv
   const scen::Scenario s2 = test_support::load(two);
   CHECK_FALSE(s2.collectives[0].nvls_available);
   CHECK(models::resolve_algorithm(s2.collectives[0], 4 << 20) ==
+        models::CollectiveAlgorithm::DoubleBinaryTree);
+  two["workload"]["collective"]["tuning"] = "thresholds";
+  CHECK(models::resolve_algorithm(test_support::load(two).collectives[0], 4 << 20) ==
         models::CollectiveAlgorithm::Hierarchical);
 }
 

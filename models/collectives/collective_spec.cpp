@@ -92,6 +92,18 @@ bool auto_hierarchical_ranks(const CollectiveSpec& s) {
 
 CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_bytes) {
   if (s.algorithm != CollectiveAlgorithm::Auto) return s.algorithm;
+  if (s.tuning.enabled) {
+    if (s.op == CollectiveOp::AllReduce && s.nvls_available && size_bytes >= s.nvls_min_bytes) {
+      return CollectiveAlgorithm::Nvls;
+    }
+    if (s.op == CollectiveOp::AllToAll || s.op == CollectiveOp::SendRecv) {
+      return CollectiveAlgorithm::Direct;
+    }
+    CollectiveAlgorithm a = CollectiveAlgorithm::Auto;
+    CollectiveProtocol p = s.protocol;
+    nccl_choose(s.tuning, s.op, size_bytes, a, p);
+    return a;
+  }
   switch (s.op) {
     case CollectiveOp::AllReduce:
       if (s.nvls_available && size_bytes >= s.nvls_min_bytes) return CollectiveAlgorithm::Nvls;
@@ -110,6 +122,18 @@ CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_byte
 
 CollectiveProtocol resolve_protocol(const CollectiveSpec& s, int64_t size_bytes) {
   if (s.protocol != CollectiveProtocol::Auto) return s.protocol;
+  if (s.tuning.enabled) {
+    const CollectiveAlgorithm chosen = resolve_algorithm(s, size_bytes);
+    if (chosen == CollectiveAlgorithm::Ring || chosen == CollectiveAlgorithm::DoubleBinaryTree) {
+      CollectiveAlgorithm a = chosen;
+      CollectiveProtocol p = CollectiveProtocol::Auto;
+      nccl_choose(s.tuning, s.op, size_bytes, a, p);
+      if (nccl_model_time_us(s.tuning, s.op, a, p, size_bytes) >= 0) return p;
+    }
+    if (chosen == CollectiveAlgorithm::Nvls || chosen == CollectiveAlgorithm::Sharp) {
+      return CollectiveProtocol::Simple;  // NCCL runs NVLS and CollNet with Simple only
+    }
+  }
   if (size_bytes <= s.ll_max_bytes) return CollectiveProtocol::LL;
   if (size_bytes <= s.ll128_max_bytes) return CollectiveProtocol::LL128;
   return CollectiveProtocol::Simple;

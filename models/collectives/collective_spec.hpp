@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/collectives/channel_placement.hpp"
+#include "models/collectives/nccl_tuning.hpp"
 #include "models/sharp/sharp_params.hpp"
 #include "sim/time.hpp"
 
@@ -65,10 +66,14 @@ struct CollectiveSpec {
   // the NICs by rail and the GPU next to each. With `pxn`, a GPU whose channel NIC is not
   // its own first hands the data over NVLink to the GPU next to that NIC (PXN); without it,
   // the GPU's data goes to that NIC over PCIe and the host bridge.
+  NcclTuning tuning;
   std::vector<ChannelLayout> ring_layouts;
   std::vector<ChannelLayout> tree_layouts;  // the double binary tree's chains and rails
   std::vector<ServerRails> server_rails;
   bool pxn = true;
+  // "auto" on GPU ranks ("tuning": "nccl", their default): NCCL's tuning model picks the
+  // algorithm (ring or tree) and protocol per size (nccl_tuning.hpp), NVLS from nvls_min on an
+  // NVLS server; set by the loader. Not enabled: the thresholds below.
   int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)
   // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's
   // src/include/device.h); chunk k waits for chunk k - slots on its connection.

@@ -1,6 +1,7 @@
 #include "scenarios/loader/channel_placement_section.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "topologies/gpu_nodes.hpp"
 
@@ -29,16 +30,45 @@ models::ServerRails server_rails(const topo::Fabric& f, int s) {
   return out;
 }
 
+// NCCL's tuning model's view of these ranks: the GPU generation (from the preset; generic
+// servers are taken as Hopper), the servers and ranks, the search graph from the servers'
+// NVLink and NIC rates and the rails the ranks can use (every NIC of a server without one).
+models::NcclTuning nccl_tuning(const topo::GpuCluster& g, const models::PlacementInput& in,
+                               const models::CollectiveSpec& s) {
+  models::NcclTuning t;
+  t.enabled = true;
+  const std::string& preset = g.params.preset;
+  t.generation = preset == "dgx-a100"      ? models::GpuGeneration::Ampere
+                 : preset == "gb200-nvl72" ? models::GpuGeneration::Blackwell
+                                           : models::GpuGeneration::Hopper;
+  std::set<int> servers(in.rank_server.begin(), in.rank_server.end());
+  t.nodes = static_cast<int>(servers.size());
+  t.ranks = s.ranks();
+  const size_t usable = models::usable_rails(in).size();
+  const int rails = usable > 0 ? static_cast<int>(usable) : g.params.nics;
+  models::nccl_search_graph(t.generation, static_cast<double>(g.params.nvlink_rate_bps) / 8e9,
+                            static_cast<double>(g.params.nic_rate_bps) / 8e9, rails, t.nodes,
+                            t.graph_channels, t.graph_bw);
+  t.comm_channels = s.channels;
+  return t;
+}
+
 }  // namespace
 
 void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) {
   const std::string placement = r.choice("channel_placement", {"nccl", "rank-order"}, "nccl");
   s.pxn = r.boolean("pxn", true);
+  const std::string tuning = r.choice("tuning", {"nccl", "thresholds"}, "nccl");
   bool gpu_ranks = !s.rank_server.empty();
   for (int server : s.rank_server) gpu_ranks = gpu_ranks && server >= 0;
   const bool auto_channels = s.channels == 0;
   if (auto_channels) s.channels = 1;
   if (!gpu_ranks) {
+    if (r.has("tuning") && tuning == "nccl") {
+      throw InputError(r.child_path("tuning"), r.value_text("tuning"),
+                       "\"thresholds\": NCCL's tuning model needs GPU ranks (topology.nodes), and "
+                       "these ranks include plain hosts");
+    }
     for (const char* key : {"channel_placement", "pxn"}) {
       if (r.has(key)) {
         throw InputError(r.child_path(key), r.value_text(key),
@@ -48,7 +78,6 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
     }
     return;
   }
-  if (placement != "nccl") return;
   const topo::GpuCluster& g = f.topo.gpus;
   models::PlacementInput in;
   for (int server = 0; server < g.servers; ++server) in.servers.push_back(server_rails(f, server));
@@ -61,6 +90,8 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
   if (auto_channels) s.channels = std::max(1, models::nccl_ring_channels(in));
   in.channels = s.channels;
   in.pxn = s.pxn;
+  if (tuning == "nccl") s.tuning = nccl_tuning(g, in, s);
+  if (placement != "nccl") return;
   s.ring_layouts = models::nccl_ring_layouts(in);
   s.tree_layouts = models::nccl_tree_layouts(in);
   s.server_rails = std::move(in.servers);

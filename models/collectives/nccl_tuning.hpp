@@ -1,0 +1,50 @@
+// NCCL's tuning model (src/graph/tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime; the
+// constants of NCCL 2.28, docs/references.md "NCCL"): per algorithm and protocol a latency and
+// a bandwidth from the topology search's graph, and per size the pick with the least
+// latency + bytes / bandwidth. `algorithm: auto` and `protocol: auto` on GPU ranks choose with
+// it (collective_spec.cpp), between the ring and the tree as NCCL does for one communicator.
+//
+// What it needs of the search (src/graph/search.cc) comes from the servers' parameters
+// (nccl_search_graph): the graph's channel count and bandwidth per channel.
+#pragma once
+
+#include <cstdint>
+
+namespace models {
+
+enum class CollectiveAlgorithm;
+enum class CollectiveOp;
+enum class CollectiveProtocol;
+
+// The GPU generation, which picks NCCL's per-channel bandwidth caps and search speeds.
+enum class GpuGeneration { Ampere, Hopper, Blackwell };
+
+struct NcclTuning {
+  bool enabled = false;  // on GPU ranks with "tuning": "nccl" (the default there)
+  GpuGeneration generation = GpuGeneration::Hopper;
+  int nodes = 1;  // servers the ranks span (nNodes)
+  int ranks = 1;  // nRanks
+  // The search graph: channels and GB/s per channel (bwIntra = bwInter for the ring and tree
+  // graphs NCCL builds on these servers), and the communicator's channels after duplication.
+  int graph_channels = 1;
+  double graph_bw = 0;
+  int comm_channels = 1;
+};
+
+// The search graph of servers with NVLink at `nvlink_gbs` each way per GPU, `rails` NICs of
+// `nic_gbs` (GB/s) each, spanning `nodes` servers: channels and GB/s per channel.
+void nccl_search_graph(GpuGeneration g, double nvlink_gbs, double nic_gbs, int rails, int nodes,
+                       int& channels, double& bw);
+
+// NCCL's predicted time in µs of `bytes` of `op` by (algorithm, protocol), or a negative value
+// where NCCL would not run that pair (the tree beyond all-reduce).
+double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
+                          CollectiveProtocol p, int64_t bytes);
+
+// The pair with the least predicted time among the ring and the tree (all-reduce) and LL,
+// LL128, Simple, in NCCL's loop order (tree before ring, LL before LL128 before Simple; the
+// first of equal times). `algorithm` / `protocol` other than Auto are kept fixed.
+void nccl_choose(const NcclTuning& t, CollectiveOp op, int64_t bytes,
+                 CollectiveAlgorithm& algorithm, CollectiveProtocol& protocol);
+
+}  // namespace models
