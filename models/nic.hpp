@@ -94,6 +94,12 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   // This NIC's PCIe path (models/host_path.hpp), in place of NicParams::host. The builder
   // sets it before the run; the receive-side latency is the link's (the builder's too).
   void set_host_path(const HostPathParams& host);
+  // Parameters of this endpoint in place of the transport's (set before the run): a GPU's
+  // NVLink endpoint keeps the transport's packet format and latencies but none of a NIC's
+  // send-engine, message-rate, inline or host receive-path limits (the builder's
+  // nvlink_endpoint_params).
+  void set_params(const NicParams& p) { params_ = p; }
+  const NicParams& params() const { return params_; }
   const HostPathParams& host_path() const { return host_path_; }
   // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
   // held at a low rate is released early when the rate rises again).
@@ -137,7 +143,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
 
   Context& ctx_;
   Transport& transport_;
-  const NicParams& params_;
+  NicParams params_;  // the transport's, or set_params's (an NVLink endpoint's)
   uint32_t host_;
   EgressPort port_;
   PfcGate* pfc_gate_ = nullptr;

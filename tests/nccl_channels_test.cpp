@@ -249,3 +249,24 @@ TEST_CASE("NCCL trees: on 2 x 8 H100 the tree's busbw passes the ring's, chains 
   }
   CHECK(static_cast<double>(hi - lo) <= 0.01 * static_cast<double>(hi));
 }
+
+TEST_CASE("calibrated NIC parameters never touch NVLink", "[nccl][nvlink]") {
+  // One dgx-h100: a ring all-reduce over NVLink only. A NIC send engine fitted on a slower NIC
+  // (max_send_rate, message_overhead, message rate) and a slow host receive path must not
+  // change it: NVLink endpoints are GPU memory, not NICs.
+  auto run = [](const scen::Json& nic) {
+    scen::Json j = rail_allreduce(1, int64_t{16} << 20, scen::Json::object());
+    j["topology"]["nodes_per_leaf"] = 1;
+    for (const auto& [k, v] : nic.items()) j["fabric"]["nic"][k] = v;
+    return scen::run_scenario(test_support::load(j)).collectives[0];
+  };
+  const models::CollectiveResult plain = run(scen::Json::object());
+  const models::CollectiveResult fitted = run({{"max_send_rate", "23Gbps"},
+                                               {"message_overhead", "2us"},
+                                               {"max_message_rate", 100000},
+                                               {"rx_drain_rate", "10Gbps"}});
+  CHECK(plain.nvlink_bytes > 0);
+  CHECK(plain.network_bytes == 0);
+  INFO("plain " << plain.time.us() << " us, with NIC limits " << fitted.time.us() << " us");
+  CHECK(fitted.time == plain.time);
+}
