@@ -107,9 +107,9 @@ sim::Time pipeline_delivery_time(const std::vector<PathHop>& hops, int64_t packe
   return delivered;
 }
 
-sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<PathHop>& ack_path,
-                    int64_t message_bytes, const NicParams& nic, const HostPathParams& src,
-                    const HostPathParams& dst) {
+sim::Time ideal_delivery(const std::vector<PathHop>& data_path, int64_t message_bytes,
+                         const NicParams& nic, const HostPathParams& src,
+                         const HostPathParams& dst) {
   const int64_t packets = (message_bytes + nic.mtu - 1) / nic.mtu;
   const int64_t overhead = nic.header_bytes + nic.framing_bytes;
   const int64_t last_payload = message_bytes - (packets - 1) * nic.mtu;
@@ -120,9 +120,15 @@ sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<Pat
   }
   const sim::Time data = pipeline_delivery_time(data_path, packets, nic.mtu, last_payload, overhead,
                                                 src.pcie_rate_bps, drain, dst.dma_write_latency);
+  return post_latency(nic, message_bytes, src) + data;  // inline messages post sooner
+}
+
+sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<PathHop>& ack_path,
+                    int64_t message_bytes, const NicParams& nic, const HostPathParams& src,
+                    const HostPathParams& dst) {
   const int64_t ack_wire = nic.header_bytes + nic.ack_payload_bytes + nic.framing_bytes;
   const sim::Time ack = pipeline_delivery_time(ack_path, 1, ack_wire, ack_wire);
-  return post_latency(nic, message_bytes, src) + data + ack;  // inline messages post sooner
+  return ideal_delivery(data_path, message_bytes, nic, src, dst) + ack;
 }
 
 }  // namespace models

@@ -33,6 +33,13 @@ sim::Time pipeline_delivery_time(const std::vector<PathHop>& hops, int64_t packe
                                  int64_t src_pcie_bps, int64_t dst_drain_bps,
                                  sim::Time dst_write_latency);
 
+// Unloaded time from posting a message to the delivery of its last byte at the destination
+// host: tx latency (+ doorbell and DMA read latency) + pipelined delivery + the receiver's
+// DMA write (ideal_fct without the ACK's trip back).
+sim::Time ideal_delivery(const std::vector<PathHop>& data_path, int64_t message_bytes,
+                         const NicParams& nic, const HostPathParams& src = {},
+                         const HostPathParams& dst = {});
+
 // Ideal FCT: tx latency (+ doorbell and DMA read latency) + pipelined delivery of all packets
 // + the receiver's DMA write + the final ACK's trip back.
 sim::Time ideal_fct(const std::vector<PathHop>& data_path, const std::vector<PathHop>& ack_path,

@@ -418,7 +418,7 @@ void Nic::on_data(PacketHandle h) {
     if (accept_out_of_order_) {  // PSNs that arrived early close up behind this one
       qp.expected_psn = qp.received.next_missing(qp.expected_psn, qp.total_packets);
     }
-    if (qp.expected_psn == qp.total_packets) qp.delivered_at = ctx_.sim.now();
+    if (qp.expected_psn == qp.total_packets) transport_.on_qp_delivered(qp);
     qp.nacked_psn = UINT32_MAX;
     if (++qp.unacked >= params_.ack_every || qp.expected_psn == qp.total_packets) {
       qp.unacked = 0;

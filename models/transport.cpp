@@ -23,6 +23,7 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   f.first_qp = reused != UINT32_MAX ? flows_[reused].first_qp : static_cast<uint32_t>(qps_.size());
   f.qp_count = static_cast<uint32_t>(used_qps);
   f.qps_remaining = f.qp_count;
+  f.qps_undelivered = f.qp_count;
   for (int64_t k = 0; k < used_qps; ++k) {
     auto qp = std::make_unique<QueuePair>();
     qp->id = f.first_qp + static_cast<uint32_t>(k);
@@ -78,6 +79,16 @@ void Transport::on_qp_complete(QueuePair& qp) {
     const uint32_t flow = qp.flow;
     for (auto* l : listeners_) l->on_flow_complete(flow);
     if (flows_[flow].recycle) retire(flow);
+  }
+}
+
+void Transport::on_qp_delivered(QueuePair& qp) {
+  if (qp.delivered) return;
+  qp.delivered = true;
+  qp.delivered_at = ctx_.sim.now();
+  if (--flows_[qp.flow].qps_undelivered == 0) {
+    const uint32_t flow = qp.flow;
+    for (auto* l : listeners_) l->on_flow_delivered(flow);
   }
 }
 

@@ -52,6 +52,7 @@ struct QueuePair {
   bool congestion_to_echo = false;   // CE-marked data arrived since the last ACK/NACK
   uint64_t delivered_bytes = 0;
   sim::Time delivered_at;  // when its last packet reached the host (one-way message latency)
+  bool delivered = false;  // every packet has reached the host (delivered_at is set)
   uint64_t duplicate_packets = 0;
   uint64_t out_of_order_packets = 0;  // arrived ahead of a missing PSN
   ReceivedPsns received;              // PSNs held ahead of expected_psn (out-of-order receiver)
@@ -62,6 +63,7 @@ struct FlowState {
   uint32_t first_qp = 0;
   uint32_t qp_count = 0;
   uint32_t qps_remaining = 0;
+  uint32_t qps_undelivered = 0;  // QPs whose last packet has not yet reached the receiver
   bool done = false;
   bool recycle = false;  // its slot and QPs are reused once it is finished (add_flow)
   sim::Time finish;
@@ -81,6 +83,9 @@ struct RetiredFlowTotals {
 class CompletionListener {
  public:
   virtual void on_flow_complete(uint32_t flow) = 0;
+  // Every packet of the message has reached the receiving host (before its completion, which
+  // waits for the last acknowledgement): what a receiver polling its buffer sees.
+  virtual void on_flow_delivered(uint32_t /*flow*/) {}
 
  protected:
   ~CompletionListener() = default;
@@ -123,6 +128,8 @@ class Transport final : public sim::EventHandler {
   void rate_changed(QueuePair& qp);
   // Called by the sender NIC when the last PSN of a QP is acknowledged.
   void on_qp_complete(QueuePair& qp);
+  // Called by the receiver NIC when the last PSN of a QP has arrived in order.
+  void on_qp_delivered(QueuePair& qp);
 
   void on_event(uint32_t kind, uint64_t arg) override;  // flow starts
 

@@ -87,8 +87,9 @@ TEST_CASE("NVLS all-reduce time is S/B_eff plus the pipeline fill, within 2 %", 
                         {&kFourFast, 4, 4 << 20},
                         {&kFourFast, 4, 32 << 20}};
   for (const Case& c : cases) {
-    const scen::Scenario s = test_support::load(
-        nvls_scenario(*c.nodes, {{"op", "all_reduce"}, {"algorithm", "nvls"}, {"size", c.size}}));
+    const scen::Scenario s = test_support::load(nvls_scenario(
+        *c.nodes,
+        {{"op", "all_reduce"}, {"algorithm", "nvls"}, {"size", c.size}, {"costs", "none"}}));
     const models::CollectiveResult r = run_one(s);
     CHECK(r.algorithm == models::CollectiveAlgorithm::Nvls);
     CHECK(r.ranks == c.gpus);
@@ -112,8 +113,11 @@ TEST_CASE("NVLS: S up and S down per GPU, busbw above the ring's and above the N
   const int64_t size = 32 << 20;
   const int n = 8;
   auto run = [&](const char* algorithm) {
-    const scen::Scenario s = test_support::load(
-        nvls_scenario(kDgxH100, {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size", size}}));
+    const scen::Scenario s =
+        test_support::load(nvls_scenario(kDgxH100, {{"op", "all_reduce"},
+                                                    {"algorithm", algorithm},
+                                                    {"size", size},
+                                                    {"costs", "none"}}));  // the rates alone
     return std::make_pair(s, scen::run_scenario(s));
   };
   const auto [s, nvls] = run("nvls");

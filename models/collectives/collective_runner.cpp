@@ -1,6 +1,7 @@
 #include "models/collectives/collective_runner.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/timeline.hpp"
 
@@ -75,7 +76,50 @@ void CollectiveRunner::begin_iteration() {
     current_.start = ctx_.sim.now();
     current_.rank_data_sent.assign(spec_.ranks(), 0);
     current_.rank_data_received.assign(spec_.ranks(), 0);
+    if (spec_.nccl_costs) {
+      nccl_ = nccl_latencies(spec_.tuning, spec_.op, current_.algorithm, current_.protocol, size);
+    }
   }
+  const sim::Time launch = launch_latency();
+  if (launch.ps > 0) {
+    ctx_.sim.after(launch, this, kLaunched, 0);
+    return;
+  }
+  launch_iteration();
+}
+
+namespace {
+sim::Time from_us(double us) {
+  return sim::Time(std::llround(us * 1e6));
+}
+}  // namespace
+
+sim::Time CollectiveRunner::launch_latency() const {
+  if (spec_.launch_latency.ps >= 0) return spec_.launch_latency;
+  if (!spec_.nccl_costs) return sim::Time{};
+  return from_us(nccl_.base_us);
+}
+
+bool CollectiveRunner::same_server(const CollectiveMessage& m) const {
+  return !spec_.rank_server.empty() && spec_.rank_server[m.src_rank] >= 0 &&
+         spec_.rank_server[m.src_rank] == spec_.rank_server[m.dst_rank];
+}
+
+sim::Time CollectiveRunner::step_cost(const CollectiveMessage& m) const {
+  sim::Time t = step_latency(protocol_);
+  if (!spec_.nccl_costs) return t;
+  // NCCL's step latency includes the hardware's; the simulation moves the message itself.
+  // Not its ring plateau factor (nccl_.factor): that stands for the chunked pipeline's
+  // mid-size inefficiency, which the simulated pipeline has of itself.
+  const bool nvlink = same_server(m);
+  const sim::Time step = from_us(nvlink ? nccl_.nvlink_step_us : nccl_.net_step_us);
+  const sim::Time hardware = nvlink ? spec_.nvlink_hop : spec_.network_hop;
+  if (step.ps > hardware.ps) t += step - hardware;
+  return t;
+}
+
+void CollectiveRunner::launch_iteration() {
+  const int64_t size = sizes_[size_index_];
   if (current_.algorithm == CollectiveAlgorithm::Sharp) return run_sharp(size);
   if (current_.algorithm == CollectiveAlgorithm::Nvls) return run_nvls(size);
   ScheduleRequest req;
@@ -124,8 +168,8 @@ void CollectiveRunner::begin_iteration() {
     }
   }
   if (joins.empty()) return;
-  completed_ = std::move(joins);
-  remaining_ -= completed_.size();
+  for (uint32_t j : joins) released_.emplace_back(j, Release::All);
+  remaining_ -= joins.size();
   drain();
 }
 
@@ -143,7 +187,7 @@ void CollectiveRunner::begin_timeline(size_t messages) {
 }
 
 void CollectiveRunner::ready(uint32_t message) {
-  const sim::Time lat = step_latency(protocol_);
+  const sim::Time lat = step_cost(schedule_.messages[message]);
   if (lat.ps > 0) {
     ctx_.sim.after(lat, this, kPost, message);
   } else {
@@ -159,9 +203,7 @@ void CollectiveRunner::post(uint32_t message) {
   int src = static_cast<int>(src_ends[m.channel % src_ends.size()]);
   int dst = static_cast<int>(dst_ends[m.channel % dst_ends.size()]);
   // Two GPUs of one server talk over NVLink (topologies/gpu_nodes.hpp).
-  const bool nvlink = !spec_.rank_server.empty() && spec_.rank_server[m.src_rank] >= 0 &&
-                      spec_.rank_server[m.src_rank] == spec_.rank_server[m.dst_rank];
-  if (nvlink) {
+  if (same_server(m)) {
     src = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
     dst = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
     current_.nvlink_bytes += m.wire_bytes;
@@ -235,14 +277,22 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
   transport_.start_flow(flow);
 }
 
-void CollectiveRunner::on_flow_complete(uint32_t flow) {
+void CollectiveRunner::on_flow_delivered(uint32_t flow) {
   if (flow >= message_of_flow_.size() || message_of_flow_[flow] == 0) return;
   const int64_t entry = message_of_flow_[flow];
-  message_of_flow_[flow] = 0;
   if (entry < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
+    message_of_flow_[flow] = 0;
     post_after_relay(static_cast<uint32_t>(-entry - 1));
     return;
   }
+  released_.emplace_back(static_cast<uint32_t>(entry - 1), Release::Delivered);
+  drain();
+}
+
+void CollectiveRunner::on_flow_complete(uint32_t flow) {
+  if (flow >= message_of_flow_.size() || message_of_flow_[flow] <= 0) return;
+  const int64_t entry = message_of_flow_[flow];
+  message_of_flow_[flow] = 0;
   const auto message = static_cast<uint32_t>(entry - 1);
   const CollectiveMessage& m = schedule_.messages[message];
   current_.rank_data_sent[m.src_rank] += m.data_bytes;
@@ -252,21 +302,27 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
 }
 
 void CollectiveRunner::complete(uint32_t message) {
-  completed_.push_back(message);
+  released_.emplace_back(message, Release::Completed);
   --remaining_;
   drain();
 }
 
 void CollectiveRunner::drain() {
-  while (!completed_.empty()) {
-    const CollectiveMessage& m = schedule_.messages[completed_.back()];
-    completed_.pop_back();
+  while (!released_.empty()) {
+    const auto [message, release] = released_.back();
+    released_.pop_back();
+    const CollectiveMessage& m = schedule_.messages[message];
     for (uint32_t k = 0; k < m.successor_count; ++k) {
       const uint32_t next = schedule_.successors[m.first_successor + k];
       CollectiveMessage& n = schedule_.messages[next];
+      // The receiver's next sends wait for the data only; anything else for the completion.
+      if (release != Release::All &&
+          (release == Release::Delivered) != (n.src_rank == m.dst_rank)) {
+        continue;
+      }
       if (--n.waiting != 0) continue;
       if (n.src_rank == n.dst_rank) {  // a join: complete now
-        completed_.push_back(next);
+        released_.emplace_back(next, Release::All);
         --remaining_;
       } else {
         ready(next);
@@ -308,6 +364,8 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
       return;
     }
     begin_iteration();
+  } else if (kind == kLaunched) {
+    launch_iteration();
   } else {
     post(static_cast<uint32_t>(arg));
   }

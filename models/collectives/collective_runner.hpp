@@ -1,15 +1,20 @@
 // Runs a collective workload on the transport: the sizes of a spec one after another (as
 // nccl-tests does), each as its schedule of messages. A message becomes a transport message
 // (reliable-connected queue pairs between the two ranks' endpoints; one UDP source port per
-// connection, so a connection keeps its path as a real QP does); its completion (the sender's
-// last acknowledgement, as an RDMA write completion) releases the messages that depend on
-// it. Nothing here knows the fabric: only messages and completions.
+// connection, so a connection keeps its path as a real QP does). A message's delivery (its
+// last packet at the receiver, which NCCL's receiver sees by polling its buffer) releases the
+// messages its receiver sends next; its completion (the sender's last acknowledgement, as an
+// RDMA write completion) releases the others (the sender's next use of the connection's
+// slot) and ends the call once every message is complete. NCCL's software costs (launch per
+// call, per step by link type) delay posts (collective_spec.hpp, nccl_costs). Nothing here
+// knows the fabric: only messages, deliveries and completions.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
@@ -67,17 +72,25 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void set_timeline_process(std::string name) { timeline_process_ = std::move(name); }
 
   void on_flow_complete(uint32_t flow) override;
+  void on_flow_delivered(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
-  enum Kind : uint32_t { kBegin = 0, kPost = 1 };
+  enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2 };
+  // Which of a message's successor edges an event releases: at its delivery those of the
+  // messages its receiver sends, at its completion the others; a join releases all.
+  enum class Release : uint8_t { Delivered, Completed, All };
   void begin_iteration();
+  void launch_iteration();  // after the call's launch latency: the schedule starts
+  sim::Time launch_latency() const;
+  sim::Time step_cost(const CollectiveMessage& m) const;  // software time before posting m
   void begin_timeline(size_t messages);  // `run --timeline`: this iteration's spans
   void ready(uint32_t message);          // all dependencies met
   // `message` is complete: releases its successors (joins at once, without recursion) and
   // finishes the iteration after the last one.
   void complete(uint32_t message);
   void drain();
+  bool same_server(const CollectiveMessage& m) const;
   void post(uint32_t message);
   // The network leg of a message whose PXN relay leg (NVLink to the GPU next to the NIC) is done.
   void post_after_relay(uint32_t message);
@@ -108,7 +121,9 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::vector<int64_t> message_of_flow_;
   // This iteration's channels as NCCL places them (spec_.ring_layouts or tree_layouts), or null.
   const std::vector<ChannelLayout>* layouts_ = nullptr;
-  std::vector<uint32_t> completed_;  // complete(): messages whose successors are next
+  // Messages whose successor edges (of the given kind) are to be released next.
+  std::vector<std::pair<uint32_t, Release>> released_;
+  NcclLatencies nccl_;  // this size's NCCL latency terms (when spec_.nccl_costs)
   sim::Time iteration_start_;
   CollectiveResult current_;
   std::vector<CollectiveResult> results_;

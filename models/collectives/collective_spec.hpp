@@ -83,8 +83,19 @@ struct CollectiveSpec {
   sim::Time start;   // when the first size starts
   int priority = 3;  // traffic class of the messages
   int dscp = 26;
+  // NCCL's software costs ("costs": "nccl", the default on GPU ranks; nccl_costs in
+  // nccl_tuning.hpp): each call waits NCCL's launch latency (its tuning model's base latency
+  // for the call's algorithm and protocol) before its first message, and each message waits
+  // the part of NCCL's per-step latency for its link type (NVLink or network) that the
+  // simulated hardware does not already take: the step latency less `nvlink_hop` or
+  // `network_hop`, the unloaded delivery time of a minimal message between two GPUs of a
+  // server or two servers' NICs (set when the network is built). `launch_latency` >= 0
+  // replaces NCCL's launch latency (also without NCCL's costs).
+  bool nccl_costs = false;
+  sim::Time launch_latency{-1};
+  sim::Time nvlink_hop, network_hop;
   // Software time charged before each message is posted (kernel/proxy hand-off), per
-  // protocol; 0 by default so that times are the network's alone.
+  // protocol, on top of NCCL's costs; 0 by default.
   sim::Time step_latency_simple;
   sim::Time step_latency_ll128;
   sim::Time step_latency_ll;

@@ -19,6 +19,9 @@ constexpr std::array<double, 3> kNvlinkLatTree = {0.6, 1.25, 4.0};
 constexpr std::array<double, 3> kNvlinkLatRing = {0.6, 1.9, 3.4};
 constexpr std::array<double, 3> kNetLatTree = {5.0, 8.5, 14.0};
 constexpr std::array<double, 3> kNetLatRing = {2.7, 4.0, 14.0};
+// NVLS and CollNet Direct (Simple only; their base latency is 0): hwLat NVLink and NET.
+constexpr double kNvlsLatNvlink = 25.0, kNvlsLatNet = 18.0;
+constexpr double kCollNetDirectLatNvlink = 3.7, kCollNetDirectLatNet = 31.0;
 // netOverhead on an Intel (or other non-AMD) host, ×3 for Simple, multi-node only.
 constexpr double kNetOverhead = 1.0;
 
@@ -103,6 +106,35 @@ void nccl_search_graph(GpuGeneration g, double nvlink_gbs, double nic_gbs, int r
   }
 }
 
+NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
+                             CollectiveProtocol proto, int64_t bytes) {
+  const int p = protocol_index(proto);
+  const int m = std::max(1, t.nodes);
+  const int n = std::max(2, t.ranks);
+  const int ppn = std::max(1, n / m);
+  NcclLatencies l;
+  if (a == CollectiveAlgorithm::Nvls) {  // hwLat NVLink NVLS, + NET NVLS across servers
+    l.base_us = kNvlsLatNvlink + (m > 1 ? kNvlsLatNet : 0.0);
+  } else if (a == CollectiveAlgorithm::Sharp) {  // CollNet Direct: 2 (ppn - 1) intra + inter
+    l.base_us = 2 * (ppn - 1) * kCollNetDirectLatNvlink + kCollNetDirectLatNet;
+  } else if (a == CollectiveAlgorithm::DoubleBinaryTree) {
+    l.base_us = kBaseLatTree[p];
+    l.nvlink_step_us = kNvlinkLatTree[p];
+    l.net_step_us = kNetLatTree[p];
+  } else {
+    l.base_us = kBaseLatRing[p];
+    l.nvlink_step_us = kNvlinkLatRing[p];
+    if (m > 1) l.nvlink_step_us = std::max(l.nvlink_step_us, kNetOverhead * (p == kSimple ? 3 : 1));
+    l.net_step_us = kNetLatRing[p];
+    // Multi-node ring Simple all-reduce beyond 64 bytes a rank and channel: ×1.4.
+    if (p == kSimple && m > 1 && op == CollectiveOp::AllReduce &&
+        bytes / (static_cast<int64_t>(t.comm_channels) * n) >= 64) {
+      l.factor = 1.4;
+    }
+  }
+  return l;
+}
+
 double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
                           CollectiveProtocol proto, int64_t bytes) {
   const bool ring = a == CollectiveAlgorithm::Ring;
@@ -118,6 +150,7 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
   const GenerationCaps& c = caps(t.generation);
   const double ll_max = m == 1 ? c.ll_max_one_node : kLlMaxIntel[index2];
   const double bus = t.graph_channels * t.graph_bw;
+  const NcclLatencies l = nccl_latencies(t, op, a, proto, bytes);
   double lat = 0, algbw = 0;
   if (ring) {
     const double bw = p == kLL ? std::min(ll_max, 0.5 * bus)
@@ -128,14 +161,8 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
     const int steps = all_reduce ? 2 * (n - 1) : n - 1;
     const int inter = m == 1 ? 0 : all_reduce ? 2 * (m - 1) : m - 1;
     algbw = bw * n / steps;
-    double intra = kNvlinkLatRing[p];
-    if (m > 1) intra = std::max(intra, kNetOverhead * (p == kSimple ? 3 : 1));
-    lat = kBaseLatRing[p] + (steps - inter) * intra + inter * kNetLatRing[p];
-    // Multi-node ring Simple all-reduce beyond 64 bytes a rank and channel: ×1.4.
-    if (p == kSimple && m > 1 && all_reduce &&
-        bytes / (static_cast<int64_t>(t.comm_channels) * n) >= 64) {
-      lat *= 1.4;
-    }
+    lat = l.base_us + (steps - inter) * l.nvlink_step_us + inter * l.net_step_us;
+    lat *= l.factor;
   } else {
     const double tree_bw = std::min(0.92 * bus, t.graph_channels * c.tree_per_channel[index2]);
     const double bw = p == kLL      ? std::min(tree_bw / 3.8, ll_max)
@@ -143,7 +170,7 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
                                                t.graph_channels * c.tree_ll128_per_channel[index2])
                                     : tree_bw;
     algbw = bw * 0.5;
-    lat = kBaseLatTree[p] + 2 * ((ppn - 1) * kNvlinkLatTree[p] + log2i(m) * kNetLatTree[p]);
+    lat = l.base_us + 2 * ((ppn - 1) * l.nvlink_step_us + log2i(m) * l.net_step_us);
     const int log_size = log2i(bytes >> 6);
     if (log_size < 23) algbw *= kTreeCorrection[p][log_size];
   }

@@ -36,6 +36,22 @@ struct NcclTuning {
 void nccl_search_graph(GpuGeneration g, double nvlink_gbs, double nic_gbs, int rails, int nodes,
                        int& channels, double& bw);
 
+// NCCL's latency terms of one call (tuning.cc's latencies), µs: the call's base latency,
+// the latency of a step over NVLink and of a step over the network, and the factor the ring's
+// Simple all-reduce across servers multiplies them by (its plateau). The model adds them up
+// per the algorithm's steps; the runner charges them as software time per call and per
+// message (collective_runner.cpp). NVLS and CollNet (sharp) have no step structure here: their
+// whole latency is the base. Algorithms NCCL does not run (hierarchical, halving-doubling,
+// direct) take the ring's.
+struct NcclLatencies {
+  double base_us = 0;
+  double nvlink_step_us = 0;
+  double net_step_us = 0;
+  double factor = 1;
+};
+NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
+                             CollectiveProtocol p, int64_t bytes);
+
 // NCCL's predicted time in µs of `bytes` of `op` by (algorithm, protocol), or a negative value
 // where NCCL would not run that pair (the tree beyond all-reduce).
 double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,

@@ -59,6 +59,7 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
   const std::string placement = r.choice("channel_placement", {"nccl", "rank-order"}, "nccl");
   s.pxn = r.boolean("pxn", true);
   const std::string tuning = r.choice("tuning", {"nccl", "thresholds"}, "nccl");
+  const std::string costs = r.choice("costs", {"nccl", "none"}, "nccl");
   bool gpu_ranks = !s.rank_server.empty();
   for (int server : s.rank_server) gpu_ranks = gpu_ranks && server >= 0;
   const bool auto_channels = s.channels == 0;
@@ -67,6 +68,11 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
     if (r.has("tuning") && tuning == "nccl") {
       throw InputError(r.child_path("tuning"), r.value_text("tuning"),
                        "\"thresholds\": NCCL's tuning model needs GPU ranks (topology.nodes), and "
+                       "these ranks include plain hosts");
+    }
+    if (r.has("costs") && costs == "nccl") {
+      throw InputError(r.child_path("costs"), r.value_text("costs"),
+                       "\"none\": NCCL's software costs need GPU ranks (topology.nodes), and "
                        "these ranks include plain hosts");
     }
     for (const char* key : {"channel_placement", "pxn"}) {
@@ -90,7 +96,9 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
   if (auto_channels) s.channels = std::max(1, models::nccl_ring_channels(in));
   in.channels = s.channels;
   in.pxn = s.pxn;
-  if (tuning == "nccl") s.tuning = nccl_tuning(g, in, s);
+  s.tuning = nccl_tuning(g, in, s);
+  s.tuning.enabled = tuning == "nccl";
+  s.nccl_costs = costs == "nccl";
   if (placement != "nccl") return;
   s.ring_layouts = models::nccl_ring_layouts(in);
   s.tree_layouts = models::nccl_tree_layouts(in);

@@ -147,8 +147,25 @@ const FieldTable<CollectiveSpec>& collective_fields() {
       int32_field("iterations", &CollectiveSpec::iterations,
                   "runs per size, back to back; the table reports the mean", 1, 1000),
       time_field<CollectiveSpec>("start", &CollectiveSpec::start, "when the first size starts"),
+      Field<CollectiveSpec>{
+          "launch_latency", "time or \"auto\"",
+          "software time before a call's first message; auto: NCCL's base latency for the "
+          "call's algorithm and protocol with costs nccl (GPU ranks), else 0",
+          [](JsonReader& r, CollectiveSpec& s) {
+            if (r.has("launch_latency") && r.json()["launch_latency"] == "auto") {
+              (void)r.at("launch_latency");
+              s.launch_latency = sim::Time(-1);
+            } else {
+              if (r.has("launch_latency")) s.launch_latency = r.time("launch_latency");
+            }
+          },
+          [](const CollectiveSpec& s) {
+            return s.launch_latency.ps < 0 ? Json("auto")
+                                           : Json(sim::format_time(s.launch_latency));
+          }},
       time_field<CollectiveSpec>("step_latency_simple", &CollectiveSpec::step_latency_simple,
-                                 "software time before each Simple message is posted"),
+                                 "software time before each Simple message is posted (on top "
+                                 "of NCCL's costs)"),
       time_field<CollectiveSpec>("step_latency_ll128", &CollectiveSpec::step_latency_ll128,
                                  "software time before each LL128 message is posted"),
       time_field<CollectiveSpec>("step_latency_ll", &CollectiveSpec::step_latency_ll,

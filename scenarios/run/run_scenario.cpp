@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "scenarios/builder/build_network.hpp"
+#include "scenarios/builder/collective_hops.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/run/flow_results.hpp"
 #include "scenarios/run/headline_results.hpp"
@@ -132,16 +133,20 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   DoneWatcher watcher(sim, *net->transport, sampler.get());
   watcher.stop_ = s.stop_when_done;
   for (size_t i = 0; i < s.collectives.size(); ++i) {
+    models::CollectiveSpec spec = s.collectives[i];
+    set_collective_hop_times(s, *net, spec);
     watcher.collectives_.push_back(std::make_unique<models::CollectiveRunner>(
-        net->ctx, *net->transport, s.collectives[i], static_cast<uint32_t>(i), s.seed));
+        net->ctx, *net->transport, std::move(spec), static_cast<uint32_t>(i), s.seed));
     watcher.collectives_.back()->set_on_done([&watcher] { watcher.check(); });
     watcher.collectives_.back()->set_sharp(net->sharp.get());  // InfiniBand only
     watcher.collectives_.back()->start();  // listens before the watcher: posts come first
   }
   for (size_t i = 0; i < s.training.size(); ++i) {
+    models::TrainingSpec training = s.training[i];
+    set_collective_hop_times(s, *net, training.comm);
     watcher.training_.push_back(std::make_unique<models::TrainingRunner>(
-        net->ctx, *net->transport, s.training[i], static_cast<uint32_t>(s.collectives.size() + i),
-        s.seed));
+        net->ctx, *net->transport, std::move(training),
+        static_cast<uint32_t>(s.collectives.size() + i), s.seed));
     watcher.training_.back()->set_on_done([&watcher] { watcher.check(); });
     watcher.training_.back()->set_sharp(net->sharp.get());
     watcher.training_.back()->start();

@@ -140,6 +140,8 @@ scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
     nodes["nvlink_rate"] = rate_text(p.nvlink_rate_gbps);
     nodes["nvlink_latency"] = ps_text(p.nvlink_latency_ns);
     scen::Json& coll = out["workload"]["collective"];
+    // The fitted per-step overhead is the whole software time: it replaces NCCL's costs.
+    coll["costs"] = "none";
     for (const char* key : {"step_latency_simple", "step_latency_ll128", "step_latency_ll"}) {
       coll[key] = ps_text(p.step_overhead_ns);
     }

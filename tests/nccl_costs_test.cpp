@@ -1,0 +1,151 @@
+// NCCL's software costs on GPU ranks (CollectiveSpec::nccl_costs, nccl_latencies): a launch
+// latency per call and per message the part of NCCL's per-step latency the simulated hardware
+// does not take. At the latency floor the simulated time is NCCL's own model's; each cost
+// shows exactly where it is charged; `costs: none` and `launch_latency` override.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "models/collectives/nccl_tuning.hpp"
+#include "scenario_helpers.hpp"
+#include "scenarios/builder/build_network.hpp"
+#include "scenarios/builder/collective_hops.hpp"
+
+namespace {
+
+// `servers` dgx-h100 on 8 rails of 400 Gb/s (one leaf per rail).
+scen::Json h100(int servers, const scen::Json& collective) {
+  scen::Json j;
+  j["name"] = "nccl-costs";
+  j["topology"] = {
+      {"generator", "rail"},       {"nodes", {{"count", servers}, {"preset", "dgx-h100"}}},
+      {"nodes_per_leaf", servers}, {"spines", 1},
+      {"fabric_rate", "400Gbps"},  {"host_latency", "500ns"},
+      {"fabric_latency", "500ns"}};
+  j["fabric"]["switch"] = {{"latency", "600ns"}};
+  j["fabric"]["pfc"] = {{"enabled", true}, {"priorities", {3}}};
+  j["workload"]["collective"] = collective;
+  return j;
+}
+
+struct Run {
+  scen::Scenario s;
+  models::CollectiveResult r;
+};
+
+Run run(const scen::Json& j) {
+  Run out{test_support::load(j), {}};
+  const scen::RunOutcome o = scen::run_scenario(out.s);
+  REQUIRE(o.collectives.size() == 1);
+  out.r = o.collectives[0];
+  return out;
+}
+
+double us(sim::Time t) {
+  return static_cast<double>(t.ps) / 1e6;
+}
+
+}  // namespace
+
+TEST_CASE("NCCL's costs: at the latency floor the simulated time is NCCL's model's",
+          "[nccl][costs]") {
+  struct Case {
+    int servers;
+    const char* algorithm;
+    const char* protocol;
+  };
+  // NCCL's latencies (tuning.cc): 1 server ring LL 6.6 + 14 × 0.6 = 15.0 µs; 2 servers ring LL
+  // 6.6 + 28 × 1.0 (netOverhead) + 2 × 2.7 = 40.0; tree LL 6.8 + 2 (7 × 0.6 + 1 × 5.0) = 25.2.
+  const Case cases[] = {{1, "ring", "ll"}, {2, "ring", "ll"}, {2, "double_binary_tree", "ll"}};
+  for (const Case& c : cases) {
+    const scen::Json collective = {
+        {"op", "all_reduce"}, {"algorithm", c.algorithm}, {"protocol", c.protocol}, {"size", 8}};
+    const Run with = run(h100(c.servers, collective));
+    scen::Json none = collective;
+    none["costs"] = "none";
+    const Run without = run(h100(c.servers, none));
+    const models::CollectiveSpec& spec = with.s.collectives[0];
+    REQUIRE(spec.nccl_costs);
+    const double model =
+        models::nccl_model_time_us(spec.tuning, spec.op, with.r.algorithm, with.r.protocol, 8);
+    INFO(c.servers << " servers " << c.algorithm << ": simulated " << us(with.r.time)
+                   << " us, NCCL's model " << model << " us, without costs " << us(without.r.time)
+                   << " us");
+    // The simulation adds the last ACK's return and the bytes' own time: a little above. Across
+    // servers, also its real critical path: the chain of a ring all-reduce of 30 steps crosses
+    // the network 3 to 4 times (with PXN hand-overs) where the model counts 2(m - 1) = 2.
+    CHECK(us(with.r.time) >= model);
+    CHECK(us(with.r.time) < model * (c.servers == 1 ? 1.1 : 1.2));
+    CHECK(us(without.r.time) < 0.6 * model);  // the hardware alone is far from the floor
+  }
+}
+
+TEST_CASE("NCCL's costs: NVLS pays NCCL's 25 us a call, and nothing per step",
+          "[nccl][costs][nvls]") {
+  scen::Json collective = {{"op", "all_reduce"}, {"algorithm", "nvls"}, {"size", "1MiB"}};
+  const Run with = run(h100(1, collective));
+  collective["costs"] = "none";
+  const Run without = run(h100(1, collective));
+  CHECK(with.r.time - without.r.time == sim::Time(25'000'000));
+}
+
+TEST_CASE("NCCL's costs: launch_latency replaces the launch cost, and applies without costs",
+          "[nccl][costs]") {
+  const scen::Json base = {
+      {"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", "simple"}, {"size", "64KiB"}};
+  scen::Json none = base;
+  none["costs"] = "none";
+  scen::Json none_launch = none;
+  none_launch["launch_latency"] = "3us";
+  scen::Json nccl_launch = base;
+  nccl_launch["launch_latency"] = "0us";
+  const Run a = run(h100(1, none));
+  const Run b = run(h100(1, none_launch));
+  CHECK(b.r.time - a.r.time == sim::Time(3'000'000));
+  // NCCL's launch for ring Simple on one server is 8.4 µs: setting 0 takes exactly that off.
+  const Run c = run(h100(1, base));
+  const Run d = run(h100(1, nccl_launch));
+  CHECK(c.r.time - d.r.time == sim::Time(8'400'000));
+  // The per-step costs stay: 14 steps of NVLink at 3.4 µs less the hardware's part.
+  CHECK(us(d.r.time) > us(a.r.time) + 14 * 2.0);
+}
+
+TEST_CASE("NCCL's costs: each step pays NCCL's step latency less the hardware's", "[nccl][costs]") {
+  const scen::Json ring = {
+      {"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", "ll"}, {"size", 8}};
+  scen::Json ring_none = ring;
+  ring_none["costs"] = "none";
+  // One server: 14 NVLink steps on the critical path, each NCCL's 0.6 µs less the unloaded
+  // delivery of a minimal message GPU to GPU (the hop the builder measures), and the 6.6 µs
+  // launch: exactly the difference to the hardware-only run.
+  const Run one = run(h100(1, ring));
+  models::CollectiveSpec spec = one.s.collectives[0];
+  sim::Simulator sim(1);
+  const auto net = scen::build_network(one.s, sim);
+  scen::set_collective_hop_times(one.s, *net, spec);
+  REQUIRE(spec.nvlink_hop.ps > 0);
+  REQUIRE(spec.nvlink_hop.ps < 600'000);
+  const double expected = 6.6 + 14 * (0.6 - us(spec.nvlink_hop));
+  const double one_extra = us(one.r.time) - us(run(h100(1, ring_none)).r.time);
+  INFO("software time on 1 server " << one_extra << " us, expected " << expected << " us");
+  CHECK(std::abs(one_extra - expected) < 1e-6);
+  // Across servers NCCL floors an NVLink step at its network overhead (1 µs for LL) and a
+  // network step costs 2.7: far more software time on the same number of ranks' ring.
+  const double two_extra = us(run(h100(2, ring)).r.time) - us(run(h100(2, ring_none)).r.time);
+  INFO("software time on 2 servers " << two_extra << " us");
+  CHECK(two_extra > one_extra + 10.0);
+}
+
+TEST_CASE("NCCL's costs: refused on plain-host ranks", "[nccl][costs]") {
+  scen::Json j;
+  j["name"] = "hosts";
+  j["topology"] = test_support::star(4);
+  j["workload"]["collective"] = {{"op", "all_reduce"}, {"size", "1MiB"}, {"costs", "nccl"}};
+  try {
+    (void)test_support::load(j);
+    FAIL("accepted costs nccl on plain hosts");
+  } catch (const scen::InputError& e) {
+    CHECK(e.path == "workload.collective.costs");
+  }
+  j["workload"]["collective"]["costs"] = "none";
+  CHECK_NOTHROW(test_support::load(j));
+}
