@@ -18,6 +18,7 @@
 #include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
+#include "models/shared_dma_link.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch.hpp"
 #include "models/transport.hpp"
@@ -72,6 +73,8 @@ struct Network {
   std::vector<CctiChange> ccti_log;
   // In-network reduction (InfiniBand): groups, aggregation trees and the switches' nodes.
   std::unique_ptr<SharpAllReduce> sharp;
+  // GPU servers' PCIe links and staging memories the NICs share (build_host_paths.cpp).
+  std::vector<std::unique_ptr<SharedDmaLink>> shared_dma;
 
   // Packets in the network now (queued, on a wire, or being processed).
   uint64_t packets_in_flight() const { return pool.live(); }

@@ -7,6 +7,7 @@
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_headroom.hpp"
+#include "models/shared_dma_link.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch_buffer.hpp"
 
@@ -28,6 +29,19 @@ void Nic::set_host_path(const HostPathParams& host) {
   if (host.pcie_rate_bps > 0 && (rx_drain_bps_ == 0 || host.pcie_rate_bps < rx_drain_bps_)) {
     rx_drain_bps_ = host.pcie_rate_bps;  // the DMA write of received payload
   }
+}
+
+sim::Time Nic::dma_read_done(sim::Time floor, int64_t payload) const {
+  sim::Time done = floor;
+  if (host_path_.pcie_rate_bps > 0) {
+    done = std::max(dma_read_free_at_, floor) +
+           sim::serialization_time(payload, host_path_.pcie_rate_bps);
+  }
+  // Cut through the links on the way: the read is through when the slowest has carried it.
+  for (const SharedDmaLink* l : shared_dma_) {
+    done = std::max(done, l->done_at(SharedDmaLink::kRead, floor, payload));
+  }
+  return done;
 }
 
 void Nic::post(QueuePair& qp) {
@@ -102,21 +116,29 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       active_.push_back(id);
       continue;
     }
-    sim::Time read_done;
-    if (host_path_.pcie_rate_bps > 0) {
+    sim::Time read_done, read_floor;
+    if (models_dma_reads()) {
       // The payload's DMA read: after the channel's previous read, and no earlier than the
       // QP's post (first packet) or its previous packet's departure (one packet read ahead).
-      const sim::Time floor = qp.last_wire == 0 ? qp.next_send_at : qp.last_sent_at;
-      read_done = std::max(dma_read_free_at_, floor) +
-                  sim::serialization_time(data_payload_bytes(qp), host_path_.pcie_rate_bps);
+      read_floor = qp.last_wire == 0 ? qp.next_send_at : qp.last_sent_at;
+      read_done = dma_read_done(read_floor, data_payload_bytes(qp));
       if (read_done > now) {
         earliest = std::min(earliest, read_done);
         active_.push_back(id);
         continue;
       }
     }
+    if (models_dma_reads()) {
+      const int64_t payload = data_payload_bytes(qp);
+      if (host_path_.pcie_rate_bps > 0) {
+        dma_read_free_at_ = std::max(dma_read_free_at_, read_floor) +
+                            sim::serialization_time(payload, host_path_.pcie_rate_bps);
+      }
+      for (SharedDmaLink* l : shared_dma_) {
+        l->commit(SharedDmaLink::kRead, l->done_at(SharedDmaLink::kRead, read_floor, payload));
+      }
+    }
     const PacketHandle h = make_data_packet(qp);
-    if (host_path_.pcie_rate_bps > 0) dma_read_free_at_ = read_done;
     const Packet& p = ctx_.pool[h];
     ++qp.snd_nxt;
     qp.last_sent_at = now;
@@ -267,13 +289,13 @@ void Nic::dma_written() {
 
 void Nic::receive_data_or_control(PacketHandle h) {
   const Packet& p = ctx_.pool[h];
-  if (rx_credit_ != nullptr && (p.type != PacketType::Data || rx_drain_bps_ == 0)) {
+  if (rx_credit_ != nullptr && (p.type != PacketType::Data || !drains_receives())) {
     // Consumed on arrival (no host drain): it occupies its receive-buffer blocks while it is
     // processed; they are free again once its ACK (if any) is queued (below).
     rx_credit_->on_ingress_bytes(0, p.priority, rx_class_bytes_[p.priority] + p.wire_bytes);
   }
   if (p.type == PacketType::Data) {
-    if (rx_drain_bps_ > 0) return rx_arrive(h);  // the host takes it later
+    if (drains_receives()) return rx_arrive(h);  // the host takes it later
     on_data(h);
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
@@ -325,11 +347,20 @@ void Nic::rx_arrive(PacketHandle h) {
   if (!rx_draining_) rx_start_drain();
 }
 
-// The host takes the head packet's payload at the drain rate (one DMA write at a time).
+// The host takes the head packet's payload at the drain rate (one DMA write at a time), across
+// the shared links too (a GPU's PCIe link, staging memory).
 void Nic::rx_start_drain() {
   rx_draining_ = true;
   const Packet& p = ctx_.pool[rx_queue_.front()];
-  ctx_.sim.after(sim::serialization_time(p.payload_bytes, rx_drain_bps_), this, kRxDrained);
+  const sim::Time now = ctx_.sim.now();
+  sim::Time done = now;
+  if (rx_drain_bps_ > 0) done += sim::serialization_time(p.payload_bytes, rx_drain_bps_);
+  for (SharedDmaLink* l : shared_dma_) {
+    const sim::Time d = l->done_at(SharedDmaLink::kWrite, now, p.payload_bytes);
+    l->commit(SharedDmaLink::kWrite, d);
+    done = std::max(done, d);
+  }
+  ctx_.sim.after(done - now, this, kRxDrained);
 }
 
 void Nic::rx_drained() {

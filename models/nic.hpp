@@ -29,6 +29,7 @@ class IbCongestionControl;
 class IbCreditGate;
 class IngressListener;
 class SharpAllReduce;
+class SharedDmaLink;
 
 struct NicStats {
   uint64_t data_packets_sent = 0;
@@ -94,6 +95,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   // This NIC's PCIe path (models/host_path.hpp), in place of NicParams::host. The builder
   // sets it before the run; the receive-side latency is the link's (the builder's too).
   void set_host_path(const HostPathParams& host);
+  // A GPU's PCIe link or the staging host memory this NIC's DMA also crosses (shared with
+  // other NICs; shared_dma_link.hpp). Sends read across it, receives write across it.
+  void add_shared_dma(SharedDmaLink* link) { shared_dma_.push_back(link); }
   // Parameters of this endpoint in place of the transport's (set before the run): a GPU's
   // NVLink endpoint keeps the transport's packet format and latencies but none of a NIC's
   // send-engine, message-rate, inline or host receive-path limits (the builder's
@@ -165,6 +169,12 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   HostPathParams host_path_;
   sim::Time dma_read_free_at_;
   int64_t rx_drain_bps_ = 0;
+  std::vector<SharedDmaLink*> shared_dma_;
+  // Whether sends read and receives write over a modelled PCIe path (own or shared).
+  bool models_dma_reads() const { return host_path_.pcie_rate_bps > 0 || !shared_dma_.empty(); }
+  bool drains_receives() const { return rx_drain_bps_ > 0 || !shared_dma_.empty(); }
+  // The read of `payload` bytes no earlier than `floor`: own channel and shared links.
+  sim::Time dma_read_done(sim::Time floor, int64_t payload) const;
   struct PendingWrite {
     sim::Time at;
     PacketHandle packet = 0;

@@ -14,12 +14,21 @@ bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
     p.nic_rate_bps = 400'000'000'000;
     p.nvlink_rate_bps = 3'600'000'000'000;
     p.nvls_reduction_rate_bps = 2'194'000'000'000;  // NVLS, fitted (gpu_nodes.hpp)
+    // Each GPU and its NIC under one PCIe Gen5 switch, the GPU on a Gen5 x16 link (460 Gb/s
+    // of payload, models/host_path.hpp); 2 Xeon 8480C sockets of 8 DDR5-4800 channels:
+    // 2 x 8 x 38.4 GB/s = 614.4 GB/s of host memory (docs/references.md "PCIe").
+    p.gpu_pcie_rate_bps = 460'000'000'000;
+    p.host_memory_rate_bps = 4'915'200'000'000;
   } else if (name == "dgx-a100") {
     // DGX A100: 8 A100 SXM4, NVLink 3 (12 links, 600 GB/s both ways), 8 ConnectX-6 200 Gb/s.
     p.gpus = 8;
     p.nics = 8;
     p.nic_rate_bps = 200'000'000'000;
     p.nvlink_rate_bps = 2'400'000'000'000;
+    // 4 PCIe Gen4 switches of 2 GPUs and 2 NICs, each GPU on a Gen4 x16 link (230 Gb/s of
+    // payload); 2 EPYC 7742 sockets of 8 DDR4-3200 channels: 2 x 8 x 25.6 = 409.6 GB/s.
+    p.gpu_pcie_rate_bps = 230'000'000'000;
+    p.host_memory_rate_bps = 3'276'800'000'000;
   } else if (name == "gb200-nvl72") {
     // GB200 NVL72: one NVLink domain of 72 Blackwell GPUs (18 compute trays of 4 GPUs, 9
     // NVSwitch trays: every GPU one NVLink hop through the switch trays from any other),

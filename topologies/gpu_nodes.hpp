@@ -54,6 +54,16 @@ struct GpuNodeParams {
   // The NICs' PCIe path: every NIC of every server, then the overrides in order.
   HostPathData host_path;
   std::vector<HostPathOverride> host_path_overrides;
+  // The PCIe layout inside the server (models/shared_dma_link.hpp): each GPU's own PCIe link
+  // to the PCIe switch it shares with its NIC(s), payload rate per direction (0 = not
+  // modelled): a NIC reads the GPU's memory and writes into it across it (GPUDirect RDMA),
+  // so one GPU driving several NICs is capped by it. A NIC is attached to the first GPU that
+  // uses it (gpu_nic_indices). `gpudirect_rdma` false: data is staged in host memory (the GPU
+  // writes it there across its link, the NIC reads it), each byte crossing the memory twice
+  // at `host_memory_rate` (0 = unlimited), shared by the server's NICs.
+  int64_t gpu_pcie_rate_bps = 0;
+  bool gpudirect_rdma = true;
+  int64_t host_memory_rate_bps = 0;
   // NVLS (NVLink SHARP): the NVSwitch reduces what the GPUs push into it (multimem.ld_reduce)
   // and multicasts the result (multimem.st); third-generation NVSwitch (H100) has it, A100's
   // does not. Throughput of the in-switch reduction, in reduced payload bits per second for

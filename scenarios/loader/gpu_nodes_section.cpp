@@ -48,6 +48,18 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
           "8 x H100 all_reduce_perf plateau (topologies/gpu_nodes.hpp)"),
       latency("nvls_latency", &GpuNodeParams::nvls_latency_ps,
               "NVLS: added by the NVSwitch to each chunk it reduces and multicasts (assumed)"),
+      rate_or_zero_field<GpuNodeParams>(
+          "gpu_pcie_rate", &GpuNodeParams::gpu_pcie_rate_bps,
+          "payload rate of each GPU's own PCIe link, per direction, which the NICs' DMA of its "
+          "memory crosses (0 = not modelled; dgx-h100 Gen5 x16 460Gbps, dgx-a100 Gen4 x16 "
+          "230Gbps)"),
+      bool_field<GpuNodeParams>("gpudirect_rdma", &GpuNodeParams::gpudirect_rdma,
+                                "NICs read and write GPU memory directly; false: staged through "
+                                "host memory (each byte crosses it twice)"),
+      rate_or_zero_field<GpuNodeParams>(
+          "host_memory_rate", &GpuNodeParams::host_memory_rate_bps,
+          "host memory bandwidth a server's staged transfers share with gpudirect_rdma false "
+          "(0 = unlimited; dgx-h100 4915.2Gbps, dgx-a100 3276.8Gbps)"),
   };
   return table;
 }

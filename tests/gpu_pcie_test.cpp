@@ -1,0 +1,96 @@
+// Inside the GPU server (models/shared_dma_link.hpp): a GPU's own PCIe link caps what its NICs
+// move together, and with GPUDirect RDMA off the staging host memory, crossed twice by every
+// byte, bounds the server. Each oracle is the shared resource's rate, and each mechanism's
+// removal lifts the bound.
+#include <catch2/catch.hpp>
+
+#include "scenario_helpers.hpp"
+
+namespace {
+
+// `servers` servers on rails (one leaf each), PFC on priority 3; a ring all-reduce of `size`
+// over every GPU, NCCL's placement, without NCCL's software costs (the rates alone).
+scen::Json servers(const scen::Json& nodes, int count, int64_t size) {
+  scen::Json j;
+  j["name"] = "gpu-pcie";
+  scen::Json n = nodes;
+  n["count"] = count;
+  j["topology"] = {{"generator", "rail"},      {"nodes", n},
+                   {"nodes_per_leaf", count},  {"spines", 1},
+                   {"fabric_rate", "400Gbps"}, {"host_latency", "500ns"},
+                   {"fabric_latency", "500ns"}};
+  j["fabric"]["switch"] = {{"latency", "600ns"}, {"buffer", "32MB"}};
+  j["fabric"]["pfc"] = {{"enabled", true}, {"priorities", {3}}};
+  j["workload"]["collective"] = {{"op", "all_reduce"},   {"algorithm", "ring"},
+                                 {"protocol", "simple"}, {"size", size},
+                                 {"chunk", "512KiB"},    {"costs", "none"}};
+  return j;
+}
+
+const scen::Json kOneGpuFourNics = {{"preset", "generic"},
+                                    {"gpus", 1},
+                                    {"nics", 4},
+                                    {"nic_rate", "400Gbps"},
+                                    {"nvlink_rate", "3600Gbps"},
+                                    {"gpu_pcie_rate", "460Gbps"}};
+
+models::CollectiveResult run_one(const scen::Json& j) {
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  REQUIRE(out.collectives.size() == 1);
+  return out.collectives[0];
+}
+
+}  // namespace
+
+TEST_CASE("a GPU driving four NICs is capped by its own PCIe link", "[gpu][pcie]") {
+  const int64_t size = int64_t{64} << 20;
+  const models::CollectiveResult capped = run_one(servers(kOneGpuFourNics, 2, size));
+  // 2 ranks: each GPU sends S and receives S; its link carries S each way at 460 Gb/s.
+  const double link_gbyte = 460.0 / 8;
+  INFO("busbw " << capped.busbw_gbps() << " GB/s, GPU link " << link_gbyte << " GB/s");
+  CHECK(capped.busbw_gbps() <= link_gbyte);
+  CHECK(capped.busbw_gbps() >= 0.9 * link_gbyte);
+  // NCCL's 2 channels per rail: the four NICs are all in use.
+  CHECK(test_support::load(servers(kOneGpuFourNics, 2, size)).collectives[0].channels == 8);
+  scen::Json free = kOneGpuFourNics;
+  free["gpu_pcie_rate"] = 0;
+  const models::CollectiveResult uncapped = run_one(servers(free, 2, size));
+  INFO("without the link: busbw " << uncapped.busbw_gbps() << " GB/s");
+  CHECK(uncapped.busbw_gbps() > 3 * link_gbyte);  // four NICs' worth
+}
+
+TEST_CASE("GPUDirect RDMA off: staging crosses host memory twice each way", "[gpu][pcie]") {
+  const int64_t size = int64_t{64} << 20;
+  // 200 GB/s of host memory per server: far below what 8 NICs move both ways, twice.
+  const scen::Json staged = {
+      {"preset", "dgx-h100"}, {"gpudirect_rdma", false}, {"host_memory_rate", "1600Gbps"}};
+  const models::CollectiveResult r = run_one(servers(staged, 2, size));
+  // Each server sends and receives network_bytes / 2; every byte crosses its memory twice.
+  const double memory_bytes_per_server = 2.0 * static_cast<double>(r.network_bytes);
+  const double bound_ps = memory_bytes_per_server * 8e12 / 1600e9;
+  const double got = static_cast<double>(r.time.ps);
+  INFO("time " << got / 1e6 << " us, memory bound " << bound_ps / 1e6 << " us");
+  CHECK(got >= bound_ps);
+  CHECK(got <= bound_ps / 0.85);
+  // With GPUDirect RDMA the NICs read GPU memory directly: NIC-bound, far faster.
+  scen::Json direct = staged;
+  direct["gpudirect_rdma"] = true;
+  const models::CollectiveResult d = run_one(servers(direct, 2, size));
+  INFO("GPUDirect: " << static_cast<double>(d.time.ps) / 1e6 << " us");
+  CHECK(static_cast<double>(d.time.ps) < 0.6 * got);
+}
+
+TEST_CASE("the presets carry their servers' PCIe layout", "[gpu][pcie]") {
+  const scen::Scenario h = test_support::load(servers({{"preset", "dgx-h100"}}, 2, 1 << 20));
+  CHECK(h.fabric.topo.gpus.params.gpu_pcie_rate_bps == 460'000'000'000);
+  CHECK(h.fabric.topo.gpus.params.gpudirect_rdma);
+  CHECK(h.fabric.topo.gpus.params.host_memory_rate_bps == 4'915'200'000'000);
+  const scen::Scenario a = test_support::load(servers({{"preset", "dgx-a100"}}, 2, 1 << 20));
+  CHECK(a.fabric.topo.gpus.params.gpu_pcie_rate_bps == 230'000'000'000);
+  // One GPU per NIC at Gen5 x16 leaves a 400 Gb/s NIC its rate: the link is no bottleneck.
+  scen::Json h100 = {{"preset", "dgx-h100"}};
+  const models::CollectiveResult with = run_one(servers(h100, 2, int64_t{64} << 20));
+  h100["gpu_pcie_rate"] = 0;
+  const models::CollectiveResult without = run_one(servers(h100, 2, int64_t{64} << 20));
+  CHECK(with.busbw_gbps() > 0.98 * without.busbw_gbps());
+}
