@@ -1,6 +1,7 @@
 #include "models/nic.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/ib/credit_gate.hpp"
 #include "models/ib/ib_cc.hpp"
@@ -21,6 +22,16 @@ Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
       port_(ctx, rate_bps, 0) {
   port_.set_source(this);
   set_host_path(params_.host);
+  update_engine_rate();
+}
+
+void Nic::update_engine_rate() {
+  engine_rate_bps_ = params_.max_send_rate_bps;
+  if (params_.send_efficiency < 1.0) {
+    const auto share = static_cast<int64_t>(
+        std::llround(params_.send_efficiency * static_cast<double>(port_.rate_bps())));
+    if (engine_rate_bps_ == 0 || share < engine_rate_bps_) engine_rate_bps_ = share;
+  }
 }
 
 void Nic::set_host_path(const HostPathParams& host) {
@@ -147,10 +158,10 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
     }
     if (!qp.rto->armed()) qp.rto->arm(now + params_.rto);
-    if (params_.max_send_rate_bps > 0 || params_.message_overhead.ps > 0) {
+    if (engine_rate_bps_ > 0 || params_.message_overhead.ps > 0) {
       engine_free_at_ = now;
-      if (params_.max_send_rate_bps > 0) {
-        engine_free_at_ += sim::serialization_time(p.wire_bytes, params_.max_send_rate_bps);
+      if (engine_rate_bps_ > 0) {
+        engine_free_at_ += sim::serialization_time(p.wire_bytes, engine_rate_bps_);
       }
       if (p.psn == 0) engine_free_at_ += params_.message_overhead;
     }

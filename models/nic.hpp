@@ -102,7 +102,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   // NVLink endpoint keeps the transport's packet format and latencies but none of a NIC's
   // send-engine, message-rate, inline or host receive-path limits (the builder's
   // nvlink_endpoint_params).
-  void set_params(const NicParams& p) { params_ = p; }
+  void set_params(const NicParams& p) {
+    params_ = p;
+    update_engine_rate();
+  }
   const NicParams& params() const { return params_; }
   const HostPathParams& host_path() const { return host_path_; }
   // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
@@ -164,6 +167,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   sim::Time pacing_wake_at_;
   // The send engine (NicParams::max_send_rate_bps, message_overhead) is busy until then.
   sim::Time engine_free_at_;
+  // Its packet rate cap: the lower of max_send_rate and send_efficiency × line rate, 0 = none.
+  int64_t engine_rate_bps_ = 0;
+  void update_engine_rate();
   // PCIe (host_path.hpp): this NIC's path; the read channel is busy until dma_read_free_at_;
   // the receive buffer drains at rx_drain_bps_ = the lower of rx_drain_rate and pcie_rate.
   HostPathParams host_path_;

@@ -35,8 +35,11 @@ struct NicParams {
   // and spends `message_overhead` on each message (after its first packet), during which it
   // produces nothing. Streaming N messages of S bytes then takes about
   // N x (wire(S) / max_send_rate + message_overhead). Both are what `rdmasim calibrate` fits
-  // to perftest's bandwidth tables (efficiency = max_send_rate / line rate).
+  // to perftest's bandwidth tables. `send_efficiency` states the cap as a fraction of the
+  // NIC's own line rate (what `rdmasim calibrate` writes, so that a fit carries over to NICs
+  // of another speed); with both, the lower cap holds.
   int64_t max_send_rate_bps = 0;
+  double send_efficiency = 1.0;
   sim::Time message_overhead{0};
   // Small messages. Inline sends: a message of at most
   // `inline_threshold_bytes` of payload travels inside its work request (the CPU writes it,

@@ -28,6 +28,7 @@ models::NicParams nvlink_endpoint_params(const models::NicParams& nic) {
   // inline sends, outstanding-bytes cap) and no host receive path (drain rate, buffer, the
   // NIC's own PFC) — GPU memory on both sides.
   p.max_send_rate_bps = 0;
+  p.send_efficiency = 1.0;
   p.message_overhead = sim::Time(0);
   p.max_message_rate = 0;
   p.inline_threshold_bytes = 0;

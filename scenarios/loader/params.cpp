@@ -178,6 +178,11 @@ const FieldTable<NicParams>& nic_fields() {
         "max_send_rate", &NicParams::max_send_rate_bps,
         "send engine's packet rate cap in wire bits/s (DMA, PCIe), 0 = line rate; "
         "rdmasim calibrate fits it"));
+    f.push_back(number_field<NicParams>(
+        "send_efficiency", &NicParams::send_efficiency,
+        "send engine's packet rate cap as a fraction of the NIC's line rate (1 = none; with "
+        "max_send_rate the lower holds); rdmasim calibrate writes it",
+        0.01, 1.0));
     f.push_back(time_field<NicParams>(
         "message_overhead", &NicParams::message_overhead,
         "send engine time per message (WQE fetch, DMA setup) in which it sends nothing; "

@@ -49,6 +49,23 @@ Json resolve_includes(const Json& root, const std::string& base_dir, std::set<st
   }
   Json own = root;
   own.erase("include");
+  // A fabric object from the includes (a calibration's params.json) applies to whichever fabric
+  // the including file names ("fabric": "infiniband", or a list): its keys join that fabric's
+  // section, where the including file's own keys still win, and keys the fabric does not take
+  // are refused there with their path. Never dropped.
+  if (own.contains("fabric") && !own["fabric"].is_object() && merged.contains("fabric") &&
+      merged["fabric"].is_object()) {
+    const Json included = merged["fabric"];
+    merged.erase("fabric");
+    const Json& named = own["fabric"];
+    for (const Json& n : named.is_array() ? named : Json::array({named})) {
+      if (!n.is_string()) continue;  // the fabric's own check names it
+      const std::string section = n.get<std::string>();
+      if (section != "roce" && section != "infiniband") continue;
+      if (!merged.contains(section)) merged[section] = Json::object();
+      deep_merge(merged[section], included);
+    }
+  }
   deep_merge(merged, own);
   return merged;
 }

@@ -241,8 +241,8 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
   }
   if (c.has_gpus()) {
     res.notes.push_back(
-        "GPU servers: NIC send efficiency kept at 1 (the engine applies NIC parameters to the "
-        "NVLink endpoints as well; a rate cap would cap NVLink)");
+        "GPU servers: NIC send efficiency kept at 1 (collective times do not separate it from "
+        "the NVLink rate and the per-step overhead; fit it on a perftest trace of the NICs)");
   }
   if (!any_lat) res.notes.push_back("no latency trace: host latency kept at its prior");
   if (any_lat && switch_counts.size() < 2) {

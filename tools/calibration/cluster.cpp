@@ -127,9 +127,8 @@ scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
   // ping-pong sees only the sum, and so does every one-way transfer.
   nic["tx_latency"] = ps_text(p.host_latency_ns / 2);
   nic["rx_latency"] = ps_text(p.host_latency_ns / 2);
-  const auto rate =
-      static_cast<int64_t>(std::llround(p.efficiency * 1e6)) * (c.link_rate_bps / 1'000'000);
-  nic["max_send_rate"] = p.efficiency >= 1 ? "0" : sim::format_rate(rate);
+  // A fraction of the line rate, so that the fit carries over to NICs of another speed.
+  nic["send_efficiency"] = std::min(1.0, std::round(p.efficiency * 1e6) / 1e6);
   nic["message_overhead"] = ps_text(p.message_overhead_ns);
   add_small_message_keys(nic, p.small);
   scen::Json out;
@@ -158,10 +157,14 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
         static_cast<double>(sim::parse_time(nic.at("tx_latency").get<std::string>()).ps +
                             sim::parse_time(nic.at("rx_latency").get<std::string>()).ps) /
         1000.0;
-    const std::string rate = nic.at("max_send_rate").get<std::string>();
-    p.efficiency = rate == "0" ? 1.0
-                               : static_cast<double>(sim::parse_rate_bps(rate)) /
-                                     static_cast<double>(c.link_rate_bps);
+    if (nic.contains("send_efficiency")) {
+      p.efficiency = nic.at("send_efficiency").get<double>();
+    } else {  // written before send_efficiency: an absolute rate at the cluster's link rate
+      const std::string rate = nic.at("max_send_rate").get<std::string>();
+      p.efficiency = rate == "0" ? 1.0
+                                 : static_cast<double>(sim::parse_rate_bps(rate)) /
+                                       static_cast<double>(c.link_rate_bps);
+    }
     p.message_overhead_ns =
         static_cast<double>(sim::parse_time(nic.at("message_overhead").get<std::string>()).ps) /
         1000.0;
@@ -188,7 +191,8 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
   } catch (const std::exception& e) {
     throw scen::InputError(path, e.what(),
                            "a params.json written by rdmasim calibrate (fabric.nic.tx_latency, "
-                           "rx_latency, max_send_rate, message_overhead; fabric.switch.latency; "
+                           "rx_latency, send_efficiency (or max_send_rate), message_overhead; "
+                           "fabric.switch.latency; "
                            "optionally inline_threshold, inline_saving, max_message_rate; on GPU "
                            "servers topology.nodes.nvlink_rate, nvlink_latency and "
                            "workload.collective.step_latency_simple)");
