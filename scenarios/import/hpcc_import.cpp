@@ -17,6 +17,7 @@
 #include "scenarios/import/ns3_quantity.hpp"
 #include "scenarios/import/peer_text.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/quantity_bounds.hpp"
 
 namespace scen {
 namespace {
@@ -42,7 +43,8 @@ struct HpccTopology {
   nlohmann::json links = nlohmann::json::array();
 };
 
-constexpr int64_t kMaxNodes = std::numeric_limits<int32_t>::max();
+// A million nodes: far beyond any peer file, and what memory allows (10^9 ran out of it).
+constexpr int64_t kMaxNodes = 1'000'000;
 
 HpccTopology read_topology(const std::string& text, const std::string& file) {
   const std::vector<TextLine> lines = peer::content_lines(text, /*hash_comments=*/false);
@@ -56,12 +58,12 @@ HpccTopology read_topology(const std::string& text, const std::string& file) {
   }
   HpccTopology topo;
   topo.node_count =
-      peer::parse_integer(head.words[0], 1, kMaxNodes, head_path, "a node count >= 1");
+      peer::parse_integer(head.words[0], 1, kMaxNodes, head_path, "a node count from 1 to 1000000");
   const int64_t switch_count = peer::parse_integer(
       head.words[1], 0, topo.node_count, head_path,
       "a switch count between 0 and the node count (" + std::to_string(topo.node_count) + ")");
-  const int64_t link_count =
-      peer::parse_integer(head.words[2], 0, kMaxNodes, head_path, "a link count >= 0");
+  const int64_t link_count = peer::parse_integer(head.words[2], 0, 10 * kMaxNodes, head_path,
+                                                 "a link count from 0 to 10000000");
   const std::string node_range = "a node id in 0.." + std::to_string(topo.node_count - 1);
 
   // The switch ids: one line, present only when there are switches (a blank line for zero
@@ -165,8 +167,9 @@ nlohmann::json read_flows(const std::string& text, const std::string& file,
     // queue pair, and rdmasim chooses its own ports. It is still checked, as a guard against
     // shifted columns.
     peer::parse_integer(l.words[3], 0, 65535, path, "a UDP port number in 0..65535");
-    const int64_t size = peer::parse_integer(l.words[4], 1, std::numeric_limits<int64_t>::max(),
-                                             path, "a flow size in bytes, an integer >= 1");
+    const int64_t size = peer::parse_integer(l.words[4], 1, scen::kMaxBytes, path,
+                                             "a flow size in bytes, an integer from 1 to 2^40 "
+                                             "(1 TiB)");
     // Seconds with up to nine decimals ("2.000000261"), converted digit by digit: a double
     // would not hold it to the picosecond. (HPCC itself goes through Seconds(double).)
     int64_t start_ps = 0;

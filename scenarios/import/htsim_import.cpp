@@ -22,6 +22,7 @@
 #include "scenarios/import/exact_decimal.hpp"
 #include "scenarios/import/peer_text.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/quantity_bounds.hpp"
 
 namespace scen {
 namespace {
@@ -120,8 +121,8 @@ nlohmann::json read_connection(const TextLine& l, const std::string& file, int64
     } else {
       if (size) throw InputError(path, l.text, "a single 'size'");
       // htsim reads size 0 as "send forever"; rdmasim's flows are finite.
-      size = peer::parse_integer(value, 1, std::numeric_limits<int64_t>::max(), path,
-                                 "a flow size in bytes, an integer >= 1");
+      size = peer::parse_integer(value, 1, scen::kMaxBytes, path,
+                                 "a flow size in bytes, an integer from 1 to 2^40 (1 TiB)");
     }
   }
   if (!start_ps) throw InputError(path, l.text, "a 'start T' field (picoseconds)");

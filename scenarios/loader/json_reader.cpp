@@ -137,6 +137,11 @@ sim::Time JsonReader::time(std::string_view key, sim::Time min) {
     throw InputError(child_path(key), compact(v), e.what());
   }
   if (t < min) throw InputError(child_path(key), compact(v), expect);
+  if (t.ps > kMaxTimePs) {
+    throw InputError(child_path(key), compact(v),
+                     "at most 1000000s (so that every time the simulation forms fits in 64 bits "
+                     "of picoseconds)");
+  }
   return t;
 }
 sim::Time JsonReader::time(std::string_view key, sim::Time def, sim::Time min) {
@@ -154,6 +159,11 @@ int64_t JsonReader::rate_bps(std::string_view key) {
     throw InputError(child_path(key), compact(v), e.what());
   }
   if (r <= 0) throw InputError(child_path(key), compact(v), expect);
+  if (r < kMinRateBps || r > kMaxRateBps) {
+    throw InputError(child_path(key), compact(v),
+                     "a rate from 1kbps to 1000Tbps (so that every transfer time fits in 64 bits "
+                     "of picoseconds)");
+  }
   return r;
 }
 int64_t JsonReader::rate_bps(std::string_view key, int64_t def) {
@@ -177,6 +187,11 @@ int64_t JsonReader::bytes(std::string_view key, int64_t min) {
     throw InputError(child_path(key), compact(v), expect);
   }
   if (b < min) throw InputError(child_path(key), compact(v), expect);
+  if (b > kMaxBytes) {
+    throw InputError(child_path(key), compact(v),
+                     "at most 1TiB (so that every byte count and time the simulation forms fits "
+                     "in 64 bits)");
+  }
   return b;
 }
 int64_t JsonReader::bytes(std::string_view key, int64_t def, int64_t min) {

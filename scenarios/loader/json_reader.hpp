@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/quantity_bounds.hpp"
 #include "sim/time.hpp"
 
 namespace scen {

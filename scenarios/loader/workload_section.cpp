@@ -145,6 +145,11 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
         throw InputError(r.child_path("dst"), r.value_text("dst"), "a host other than src");
       }
       fs.bytes = r.bytes("size", 1);
+      if (fs.bytes / nic.mtu >= kMaxPackets) {
+        throw InputError(r.child_path("size"), r.value_text("size"),
+                         "at most " + std::to_string(kMaxPackets) + " packets of the MTU (" +
+                             std::to_string(nic.mtu) + " B): a queue pair counts 31-bit PSNs");
+      }
       fs.start = r.time("start", sim::Time(0), sim::Time(0));
       const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
       fs.priority = tc.priority;

@@ -1,0 +1,99 @@
+// Quantities are bounded so that every sum and product the simulation forms stays in range
+// (scenarios/loader/quantity_bounds.hpp): a size, time or rate beyond them, or a message of
+// more packets than a queue pair counts, is refused with its path and the bound (exit 2),
+// in scenarios and in both importers; never a crash.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "cli_runner.hpp"
+#include "scenario_helpers.hpp"
+#include "scenarios/loader/input_error.hpp"
+#include "temp_dir.hpp"
+
+using test_support::rdmasim;
+using test_support::Run;
+using test_support::TempDir;
+
+namespace {
+
+scen::Json one_flow(const scen::Json& size) {
+  scen::Json j;
+  j["name"] = "bounds";
+  j["topology"] = test_support::star(2);
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", size}}};
+  return j;
+}
+
+std::string refused_path(const scen::Json& j) {
+  try {
+    (void)test_support::load(j);
+  } catch (const scen::InputError& e) {
+    return e.path;
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("sizes, times and rates beyond the bounds are refused with their path",
+          "[bounds][robustness]") {
+  CHECK(refused_path(one_flow(INT64_MAX)) == "workload.flows[0].size");
+  CHECK(refused_path(one_flow("2TiB")) == "workload.flows[0].size");
+  CHECK(refused_path(one_flow("1TiB")) == "(accepted)");
+  // 1 TiB in 64-byte packets is 2^34 packets: more than a QP's 31-bit PSNs.
+  scen::Json small_mtu = one_flow("1TiB");
+  small_mtu["fabric"]["nic"]["mtu"] = 64;
+  CHECK(refused_path(small_mtu) == "workload.flows[0].size");
+  scen::Json late = one_flow("1MiB");
+  late["workload"]["flows"][0]["start"] = "2000000s";
+  CHECK(refused_path(late) == "workload.flows[0].start");
+  scen::Json fast = one_flow("1MiB");
+  fast["topology"]["links"][0]["rate"] = "2000Tbps";
+  CHECK(refused_path(fast) == "topology.links[0].rate");
+  scen::Json slow = one_flow("1MiB");
+  slow["topology"]["links"][0]["rate"] = "10bps";
+  CHECK(refused_path(slow) == "topology.links[0].rate");
+}
+
+TEST_CASE("a flow of 2^63 - 1 bytes exits 2 in check and run, and in both importers",
+          "[bounds][robustness][cli]") {
+  TempDir dir("rdmasim_bounds");
+  REQUIRE(!dir.write("huge.json", one_flow(INT64_MAX).dump()).empty());
+  for (const bool run : {false, true}) {
+    const char* cmd = run ? "run" : "check";
+    const Run r = run ? rdmasim({"run", "huge.json", "--out", "out", "-q"}, dir)
+                      : rdmasim({"check", "huge.json"}, dir);
+    INFO(cmd << ": " << r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("workload.flows[0].size") != std::string::npos);
+    CHECK(r.err.find("1TiB") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  REQUIRE(!dir.write("topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n").empty());
+  REQUIRE(!dir.write("flows.txt", "1\n0 1 3 100 9223372036854775807 2.0\n").empty());
+  const Run hpcc = rdmasim({"import", "hpcc", "topo.txt", "flows.txt", "-o", "h.json"}, dir);
+  INFO(hpcc.out << hpcc.err);
+  CHECK(hpcc.exit_code == 2);
+  CHECK(hpcc.err.find("flows.txt:2") != std::string::npos);
+  REQUIRE(!dir.write("m.cm",
+                     "Nodes 16\nConnections 1\n0->15 id 1 start 0 size "
+                     "9223372036854775807\n")
+               .empty());
+  const Run htsim = rdmasim({"import", "htsim", "m.cm", "--fat-tree-k", "4", "-o", "t.json"}, dir);
+  INFO(htsim.out << htsim.err);
+  CHECK(htsim.exit_code == 2);
+  CHECK(htsim.err.find("m.cm:3") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "h.json"));
+  CHECK_FALSE(std::filesystem::exists(dir / "t.json"));
+}
+
+TEST_CASE("import hpcc of a topology declaring 10^9 nodes exits 2", "[bounds][robustness][cli]") {
+  TempDir dir("rdmasim_bounds");
+  REQUIRE(!dir.write("topo.txt", "1000000000 1 1\n0\n0 1 100Gbps 1000ns 0\n").empty());
+  REQUIRE(!dir.write("flows.txt", "0\n").empty());
+  const Run r = rdmasim({"import", "hpcc", "topo.txt", "flows.txt", "-o", "h.json"}, dir);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("topo.txt:1") != std::string::npos);
+  CHECK(r.err.find("1000000") != std::string::npos);
+}
