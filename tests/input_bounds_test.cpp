@@ -97,3 +97,46 @@ TEST_CASE("import hpcc of a topology declaring 10^9 nodes exits 2", "[bounds][ro
   CHECK(r.err.find("topo.txt:1") != std::string::npos);
   CHECK(r.err.find("1000000") != std::string::npos);
 }
+
+TEST_CASE("JSON nested 100,000 deep and numbers beyond a double exit 2 with their place",
+          "[bounds][robustness][cli]") {
+  TempDir dir("rdmasim_bounds");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  REQUIRE(!dir.write("deep.json", "{\"name\": " + deep + "}").empty());
+  const Run a = rdmasim({"check", "deep.json"}, dir);
+  INFO(a.err);
+  CHECK(a.exit_code == 2);
+  CHECK(a.err.find("deep.json:1:") != std::string::npos);
+  CHECK(a.err.find("nested at most 256") != std::string::npos);
+  scen::Json j = one_flow("1MiB");
+  REQUIRE(!dir.write("ok.json", j.dump()).empty());
+  std::string text = j.dump();
+  text.replace(text.find("\"1MiB\""), 6, "1e999");
+  REQUIRE(!dir.write("huge_number.json", text).empty());
+  const Run b = rdmasim({"check", "huge_number.json"}, dir);
+  INFO(b.err);
+  CHECK(b.exit_code == 2);
+  CHECK(b.err.find("huge_number.json") != std::string::npos);
+  const Run c = rdmasim({"check", "ok.json", "--set", "fabric.nic.mtu=1e999"}, dir);
+  INFO(c.err);
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("--set fabric.nic.mtu") != std::string::npos);
+  const Run d = rdmasim({"check", "ok.json", "--set",
+                         "fabric.nic.mtu=" + std::string(1000, '[') + std::string(1000, ']')},
+                        dir);
+  CHECK(d.exit_code == 2);
+  CHECK(rdmasim({"check", "ok.json"}, dir).exit_code == 0);
+}
+
+TEST_CASE("sweep -j beyond 4 per core is refused, never a crash", "[bounds][robustness][cli]") {
+  TempDir dir("rdmasim_bounds");
+  const std::string sweep = RDMASIM_SOURCE_DIR "/scenarios/sweeps/allreduce-sizes.json";
+  for (const char* j : {"100000", "1000"}) {
+    const Run r = rdmasim({"sweep", sweep, "-j", j, "--out", "o", "-q"}, dir);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--jobs") != std::string::npos);
+    CHECK(r.err.find(std::string(j) == "1000" ? "per core" : "at most 4096") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "o" / "points"));
+}

@@ -208,28 +208,88 @@ void JsonReader::finish() const {
   }
 }
 
-Json read_json_file(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file, "", "a readable file (it does not exist or cannot be read)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  try {
-    return Json::parse(ss.str());
-  } catch (const Json::parse_error& e) {
-    // e.byte is the offset of the error; turn it into line and column for people.
-    const std::string text = ss.str();
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
+namespace {
+
+// Line and column (from 1) of byte offset `at` in `text`.
+std::string line_col(const std::string& text, size_t at) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
     }
-    throw InputError(file + ":" + std::to_string(line) + ":" + std::to_string(col), "",
-                     std::string("valid JSON (") + e.what() + ")");
   }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// Refuses nesting deeper than kMaxJsonDepth (brackets outside strings), before parsing.
+void check_depth(const std::string& text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        throw InputError(where + ":" + line_col(text, i), std::string(1, c),
+                         "JSON nested at most " + std::to_string(kMaxJsonDepth) + " deep");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
+Json parse_json_text(const std::string& text, const std::string& where) {
+  check_depth(text, where);
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // e.byte is the offset (from 1) of the error; turned into line and column for people.
+    throw InputError(where + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0), "",
+                     std::string("valid JSON (") + e.what() + ")");
+  } catch (const Json::out_of_range& e) {  // a number beyond a double's range: 1e999
+    throw InputError(where, e.what(), "numbers within a double's range (about 1.8e308)");
+  }
+}
+
+Json parse_cli_value(const std::string& text, const std::string& where) {
+  check_depth(text, where);
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error&) {
+    return text;  // a bare word such as 400Gbps is a string
+  } catch (const Json::out_of_range&) {
+    throw InputError(where, text, "a number within a double's range (about 1.8e308)");
+  }
+}
+
+Json read_json_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file, "", "a readable file (it does not exist or cannot be read)");
+  // Read at most the cap (and one byte more to know): /dev/zero must not fill memory.
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (static_cast<int64_t>(text.size()) > kMaxJsonFileBytes) {
+      throw InputError(file, "", "a JSON file of at most 256 MiB");
+    }
+  }
+  return parse_json_text(text, file);
 }
 
 }  // namespace scen

@@ -73,4 +73,15 @@ class JsonReader {
 // Parse a JSON file; syntax errors become InputError naming the file, line and column.
 Json read_json_file(const std::string& file);
 
+// JSON text from `where` (a file name): nested at most kMaxJsonDepth deep (deeper input would
+// exhaust the stack where JSON is printed), numbers within a double's range; else InputError
+// naming where:line:col.
+constexpr int kMaxJsonDepth = 256;
+constexpr int64_t kMaxJsonFileBytes = int64_t{256} << 20;  // read_json_file reads no more
+Json parse_json_text(const std::string& text, const std::string& where);
+// A value written on a command line (--set, a sweep's literal, topo gen): JSON when it parses,
+// else the bare word as a string ("400Gbps"); a number beyond a double's range or nesting
+// deeper than kMaxJsonDepth is refused with `where`.
+Json parse_cli_value(const std::string& text, const std::string& where);
+
 }  // namespace scen

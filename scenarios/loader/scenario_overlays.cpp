@@ -86,12 +86,7 @@ void apply_set(Json& root, const std::string& assignment) {
   }
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
-  Json value;
-  try {
-    value = Json::parse(text);
-  } catch (const Json::parse_error&) {
-    value = text;  // a bare word such as 400Gbps is a string
-  }
+  Json value = parse_cli_value(text, "--set " + path);
   Json* cur = &root;
   size_t i = 0;
   std::string walked;

@@ -77,12 +77,7 @@ Constraint::Operand read_operand(const std::string& token, const std::vector<Axi
       return o;
     }
   }
-  Json literal;
-  try {
-    literal = Json::parse(token);
-  } catch (const Json::parse_error&) {
-    literal = token;  // "64MB" is written bare, as in --set
-  }
+  Json literal = parse_cli_value(token, path);  // "64MB" is written bare, as in --set
   if (!parse_quantity(literal)) {
     std::string names;
     for (const auto& a : axes) names += (names.empty() ? "" : ", ") + a.name;

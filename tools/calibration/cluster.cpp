@@ -8,6 +8,7 @@
 
 #include "scenarios/loader/gpu_nodes_section.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/json_reader.hpp"
 #include "sim/units.hpp"
 
 namespace calib {
@@ -21,11 +22,8 @@ std::string ps_text(double ns) {
 scen::Json read_json_file(const std::string& path, const char* what) {
   std::ifstream in(path);
   if (!in) throw scen::InputError(path, "", std::string("a readable ") + what + " JSON file");
-  try {
-    return scen::Json::parse(in);
-  } catch (const scen::Json::parse_error& e) {
-    throw scen::InputError(path, e.what(), std::string("valid JSON (") + what + ")");
-  }
+  in.close();
+  return scen::read_json_file(path);
 }
 
 // "gpu_servers": the topology's "nodes" object (gpu_nodes_section.hpp) with the cluster's node

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -190,6 +192,9 @@ int cmd_sweep(int argc, char** argv) {
   if (out_dir.empty()) throw scen::InputError("--out", "", "an output folder --out DIR");
   if (jobs < 0) throw scen::InputError("--jobs", std::to_string(jobs), "a positive count");
   if (jobs == 0) jobs = omp_get_max_threads();
+  if (jobs > 4096) {  // also for Slurm, whose nodes this machine does not know
+    throw scen::InputError("--jobs", std::to_string(jobs), "at most 4096 points at once");
+  }
 
   if (!slurm_file.empty()) {
     if (tasks == 0) {
@@ -205,6 +210,14 @@ int cmd_sweep(int argc, char** argv) {
                   slurm_file.c_str(), points.size(), tasks, slurm_file.c_str());
     }
     return kOk;
+  }
+  // Here, points beyond a few per core only add threads (and past the system's limit, thread
+  // creation fails): at most 4 per core, and never more than the points to run.
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (jobs > 4 * cores) {
+    throw scen::InputError("--jobs", std::to_string(jobs),
+                           "at most 4 per core: " + std::to_string(4 * cores) +
+                               " on this machine's " + std::to_string(cores) + " cores");
   }
   const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
   const bool resume = vm.count("resume") > 0;
@@ -242,7 +255,8 @@ int cmd_sweep(int argc, char** argv) {
   const auto n = static_cast<long>(todo.size());
   // Each point is a whole simulation with its own Simulator and network; nothing mutable is
   // shared between them (DESIGN.md: no globals). Dynamic scheduling: points differ in length.
-#pragma omp parallel for schedule(dynamic, 1) num_threads(jobs)
+  const int threads = static_cast<int>(std::max<long>(1, std::min<long>(jobs, n)));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (long i = 0; i < n; ++i) {
     bool ok = false;
     try {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "scenarios/loader/json_reader.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "tools/cli/commands.hpp"
@@ -66,12 +67,7 @@ int cmd_topo(int argc, char** argv) {
       key = key.substr(2);
       for (auto& c : key) c = c == '-' ? '_' : c;
       const std::string v = argv[++i];
-      scen::Json value;
-      try {
-        value = scen::Json::parse(v);
-      } catch (const scen::Json::parse_error&) {
-        value = v;
-      }
+      const scen::Json value = scen::parse_cli_value(v, "--" + key);
       spec[key] = value;
     }
     scen::JsonReader r(spec, "topo gen");
