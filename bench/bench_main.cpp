@@ -150,6 +150,20 @@ int main(int argc, char** argv) {
   bool shipped = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: rdmasim_bench [FILE.json...] [--peers] [--shipped] [--gpu1024]\n"
+          "  (no argument)  the named benchmark scenarios: events/s, packet-hops/s, wall time\n"
+          "  FILE.json...   these scenarios instead\n"
+          "  --peers        the htsim and HPCC peers' scenarios (needs RDMASIM_SHARED)\n"
+          "  --shipped      every shipped scenario against bench/shipped_budgets.txt\n"
+          "  --gpu1024      the 1,024-GPU all-reduce (bench/allreduce-1024gpu.json)\n");
+      return 0;
+    }
+    if (a.rfind("--", 0) == 0 && a != "--peers" && a != "--shipped" && a != "--gpu1024") {
+      std::fprintf(stderr, "rdmasim_bench: unknown option %s (see --help)\n", a.c_str());
+      return 2;
+    }
     if (a == "--peers") {
       peers = true;
     } else if (a == "--shipped") {

@@ -140,3 +140,51 @@ TEST_CASE("sweep -j beyond 4 per core is refused, never a crash", "[bounds][robu
   }
   CHECK_FALSE(std::filesystem::exists(dir / "o" / "points"));
 }
+
+TEST_CASE("inputs once reported as internal errors exit 2 with their path",
+          "[bounds][robustness][cli]") {
+  scen::Json incast;
+  incast["name"] = "incast";
+  incast["topology"] = test_support::star(4);
+  incast["workload"]["incast"] = {
+      {"senders", {"h0", "h1", "h0"}}, {"receiver", "h3"}, {"size", "1MiB"}};
+  CHECK(refused_path(incast) == "workload.incast.senders[2]");
+  scen::Json fat;
+  fat["name"] = "fat";
+  fat["topology"] = {{"generator", "fat-tree"}, {"k", 64}};
+  fat["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "1MiB"}}};
+  CHECK(refused_path(fat) == "topology");
+  TempDir dir("rdmasim_bounds");
+  const Run cal = rdmasim(
+      {"calibrate", "--cluster", RDMASIM_SOURCE_DIR "/scenarios/clusters/dgx-h100-1node.json",
+       "--trace", "missing.txt", "--min-size", "abc", "-o", "p.json"},
+      dir);
+  INFO(cal.err);
+  CHECK(cal.exit_code == 2);
+  CHECK(cal.err.find("--min-size") != std::string::npos);
+}
+
+TEST_CASE("every binary and subcommand answers --help with exit 0", "[robustness][cli]") {
+  TempDir dir("rdmasim_help");
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"},
+                                               {"topo", "--help"},
+                                               {"topo", "show", "--help"},
+                                               {"topo", "gen", "--help"},
+                                               {"run", "--help"},
+                                               {"check", "--help"},
+                                               {"sweep", "--help"},
+                                               {"calibrate", "--help"},
+                                               {"validate", "--help"},
+                                               {"import", "--help"}}) {
+    const Run r = rdmasim(args, dir);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    INFO(joined << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(r.out.empty());
+  }
+  const std::string bench = std::string(RDMASIM_BIN_DIR) + "/rdmasim_bench";
+  if (std::filesystem::exists(bench)) {
+    CHECK(std::system((test_support::shell_quote(bench) + " --help >/dev/null").c_str()) == 0);
+  }
+}

@@ -237,11 +237,21 @@ topo::Topology read_topology_section(JsonReader& r, const std::string& base_dir)
 }
 
 topo::Fabric build_fabric_checked(topo::Topology t, const std::string& path_prefix) {
+  topo::Fabric f;
   try {
-    return topo::build_fabric(std::move(t));
+    f = topo::build_fabric(std::move(t));
   } catch (const topo::TopologyError& e) {
     throw InputError(path_prefix.empty() ? e.path : path_prefix + "." + e.path, "", e.what());
   }
+  // The routing tables hold an entry per (node, host) in 32-bit indices (topologies/routing.cpp).
+  const uint64_t entries = static_cast<uint64_t>(f.ports.size()) * f.host_node.size();
+  if (entries >= (uint64_t{1} << 32) - 1) {
+    throw InputError(path_prefix.empty() ? "topology" : path_prefix,
+                     std::to_string(f.ports.size()) + " nodes x " +
+                         std::to_string(f.host_node.size()) + " hosts",
+                     "at most 2^32 routing-table entries (nodes x hosts): a smaller topology");
+  }
+  return f;
 }
 
 Json topology_to_json(const topo::Topology& t) {

@@ -192,9 +192,15 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     } else {
       p.senders = host_list(r, "senders", f);
       for (size_t k = 0; k < p.senders.size(); ++k) {
+        const std::string path = r.child_path("senders") + "[" + std::to_string(k) + "]";
         if (p.senders[k] == p.receiver) {
-          throw InputError(r.child_path("senders") + "[" + std::to_string(k) + "]",
-                           std::to_string(p.senders[k]), "a sender other than the receiver");
+          throw InputError(path, std::to_string(p.senders[k]), "a sender other than the receiver");
+        }
+        for (size_t e = 0; e < k; ++e) {
+          if (p.senders[e] == p.senders[k]) {
+            throw InputError(path, r.json()["senders"][k].dump(),
+                             "a host not already listed (senders[" + std::to_string(e) + "])");
+          }
         }
       }
     }

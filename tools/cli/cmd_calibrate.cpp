@@ -56,15 +56,27 @@ void add_common(po::options_description& opts, Common& c) {
       "two largest simulated sizes");
 }
 
+// A size given to an option: "4KiB", "64"; anything else refused with the option's name.
+int64_t option_bytes(const char* option, const std::string& value) {
+  try {
+    const int64_t b = sim::parse_bytes(value);
+    if (b < 0) throw sim::UnitError("negative");
+    return b;
+  } catch (const sim::UnitError&) {
+    throw scen::InputError(option, value, "a size such as \"4KiB\", \"16MiB\", \"64\"");
+  }
+}
+
 std::vector<calib::Experiment> load_experiments(const Common& o, const calib::ClusterSpec& c) {
   if (o.traces.empty()) {
     throw scen::InputError("--trace", "", "at least one perftest or nccl-tests trace");
   }
+  (void)option_bytes("--min-size", o.min_size);  // the options before any trace is read
   if (o.nccl_column != "out-of-place" && o.nccl_column != "in-place") {
     throw scen::InputError("--nccl-column", o.nccl_column, "out-of-place or in-place");
   }
-  const int64_t nccl_min = sim::parse_bytes(o.nccl_min_size);
-  const int64_t nccl_max = sim::parse_bytes(o.nccl_max_simulated);
+  const int64_t nccl_min = option_bytes("--nccl-min-size", o.nccl_min_size);
+  const int64_t nccl_max = option_bytes("--nccl-max-simulated", o.nccl_max_simulated);
   std::vector<calib::Experiment> out;
   for (const std::string& arg : o.traces) {
     std::string file = arg, src, dst;
@@ -144,7 +156,7 @@ int cmd_calibrate(int argc, char** argv) {
                    ex)) {
     return kOk;
   }
-  const int64_t min_bytes = sim::parse_bytes(o.min_size);
+  const int64_t min_bytes = option_bytes("--min-size", o.min_size);
   const calib::CalibrationResult r = calib::calibrate(c, ex, min_bytes);
   scen::Json overlay = calib::params_overlay(c, r.params);
   std::string traces_used;
@@ -172,8 +184,8 @@ int cmd_validate(int argc, char** argv) {
                    ex)) {
     return kOk;
   }
-  const calib::CalibrationResult r =
-      calib::predict(c, ex, calib::read_params_overlay(params, c), sim::parse_bytes(o.min_size));
+  const calib::CalibrationResult r = calib::predict(c, ex, calib::read_params_overlay(params, c),
+                                                    option_bytes("--min-size", o.min_size));
   write_report(o, o.report_dir.empty() ? "." : o.report_dir, r);
   return kOk;
 }

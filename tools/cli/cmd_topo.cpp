@@ -46,6 +46,15 @@ int cmd_topo(int argc, char** argv) {
     return argc < 2 ? kBadInput : kOk;
   }
   const std::string sub = argv[1];
+  if (sub == "gen" || sub == "show") {
+    for (int i = 2; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--help" || a == "-h") {
+        std::cout << usage;
+        return kOk;
+      }
+    }
+  }
   if (sub == "gen") {
     if (argc < 3) {
       std::cerr << usage;
