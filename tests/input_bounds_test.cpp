@@ -188,3 +188,30 @@ TEST_CASE("every binary and subcommand answers --help with exit 0", "[robustness
     CHECK(std::system((test_support::shell_quote(bench) + " --help >/dev/null").c_str()) == 0);
   }
 }
+
+TEST_CASE("no temporary file outlives a write, a failed one, or a killed writer",
+          "[robustness][cli]") {
+  TempDir dir("rdmasim_tmp");
+  // topo gen -o FOLDER: refused, and nothing written beside the folder.
+  std::filesystem::create_directories(dir / "outdir");
+  const Run r = rdmasim({"topo", "gen", "leaf-spine", "-o", "outdir"}, dir);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not a folder") != std::string::npos);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    INFO(e.path());
+    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+  }
+  // A temporary copy left by a writer that was killed (its process is gone) is removed the next
+  // time the same file is written; a live process's is left alone.
+  const std::string stale = ".t.json.tmp.999999999";
+  REQUIRE(!dir.write(stale, "half").empty());
+  const std::string live = ".t.json.tmp." + std::to_string(::getppid());
+  REQUIRE(!dir.write(live, "in progress").empty());
+  const Run g = rdmasim({"topo", "gen", "leaf-spine", "-o", "t.json"}, dir);
+  INFO(g.err);
+  REQUIRE(g.exit_code == 0);
+  CHECK(std::filesystem::is_regular_file(dir / "t.json"));
+  CHECK_FALSE(std::filesystem::exists(dir / stale));
+  CHECK(std::filesystem::exists(dir / live));
+}

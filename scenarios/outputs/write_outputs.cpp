@@ -1,29 +1,72 @@
 #include "scenarios/outputs/write_outputs.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "sim/units.hpp"
 
 namespace scen {
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-    if (!o) throw std::runtime_error("cannot write " + tmp);
-    o << content;
-    o.flush();
-    if (!o) throw std::runtime_error("cannot write " + tmp);
+namespace {
+
+// "<dir>/.<name>.tmp.<pid>": beside the target (so that the rename stays in one file system),
+// hidden, and named by the writing process.
+std::string temp_name(const std::filesystem::path& target, long pid) {
+  return (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(pid)))
+      .string();
+}
+
+// Temporary copies of `target` left by writers that were killed: their process is gone.
+void remove_stale_temps(const std::filesystem::path& target) {
+  std::error_code ec;
+  const std::filesystem::path dir =
+      target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  const std::string prefix = "." + target.filename().string() + ".tmp.";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(digits);
+    if (pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove(e.path(), ec);
+    }
   }
-  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::filesystem::path target(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(target, ec)) {
+    throw InputError(path, "(a folder)", "a file name to write, not a folder");
+  }
+  remove_stale_temps(target);
+  const std::string tmp = temp_name(target, ::getpid());
+  try {
+    {
+      std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+      if (!o) throw std::runtime_error("cannot write " + tmp);
+      o << content;
+      o.flush();
+      if (!o) throw std::runtime_error("cannot write " + tmp);
+    }
+    std::filesystem::rename(tmp, path);
+  } catch (...) {
+    std::filesystem::remove(tmp, ec);  // nothing half-written stays behind
+    throw;
+  }
 }
 
 std::string summary_json(const Scenario& s, const RunOutcome& out) {
