@@ -215,3 +215,33 @@ TEST_CASE("no temporary file outlives a write, a failed one, or a killed writer"
   CHECK_FALSE(std::filesystem::exists(dir / stale));
   CHECK(std::filesystem::exists(dir / live));
 }
+
+TEST_CASE("a key given twice in one JSON object is refused with its path", "[robustness][cli]") {
+  TempDir dir("rdmasim_dup");
+  REQUIRE(!dir.write("dup.json",
+                     R"({"name": "d", "topology": {"generator": "leaf-spine", "leaves": 1,
+                          "spines": 1, "hosts_per_leaf": 2},
+                         "workload": {"flows": [{"src": "h0", "dst": "h1", "size": "1MiB",
+                                                 "size": "2MiB"}]}})")
+               .empty());
+  const Run r = rdmasim({"check", "dup.json"}, dir);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("dup.json: workload.flows[0].size") != std::string::npos);
+  // The same keys in different objects are fine.
+  REQUIRE(!dir.write("ok.json", R"({"a": {"x": 1}, "b": {"x": 1}, "c": [{"x": 1}, {"x": 2}]})")
+               .empty());
+  CHECK_NOTHROW(scen::read_json_file((dir / "ok.json").string()));
+}
+
+TEST_CASE("sweep --tasks must be a positive count", "[robustness][cli]") {
+  TempDir dir("rdmasim_tasks");
+  const std::string sweep = RDMASIM_SOURCE_DIR "/scenarios/sweeps/allreduce-sizes.json";
+  for (const char* t : {"-3", "0", "99999999999"}) {
+    const Run r = rdmasim(
+        {"sweep", sweep, "--emit-slurm", "job.sh", "--tasks=" + std::string(t), "--out", "o"}, dir);
+    INFO(t << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_FALSE(std::filesystem::exists(dir / "job.sh"));
+  }
+}

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "sim/units.hpp"
 
@@ -251,12 +252,69 @@ void check_depth(const std::string& text, const std::string& where) {
   }
 }
 
+// Refuses a key given twice in one object, which JSON parsers keep silently (the last wins):
+// a scenario would then run with a value its author did not see.
+class DuplicateKeys {
+ public:
+  explicit DuplicateKeys(std::string where) : where_(std::move(where)) {}
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        frames_.push_back(Frame{event == Json::parse_event_t::object_start, {}, {}, 0});
+        break;
+      case Json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) {
+          throw InputError(where_ + ": " + path(), "\"" + f.key + "\"",
+                           "each key once in an object (JSON would keep only the last)");
+        }
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case Json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;
+    size_t index;
+  };
+  void element_done() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.object) {
+        p += (p.empty() ? "" : ".") + f.key;
+      } else {
+        p += "[" + std::to_string(f.index) + "]";
+      }
+    }
+    return p;
+  }
+  std::string where_;
+  std::vector<Frame> frames_;
+};
+
 }  // namespace
 
 Json parse_json_text(const std::string& text, const std::string& where) {
   check_depth(text, where);
   try {
-    return Json::parse(text);
+    return Json::parse(text, DuplicateKeys(where));
   } catch (const Json::parse_error& e) {
     // e.byte is the offset (from 1) of the error; turned into line and column for people.
     throw InputError(where + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0), "",

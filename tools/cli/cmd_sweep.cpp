@@ -152,7 +152,7 @@ int cmd_sweep(int argc, char** argv) {
   po::options_description opts("rdmasim sweep SWEEP.json --out DIR [options]");
   std::string out_dir, shard_text, merge_dir, slurm_file;
   int jobs = 0;
-  size_t tasks = 0;
+  long long tasks_given = 0;  // signed: "-3" must not wrap to 2^64 - 3
   opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
                                             "output folder: points/<id>/, results.csv")(
       "jobs,j", po::value(&jobs), "points run at once (default: OMP_NUM_THREADS or the cores)")(
@@ -162,7 +162,7 @@ int cmd_sweep(int argc, char** argv) {
       "rebuild DIR/results.csv from every shard's points (run nothing)")(
       "emit-slurm", po::value(&slurm_file),
       "write a Slurm array job script (with --out and --tasks) and run nothing")(
-      "tasks", po::value(&tasks), "number of array tasks (shards) for --emit-slurm")(
+      "tasks", po::value(&tasks_given), "number of array tasks (shards) for --emit-slurm")(
       "quiet,q", "no progress bar and no summary");
   std::string sweep_file;
   const po::variables_map vm = parse_options(argc, argv, opts, "sweep", sweep_file);
@@ -197,9 +197,11 @@ int cmd_sweep(int argc, char** argv) {
   }
 
   if (!slurm_file.empty()) {
-    if (tasks == 0) {
-      throw scen::InputError("--tasks", "", "the number of array tasks (shards), at least 1");
+    if (tasks_given < 1 || tasks_given > 1'000'000) {
+      throw scen::InputError("--tasks", std::to_string(tasks_given),
+                             "the number of array tasks (shards), from 1 to 1000000");
     }
+    const auto tasks = static_cast<size_t>(tasks_given);
     // Slurm opens each task's --output file in DIR before the task runs: DIR must exist.
     fs::create_directories(out_dir);
     scen::write_file_atomic(slurm_file,
