@@ -173,3 +173,23 @@ TEST_CASE("probe replays a 4-host scenario under mpirun and compare reads its fl
   CHECK(test_support::contains(cmp.out, "5 matched"));
   CHECK(test_support::contains(cmp.out, "p99"));
 }
+
+TEST_CASE("probe options that cannot work are refused before anything listens or connects",
+          "[probe][robustness]") {
+  RDMASIM_REQUIRE_PROBE();
+  const test_support::TempDir dir("rdmasim_probe");
+  struct Case {
+    const char* args;
+    const char* option;
+  };
+  const Case cases[] = {{"lat --server --connect 127.0.0.1", "--connect"},
+                        {"lat --server --bind nonsense.invalid", "--bind"},
+                        {"bw --bind nonsense.invalid", "--bind"},
+                        {"lat --sizes 2:16GiB", "--sizes"}};
+  for (const Case& c : cases) {
+    const auto r = shell(kProbe + " " + c.args, dir);
+    INFO(c.args << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(test_support::contains(r.err, c.option));
+  }
+}

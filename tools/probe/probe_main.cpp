@@ -17,7 +17,9 @@
 #include "tools/cli/parse_options.hpp"
 #include "tools/probe/microbench.hpp"
 #include "tools/probe/replay.hpp"
+#include "tools/probe/tcp_socket.hpp"
 #include "tools/probe/verbs_endpoint.hpp"
+#include "tools/probe/wire_protocol.hpp"
 
 namespace po = boost::program_options;
 
@@ -99,11 +101,21 @@ int bench(bool latency, int argc, char** argv) {
       return 2;
     }
   }
+  if (o.server && !o.connect.empty()) {
+    throw scen::InputError("--connect", o.connect,
+                           "no --connect with --server (a server waits for one client at --bind)");
+  }
+  if (!probe::resolvable(o.bind)) {
+    throw scen::InputError("--bind", o.bind, "an address of this host, such as 127.0.0.1");
+  }
   probe::SweepOptions so;
   try {
     so.sizes = probe::parse_sizes(o.sizes);
   } catch (const std::exception& e) {
     throw scen::InputError("--sizes", o.sizes, e.what());
+  }
+  if (static_cast<uint64_t>(so.sizes.back()) > probe::kMaxMessageBytes) {
+    throw scen::InputError("--sizes", o.sizes, "sizes up to 4GiB (the probe protocol's cap)");
   }
   so.iterations = o.iterations;
   so.latency = latency;

@@ -36,6 +36,15 @@ sockaddr_in resolve(const std::string& address, uint16_t port) {
 
 }  // namespace
 
+bool resolvable(const std::string& address) {
+  try {
+    (void)resolve(address, 0);
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
 TcpConnection::~TcpConnection() {
   if (fd_ >= 0) ::close(fd_);
 }

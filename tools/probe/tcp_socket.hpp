@@ -10,6 +10,10 @@
 
 namespace probe {
 
+// Whether `address` (a name or dotted IPv4) resolves: options are checked before anything
+// listens or connects.
+bool resolvable(const std::string& address);
+
 class TcpConnection {
  public:
   TcpConnection() = default;
