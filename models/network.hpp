@@ -58,8 +58,11 @@ struct Network {
   // Failure injection: NICs that storm pause frames (pause_storms in the scenario).
   std::vector<std::unique_ptr<PauseStorm>> pause_storms;
   std::vector<RateChange> rate_log;
-  // InfiniBand, when the fabric is: one credit return per node (its receive buffers), one
-  // credit gate per sending port ([2i + dir] for the port feeding links[2i + dir]).
+  // Credit flow control (InfiniBand's link layer), on every link of an InfiniBand fabric and
+  // of the GPU servers' NVLink domains on any fabric: one credit return per node (its receive
+  // buffers), one credit gate per sending port ([2i + dir] for the port feeding
+  // links[2i + dir]); nullptr where the link has none (a RoCE fabric's links).
+  std::vector<bool> nvlink_node;  // [node] a GPU's NVLink endpoint or an NVSwitch
   std::vector<std::unique_ptr<IbCreditReturn>> ib_receivers;  // [node]
   std::vector<std::unique_ptr<IbCreditGate>> ib_gates;
   std::vector<IbCreditGate*> link_credit_gate;

@@ -51,6 +51,13 @@ struct GpuNodeParams {
   // switch give 400 ns one way plus serialisation, to be calibrated against traces.
   int64_t nvlink_latency_ps = 100'000;
   int64_t nvswitch_latency_ps = 200'000;
+  // NVLink's link layer is lossless by credits (a port sends only into receive buffer space the
+  // next hop granted), whatever the scale-out fabric: receive buffer per (NVLink port, class),
+  // at the NVSwitch's ports and the GPUs'. NVIDIA publishes no NVLink buffer size; 0 = "auto":
+  // the credit loop at the GPU's NVLink rate (2 x nvlink_latency + nvswitch_latency + one
+  // credit-update interval) plus two frames, the least that keeps a link at line rate, which
+  // NVLink reaches, with a quarter to spare (scenarios/builder/build_nvlink.hpp).
+  int64_t nvlink_buffer_bytes = 0;
   // The NICs' PCIe path: every NIC of every server, then the overrides in order.
   HostPathData host_path;
   std::vector<HostPathOverride> host_path_overrides;

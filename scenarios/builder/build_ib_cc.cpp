@@ -13,6 +13,7 @@ void wire_ib_congestion_control(const Scenario& s, models::Network& net) {
     const topo::Link& l = f.topo.links[i / 2];
     const int from = i % 2 == 0 ? l.a : l.b;
     if (f.host_index[from] >= 0) continue;  // channel adapters do not mark
+    if (net.nvlink_node[from]) continue;    // nor NVSwitches (build_nvlink.hpp)
     net.fecn_markers.push_back(std::make_unique<models::FecnMarker>(
         net.ctx, cc, net.link_credit_gate[i], net.link_sender[i]->rate_bps()));
     net.link_sender[i]->set_marker(net.fecn_markers.back().get());

@@ -1,5 +1,6 @@
-// InfiniBand wiring: credit gates on every sending port, a credit return (receive buffers per
-// input port and VL) at every node, SL -> VL at the NICs.
+// InfiniBand wiring: credit gates on every sending port of the fabric, a credit return
+// (receive buffers per input port and VL) at every node, SL -> VL at the NICs (credit_domain.hpp;
+// NVLink domains apart, build_nvlink.hpp); VL arbitration, adaptive routing, SHARP.
 #pragma once
 
 #include <cstddef>
@@ -8,11 +9,6 @@
 #include "scenarios/loader/scenario.hpp"
 
 namespace scen {
-
-// The MMU of an InfiniBand switch: exactly its VL buffers (ports x data VLs x vl_buffer), no
-// reserves, no caps; credits keep every (input port, VL) within its own part, so the shared
-// pool can never refuse a packet.
-models::SwitchBufferParams infiniband_switch_buffer(const Scenario& s, size_t ports);
 
 // The VL arbitration tables of every port: the scenario's, else one low-priority entry of weight
 // 64 (4 KiB) per data VL.

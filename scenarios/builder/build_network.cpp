@@ -6,7 +6,9 @@
 #include "scenarios/builder/build_host_paths.hpp"
 #include "scenarios/builder/build_ib_cc.hpp"
 #include "scenarios/builder/build_infiniband.hpp"
+#include "scenarios/builder/build_nvlink.hpp"
 #include "scenarios/builder/build_nvls.hpp"
+#include "scenarios/builder/credit_domain.hpp"
 #include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
@@ -105,11 +107,13 @@ int64_t headroom_override(const Scenario& s, int node, int port, int prio, int64
 // PFC: each switch watches its ingress counters; every sending port obeys pause frames.
 void wire_pfc(const Scenario& s, models::Network& net) {
   const topo::Fabric& f = s.fabric;
-  for (auto& sw : net.switches) {
-    net.pfc_ingress.push_back(
-        std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_log));
+  net.pfc_ingress.resize(net.switches.size());
+  for (size_t k = 0; k < net.switches.size(); ++k) {
+    models::Switch* sw = net.switches[k].get();
+    if (net.nvlink_node[sw->node()]) continue;  // NVLink: credits (build_nvlink.hpp)
+    net.pfc_ingress[k] = std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_log);
     models::SwitchBuffer& b = sw->buffer();
-    b.set_xoff_listener(net.pfc_ingress.back().get());
+    b.set_xoff_listener(net.pfc_ingress[k].get());
     b.set_lossless_thresholds(
         {s.pfc.xoff_bytes, s.pfc.xon_offset_bytes, s.pfc.headroom_pool_bytes});
     for (size_t port = 0; port < sw->port_count(); ++port) {
@@ -127,6 +131,7 @@ void wire_pfc(const Scenario& s, models::Network& net) {
   for (size_t i = 0; i < net.links.size(); ++i) {
     const topo::Link& l = f.topo.links[i / 2];
     const int from = i % 2 == 0 ? l.a : l.b, from_port = i % 2 == 0 ? l.a_port : l.b_port;
+    if (net.nvlink_node[from]) continue;
     models::EgressPort& sender = *net.link_sender[i];
     net.pfc_gates.push_back(
         std::make_unique<models::PfcGate>(net.ctx, sender, s.pfc.response_time));
@@ -185,8 +190,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
 
   net->transport = std::make_unique<models::Transport>(net->ctx, s.nic);
   net->nics.resize(hosts);
-  std::vector<bool> nvswitch(nodes, false);  // GPU servers' NVSwitches (topologies/gpu_nodes.hpp)
-  for (int n : f.topo.gpus.nvswitch_node) nvswitch[n] = true;
+  net->nvlink_node = nvlink_domain(f);  // GPU servers' NVLink domains (build_nvlink.hpp)
   for (size_t n = 0; n < nodes; ++n) {
     std::vector<int64_t> rates;
     for (const auto& pr : f.ports[n]) rates.push_back(f.topo.links[pr.link].rate_bps);
@@ -199,17 +203,20 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
           net->ctx, *net->transport, static_cast<uint32_t>(f.host_index[n]), rates[0]);
     } else {
       net->node_switch[n] = static_cast<int>(net->switches.size());
-      models::SwitchParams sp = switch_params_for(s, static_cast<int>(n));
-      if (nvswitch[n]) sp.latency = sim::Time(f.topo.gpus.params.nvswitch_latency_ps);
-      if (s.fabric_kind == FabricKind::Infiniband) {
-        sp.buffer = infiniband_switch_buffer(s, rates.size());
+      const bool nvswitch = net->nvlink_node[n];
+      models::SwitchParams sp =
+          nvswitch ? nvswitch_params(s, rates.size()) : switch_params_for(s, static_cast<int>(n));
+      if (!nvswitch && s.fabric_kind == FabricKind::Infiniband) {
+        sp.buffer = credit_switch_buffer(rates.size(), s.ib.data_vls, s.ib.vl_buffer_bytes);
       }
       auto sw = std::make_unique<models::Switch>(net->ctx, static_cast<int>(n),
                                                  f.topo.nodes[n].name, sp, rates, ecmp_seed);
       sw->set_routing(&net->routes);
       sw->set_explicit_routes(&net->explicit_routes);
-      apply_port_overrides(s, *sw);
-      apply_qos(s, *sw);
+      if (!nvswitch) {  // the fabric's overrides and QoS are the fabric's switches'
+        apply_port_overrides(s, *sw);
+        apply_qos(s, *sw);
+      }
       net->switches.push_back(std::move(sw));
     }
   }
@@ -276,6 +283,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
 
   if (s.pfc.enabled) wire_pfc(s, *net);
   if (s.fabric_kind == FabricKind::Infiniband) wire_infiniband(s, *net);
+  wire_nvlink(s, *net);  // build_nvlink.hpp: credits on NVLink whatever the fabric
   wire_ib_congestion_control(s, *net);
   wire_nvls(s, *net);  // build_nvls.hpp
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
@@ -308,6 +316,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
   if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
     for (size_t h = 0; h < hosts; ++h) {
+      if (net->nvlink_node[f.host_node[h]]) continue;  // GPU memory, credits
       net->nics[h]->enable_rx_pfc(s.pfc.lossless_priorities, static_cast<uint32_t>(s.pfc.quanta),
                                   f.host_node[h], &net->pfc_log);
     }
@@ -323,6 +332,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       const topo::Link& l = f.topo.links[i / 2];
       const int from = i % 2 == 0 ? l.a : l.b, from_port = i % 2 == 0 ? l.a_port : l.b_port;
       if (f.host_index[from] >= 0) continue;  // NICs do not mark
+      if (net->nvlink_node[from]) continue;   // nor NVSwitches (build_nvlink.hpp)
       auto marker = std::make_unique<models::EcnMarker>(net->ctx, s.ecn, kStreamEcn + i);
       bool any = s.ecn.enabled;
       if (ecn_overrides) {

@@ -23,6 +23,24 @@ Field<GpuNodeParams> latency(std::string key, int64_t GpuNodeParams::*m, std::st
           [m](const GpuNodeParams& p) { return Json(sim::format_time(sim::Time(p.*m))); }};
 }
 
+// Bytes, or "auto" (stored as 0: derived when the network is built).
+Field<GpuNodeParams> bytes_or_auto(std::string key, int64_t GpuNodeParams::*m,
+                                   std::string meaning) {
+  return {key, "bytes or auto", std::move(meaning),
+          [key, m](JsonReader& r, GpuNodeParams& p) {
+            if (!r.has(key)) return;
+            if (r.json()[key] == "auto") {
+              (void)r.at(key);  // mark as read
+              p.*m = 0;
+              return;
+            }
+            p.*m = r.bytes(key, 1);
+          },
+          [m](const GpuNodeParams& p) {
+            return p.*m == 0 ? Json("auto") : Json(sim::format_bytes(p.*m));
+          }};
+}
+
 }  // namespace
 
 const FieldTable<GpuNodeParams>& gpu_node_fields() {
@@ -41,6 +59,11 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
               "GPU <-> NVSwitch propagation (assumed; NVLink is 'sub-microsecond' GPU to GPU)"),
       latency("nvswitch_latency", &GpuNodeParams::nvswitch_latency_ps,
               "NVSwitch forwarding latency (assumed, see nvlink_latency)"),
+      bytes_or_auto(
+          "nvlink_buffer", &GpuNodeParams::nvlink_buffer_bytes,
+          "NVLink credit buffer per port and class, at the NVSwitch and the GPUs; "
+          "auto = 1.25 x the NVLink credit loop at nvlink_rate plus two frames (NVLink is "
+          "lossless by credits on every fabric; no published size)"),
       rate_or_zero_field<GpuNodeParams>(
           "nvls_reduction_rate", &GpuNodeParams::nvls_reduction_rate_bps,
           "NVLS: reduced payload the NVSwitch produces per second for one all-reduce; 0 = no "

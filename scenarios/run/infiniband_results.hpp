@@ -14,4 +14,8 @@ uint64_t flow_control_consumed(const models::Network& net);
 // std::logic_error if the fabric dropped a packet (credits make that impossible).
 void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome& out, Json& res);
 
+// The GPU servers' NVLink credits (build_nvlink.hpp), on any fabric: out.links[*] of NVLink
+// ports, res["nvlink"] (buffer, peak, flow-control packets, stalls). Nothing without GPUs.
+void add_nvlink_results(const Scenario& s, models::Network& net, RunOutcome& out, Json& res);
+
 }  // namespace scen

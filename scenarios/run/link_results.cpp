@@ -65,7 +65,7 @@ FabricTotals collect_link_results(const Scenario& s, models::Network& net, RunOu
         r.class_ecn_marks[c] = net.link_marker[i]->marks(static_cast<uint8_t>(c));
       }
     }
-    if (!net.link_gate.empty()) {
+    if (!net.link_gate.empty() && net.link_gate[i] != nullptr) {
       models::PfcGate& gate = *net.link_gate[i];
       gate.finish_accounting();
       r.pause_frames_received = gate.stats().pause_frames_received;

@@ -72,6 +72,7 @@ void add_pfc_results(const Scenario& s, const models::Network& net, const Fabric
   if (s.pfc.enabled) {
     uint64_t pauses = 0, resumes = 0, xoffs = 0;
     for (size_t k = 0; k < net.pfc_ingress.size(); ++k) {
+      if (net.pfc_ingress[k] == nullptr) continue;  // an NVSwitch (credits)
       for (size_t port = 0; port < net.switches[k]->port_count(); ++port) {
         const auto& ps = net.pfc_ingress[k]->port_stats(port);
         pauses += ps.pause_frames_sent;

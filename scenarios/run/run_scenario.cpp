@@ -191,6 +191,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     out.host_names.push_back(f.topo.nodes[f.host_node[h]].name);
   }
   if (s.fabric_kind == FabricKind::Infiniband) add_infiniband_results(s, *net, out, res);
+  add_nvlink_results(s, *net, out, res);
   add_routing_results(s, *net, res);
   res["packets_in_flight_at_end"] = packets.in_flight;
   add_workload_results(s, watcher.collectives_, watcher.training_, out, res);
