@@ -12,6 +12,7 @@
 
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
+#include "scenarios/outputs/output_folder.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "sim/units.hpp"
 
@@ -219,6 +220,7 @@ std::string pfc_csv(const RunOutcome& out) {
 
 void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& dir) {
   std::filesystem::create_directories(dir);
+  clear_earlier_run(dir);  // no file of another run stays beside these (output_folder.hpp)
   write_file_atomic(dir + "/summary.json", summary_json(s, out));
   write_file_atomic(dir + "/flows.csv", flows_csv(out));
   write_file_atomic(dir + "/links.csv", links_csv(out));

@@ -9,6 +9,7 @@
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
+#include "scenarios/outputs/output_folder.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -181,6 +182,7 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
     ro.timeline = timeline.options;
     outcomes.push_back(scen::run_scenario(scenarios[i], ro));
     const std::string dir = out_dir + "/" + first.fabrics[i];
+    if (i == 0) scen::clear_earlier_run(out_dir);  // e.g. a single-fabric run's files at the top
     scen::write_outputs(scenarios[i], outcomes.back(), dir);
     if (!quiet) {
       std::printf("[%s]\n", first.fabrics[i].c_str());
@@ -209,7 +211,10 @@ int cmd_run(int argc, char** argv) {
       "set", po::value(&sets)->composing(),
       "override a value: --set fabric.switch.latency=300ns (repeatable; array elements as "
       "links[3].rate)")("seed", po::value(&seed), "random seed (overrides the scenario's)")(
-      "quiet,q", "no progress line")("list-params", "print every model parameter and exit")(
+      "quiet,q", "no progress line")(
+      "force",
+      "write into a non-empty --out that is not an earlier run's (replacing only the "
+      "files a run writes)")("list-params", "print every model parameter and exit")(
       "timeline", po::value(&timeline_file),
       "write a Chrome trace (Perfetto, chrome://tracing) of collective steps, compute phases, "
       "flows and port pauses/credit stalls to FILE")(
@@ -241,6 +246,14 @@ int cmd_run(int argc, char** argv) {
   lo.seed = seed;
   const scen::Scenario s = scen::load_scenario_file(scenario, lo);
   if (out_dir.empty()) out_dir = "out/" + s.name;
+  // Where the results go is checked before the simulation (output_folder.hpp).
+  scen::check_output_folder(out_dir, vm.count("force") > 0);
+  if (!timeline.file.empty()) {
+    for (const std::string& f : s.fabrics.size() > 1 ? s.fabrics : std::vector<std::string>{""}) {
+      scen::check_output_file("--timeline",
+                              f.empty() ? timeline.file : per_fabric(timeline.file, f));
+    }
+  }
   if (s.fabrics.size() > 1) {
     return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline);
   }
