@@ -79,7 +79,7 @@ void Nic::on_rate_change(QueuePair& qp) {
 }
 
 bool Nic::has_sendable(const QueuePair& qp) const {
-  if (!qp.posted || qp.done || qp.snd_nxt >= qp.total_packets) return false;
+  if (!qp.posted || qp.done || qp.behind || qp.snd_nxt >= qp.total_packets) return false;
   if (params_.max_inflight_bytes > 0 &&
       static_cast<int64_t>(qp.snd_nxt - qp.snd_una) * params_.mtu >= params_.max_inflight_bytes) {
     return false;
@@ -152,6 +152,17 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
     const PacketHandle h = make_data_packet(qp);
     const Packet& p = ctx_.pool[h];
     ++qp.snd_nxt;
+    if (qp.snd_nxt == qp.total_packets && qp.fifo_next != UINT32_MAX) {
+      // Its last packet is out: the connection's next message goes on (Transport::
+      // start_flow_in_order); the port asks again after this packet.
+      QueuePair& next = transport_.qp(qp.fifo_next);
+      qp.fifo_next = UINT32_MAX;
+      next.behind = false;
+      if (next.posted && !next.in_active_list) {
+        next.in_active_list = true;
+        active_.push_back(next.id);
+      }
+    }
     qp.last_sent_at = now;
     qp.last_wire = p.wire_bytes;
     if (qp.rate_bps < port_.rate_bps()) {

@@ -66,6 +66,28 @@ void Transport::on_event(uint32_t, uint64_t flow_id) {
   }
 }
 
+void Transport::start_flow_in_order(uint32_t flow) {
+  const FlowState& f = flows_[flow];
+  if (f.qp_count == 1) {
+    QueuePair& q = *qps_[f.first_qp];
+    const uint64_t connection =
+        (uint64_t{q.src_host} << 40) ^ (uint64_t{q.dst_host} << 16) ^ q.udp_sport;
+    const auto [it, fresh] = connection_tail_.try_emplace(connection, q.id);
+    if (!fresh) {
+      // The latest message's QP, unless its id went to another connection's message since.
+      QueuePair& ahead = *qps_[it->second];
+      if (ahead.id != q.id && ahead.src_host == q.src_host && ahead.dst_host == q.dst_host &&
+          ahead.udp_sport == q.udp_sport && flows_[ahead.flow].qp_count == 1 && !ahead.done &&
+          ahead.snd_nxt < ahead.total_packets && ahead.fifo_next == UINT32_MAX) {
+        ahead.fifo_next = q.id;
+        q.behind = true;
+      }
+      it->second = q.id;
+    }
+  }
+  start_flow(flow);
+}
+
 void Transport::rate_changed(QueuePair& qp) {
   if (qp.src_host < nics_.size()) nics_[qp.src_host]->on_rate_change(qp);
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct QueuePair {
   uint32_t snd_una = 0;  // oldest unacknowledged PSN
   bool in_active_list = false;
   bool posted = false;
+  // A connection's messages are one QP's work requests, served in order (start_flow_in_order):
+  // the QP posted behind this one on its connection, and whether this one waits for the QP
+  // ahead of it to send its last packet.
+  uint32_t fifo_next = UINT32_MAX;
+  bool behind = false;
   bool done = false;
   sim::Time finish;
   uint64_t retransmitted_packets = 0;
@@ -113,6 +119,12 @@ class Transport final : public sim::EventHandler {
   void schedule_starts();
   // Posts a flow's queue pairs now (flows added while the simulation runs: collectives).
   void start_flow(uint32_t flow) { on_event(0, flow); }
+  // The same for a message on a connection (its source, destination and UDP source port) that
+  // carries a sequence of messages, as an NCCL channel's connection does: the NIC serves a
+  // QP's work requests in order, so a message posted while the connection's previous one
+  // still has packets to send for the first time starts sending when that one has sent its
+  // last (its post latency runs meanwhile). Flows of several QPs start as start_flow.
+  void start_flow_in_order(uint32_t flow);
 
   QueuePair& qp(uint32_t id) { return *qps_[id]; }
   const QueuePair& qp(uint32_t id) const { return *qps_[id]; }
@@ -150,6 +162,8 @@ class Transport final : public sim::EventHandler {
   std::vector<std::deque<uint32_t>> retired_by_qps_;  // [QP count] finished recycle flows
   size_t retired_count_ = 0;
   RetiredFlowTotals retired_;
+  // start_flow_in_order: per connection, the QP of its latest message.
+  std::unordered_map<uint64_t, uint32_t> connection_tail_;
   // RTO timers of reused QPs: a cancelled timer keeps its last event queued until at most
   // one RTO after its QP finished; it lives until then (FIFO by that time).
   std::deque<std::pair<sim::Time, std::unique_ptr<sim::Timer>>> timer_graveyard_;

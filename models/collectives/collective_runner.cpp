@@ -274,7 +274,7 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
   message_of_flow_[flow] =
       relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1;
   current_.wire_bytes += bytes;
-  transport_.start_flow(flow);
+  transport_.start_flow_in_order(flow);  // a connection's messages in order, as one QP's
 }
 
 void CollectiveRunner::on_flow_delivered(uint32_t flow) {
