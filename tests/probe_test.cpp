@@ -113,6 +113,27 @@ TEST_CASE("probe server and client in two processes with the server checking ver
   CHECK(test_support::contains(big.err, "bytes, more than the 4096 agreed"));
 }
 
+TEST_CASE("probe server gives up on a client that connects and sends nothing", "[probe]") {
+  RDMASIM_REQUIRE_PROBE();
+  const test_support::TempDir dir("rdmasim_probe_idle");
+  const std::string port = std::to_string(test_port(4));
+  // The client holds the connection open, silent, for 4 s; the server waits 1 s for it.
+  const auto r = shell("timeout 30 env " + kProbe + " lat --server --port " + port +
+                           " --idle-timeout 1 & srv=$!; sleep 0.5; python3 -c \"import socket, "
+                           "time; s = socket.create_connection(('127.0.0.1', " +
+                           port +
+                           ")); time.sleep(4)\" & s=$(date +%s); wait $srv; e=$?; "
+                           "echo \"$e $(( $(date +%s) - s ))\"; wait",
+                       dir);
+  INFO(r.out << r.err);
+  CHECK(test_support::contains(r.err, "sent nothing for 1 s"));
+  // Exited with an error (not killed by `timeout`: 124) within a few seconds.
+  CHECK(r.out.rfind("1 ", 0) == 0);
+  const int waited = std::stoi(r.out.substr(r.out.find(' ') + 1));
+  CHECK(waited <= 5);
+  CHECK(shell(kProbe + " lat --server --idle-timeout -1", dir).exit_code == 2);
+}
+
 TEST_CASE("probe verbs transport without an RDMA device exits 2 with a clear message", "[probe]") {
   RDMASIM_REQUIRE_PROBE();
   if (std::system("ls /sys/class/infiniband/* >/dev/null 2>&1") == 0) {

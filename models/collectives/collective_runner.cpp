@@ -332,6 +332,25 @@ void CollectiveRunner::drain() {
   if (remaining_ == 0) finish_iteration();
 }
 
+double CollectiveRunner::work_done() const {
+  if (done_) return 1.0;
+  double total = 0, done = 0;
+  for (size_t i = 0; i < sizes_.size(); ++i) {
+    const double bytes = static_cast<double>(sizes_[i]) * spec_.iterations;
+    total += bytes;
+    if (i < size_index_) done += bytes;
+  }
+  if (size_index_ < sizes_.size()) {
+    const auto size = static_cast<double>(sizes_[size_index_]);
+    done += size * iteration_;
+    if (remaining_ > 0 && !schedule_.messages.empty()) {
+      done += size * (1.0 - static_cast<double>(remaining_) /
+                                static_cast<double>(schedule_.messages.size()));
+    }
+  }
+  return total > 0 ? std::min(1.0, done / total) : 1.0;
+}
+
 void CollectiveRunner::finish_iteration() {
   if (timeline_) timeline_->finish(current_);
   ++iteration_;

@@ -61,6 +61,9 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // joins results().
   void run_one(int64_t size, std::function<void()> done);
   bool done() const { return done_; }
+  // The share of its work done, 0..1: bytes of the calls finished, and of the call under way
+  // the share of its messages complete, over the bytes of every call (sizes x iterations).
+  double work_done() const;
   const CollectiveSpec& spec() const { return spec_; }
   const std::vector<CollectiveResult>& results() const { return results_; }
   // Where algorithms "sharp" (an InfiniBand fabric's in-network reduction; sharp_run.cpp) and

@@ -7,6 +7,7 @@
 // parallelism), so it is one timeline of compute phases.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -34,6 +35,10 @@ class TrainingRunner final : public sim::EventHandler {
                  uint64_t seed);
   void start();
   bool done() const { return done_; }
+  // The share of its steps done, 0..1.
+  double work_done() const {
+    return done_ ? 1.0 : static_cast<double>(results_.size()) / std::max(1, spec_.steps);
+  }
   const std::vector<TrainingStepResult>& results() const { return results_; }
   // Every bucket's all-reduce, one row each.
   const std::vector<CollectiveResult>& all_reduces() const { return comm_->results(); }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -57,6 +58,35 @@ class DoneWatcher final : public models::CompletionListener {
   models::TimeseriesSampler* sampler_;
   bool stopped_ = false;
 };
+
+// The share of a finite workload done, 0..1 (the progress line, progress_line.hpp): the mean
+// over its parts — the flows' bytes delivered (the first `flows` of the transport: the
+// workload's; collective messages come after), each collective's and training run's work.
+double progress_work(const models::Transport& t, size_t flows, const DoneWatcher& w) {
+  double sum = 0;
+  int parts = 0;
+  if (flows > 0) {
+    double bytes = 0, delivered = 0;
+    for (uint32_t f = 0; f < flows; ++f) {
+      const models::FlowState& fs = t.flow(f);
+      bytes += static_cast<double>(fs.spec.bytes);
+      for (uint32_t k = 0; k < fs.qp_count; ++k) {
+        delivered += static_cast<double>(t.qp(fs.first_qp + k).delivered_bytes);
+      }
+    }
+    sum += bytes > 0 ? delivered / bytes : 1.0;
+    ++parts;
+  }
+  for (const auto& c : w.collectives_) {
+    sum += c->work_done();
+    ++parts;
+  }
+  for (const auto& tr : w.training_) {
+    sum += tr->work_done();
+    ++parts;
+  }
+  return parts > 0 ? sum / parts : 0.0;
+}
 
 int64_t peak_rss_kb() {
   struct rusage ru {};
@@ -163,7 +193,16 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
 
   std::unique_ptr<ProgressLine> progress;
   if (options.progress) {
-    progress = std::make_unique<ProgressLine>(sim, s.stop_time);
+    // By the work when the run ends with a workload that has any; else by stop.time.
+    std::function<double()> work;
+    const size_t workload_flows = s.flows.size();
+    if (s.stop_when_done &&
+        (workload_flows > 0 || !watcher.collectives_.empty() || !watcher.training_.empty())) {
+      work = [&net, &watcher, workload_flows] {
+        return progress_work(*net->transport, workload_flows, watcher);
+      };
+    }
+    progress = std::make_unique<ProgressLine>(sim, s.stop_time, std::move(work));
     sim.set_progress(progress.get(), 1 << 20);
   }
   out.reason = sim.run(s.stop_time);

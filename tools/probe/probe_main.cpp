@@ -46,6 +46,7 @@ struct BenchOptions {
   int64_t iterations = 1000;
   std::string verb = "write";
   std::string output;
+  int idle_timeout_s = 60;
   probe::VerbsOptions verbs;
 };
 
@@ -76,7 +77,9 @@ int bench(bool latency, int argc, char** argv) {
       "verbs: GID index (RoCE; -1 = none, InfiniBand)")(
       "mtu,m", po::value(&o.verbs.mtu)->default_value(4096), "verbs: path MTU")(
       "qps,q", po::value(&o.verbs.qps)->default_value(1), "verbs: number of queue pairs")(
-      "output,o", po::value(&o.output), "write the table to this trace file");
+      "output,o", po::value(&o.output), "write the table to this trace file")(
+      "idle-timeout", po::value(&o.idle_timeout_s)->default_value(60),
+      "--server: give up on a client that sends nothing for this many seconds (0 = never)");
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
   po::notify(vm);
@@ -92,6 +95,10 @@ int bench(bool latency, int argc, char** argv) {
   if (o.iterations < 1) throw scen::InputError("--iters", std::to_string(o.iterations), ">= 1");
   if (o.port < 1 || o.port > 65535)
     throw scen::InputError("--port", std::to_string(o.port), "1..65535");
+  if (o.idle_timeout_s < 0 || o.idle_timeout_s > 86400) {
+    throw scen::InputError("--idle-timeout", std::to_string(o.idle_timeout_s),
+                           "seconds, 0..86400 (0 = never)");
+  }
   o.verbs.write = o.verb == "write";
   if (o.transport == "verbs") {
     probe::validate_verbs_options(o.verbs, false);
@@ -125,6 +132,7 @@ int bench(bool latency, int argc, char** argv) {
   if (o.server) {
     probe::TcpListener l(o.bind, static_cast<uint16_t>(o.port));
     probe::TcpConnection c = l.accept_one();
+    if (o.idle_timeout_s > 0) c.set_receive_timeout(o.idle_timeout_s);
     auto ep = endpoint(o, max_bytes, c);
     probe::run_sweep_server(*ep, c, max_bytes);
     return 0;

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,6 +54,7 @@ TcpConnection& TcpConnection::operator=(TcpConnection&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
+    receive_timeout_s_ = o.receive_timeout_s_;
     o.fd_ = -1;
   }
   return *this;
@@ -69,11 +71,24 @@ void TcpConnection::send_all(const void* data, size_t bytes) {
   }
 }
 
+void TcpConnection::set_receive_timeout(int seconds) {
+  timeval tv{};
+  tv.tv_sec = seconds;
+  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+    throw sys_error("setsockopt(SO_RCVTIMEO)");
+  }
+  receive_timeout_s_ = seconds;
+}
+
 void TcpConnection::recv_all(void* data, size_t bytes) {
   auto* p = static_cast<unsigned char*>(data);
   while (bytes > 0) {
     const ssize_t n = ::recv(fd_, p, bytes, 0);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && receive_timeout_s_ > 0) {
+      throw std::runtime_error("the peer sent nothing for " + std::to_string(receive_timeout_s_) +
+                               " s (--idle-timeout): giving up on it");
+    }
     if (n == 0) throw std::runtime_error("peer closed the connection mid-message");
     if (n < 0) throw sys_error("recv");
     p += n;

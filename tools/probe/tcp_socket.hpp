@@ -19,12 +19,17 @@ class TcpConnection {
   TcpConnection() = default;
   explicit TcpConnection(int fd) : fd_(fd) {}
   ~TcpConnection();
-  TcpConnection(TcpConnection&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  TcpConnection(TcpConnection&& o) noexcept : fd_(o.fd_), receive_timeout_s_(o.receive_timeout_s_) {
+    o.fd_ = -1;
+  }
   TcpConnection& operator=(TcpConnection&& o) noexcept;
   TcpConnection(const TcpConnection&) = delete;
   TcpConnection& operator=(const TcpConnection&) = delete;
 
   bool open() const { return fd_ >= 0; }
+  // A receive that waits longer than `seconds` for data throws (0 = wait for ever): a server
+  // is not held by a client that connected and went quiet.
+  void set_receive_timeout(int seconds);
   void send_all(const void* data, size_t bytes);
   void recv_all(void* data, size_t bytes);
   void send_header(MsgKind kind, uint64_t bytes, uint32_t tag = 0);
@@ -32,6 +37,7 @@ class TcpConnection {
 
  private:
   int fd_ = -1;
+  int receive_timeout_s_ = 0;
 };
 
 class TcpListener {
