@@ -65,4 +65,22 @@ TEST_CASE("compare refuses runs of different scenarios and malformed files", "[c
   CHECK(test_support::contains(bad.err, "c.csv:2"));
   const auto one = test_support::rdmasim({"compare", "a.csv"}, dir);
   CHECK(one.exit_code == 2);
+  // Against a run with no flow: no 0 % error, a refusal.
+  dir.write("empty.csv", kHeader);
+  const auto empty = test_support::rdmasim({"compare", "a.csv", "empty.csv"}, dir);
+  CHECK(empty.exit_code == 2);
+  CHECK(test_support::contains(empty.err, "no completed flow"));
+  // A flow id twice, and a completed flow of FCT 0.
+  dir.write("dup.csv", flows(3, 1000) +
+                           "1,flows,h0,h1,1000000,3,1,0.000,5.000,5.000,1000.000,"
+                           "1.000,0,0,1\n");
+  const auto dup = test_support::rdmasim({"compare", "a.csv", "dup.csv"}, dir);
+  CHECK(dup.exit_code == 2);
+  CHECK(test_support::contains(dup.err, "dup.csv:5"));
+  CHECK(test_support::contains(dup.err, "each flow id once"));
+  dir.write("zero.csv", std::string(kHeader) +
+                            "0,flows,h0,h1,1000000,3,1,0.000,0.000,0.000,1000.000,1.000,0,0,1\n");
+  const auto zero = test_support::rdmasim({"compare", "a.csv", "zero.csv"}, dir);
+  CHECK(zero.exit_code == 2);
+  CHECK(test_support::contains(zero.err, "positive fct_ns"));
 }

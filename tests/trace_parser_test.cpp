@@ -174,6 +174,33 @@ TEST_CASE("truncated and garbled copies of the shared traces are refused with th
   }
   // Neither tool's output.
   CHECK(refused("notes.txt", "hello\n").path == tmp.path().string() + "/notes.txt:1");
+  // inf, nan and 0 are no measurements (the relative errors would be infinite or nan).
+  {
+    const std::string inf_lat =
+        replace_line(lat, 12,
+                     " 8       1000           1.77           inf          1.88               1.88  "
+                     "          0.13            2.01                   4.72");
+    const auto e = refused("lat_inf.txt", inf_lat);
+    CHECK(e.path == tmp.path().string() + "/lat_inf.txt:12");
+    CHECK(e.value == "inf");
+    const std::string zero_lat =
+        replace_line(lat, 12,
+                     " 8       1000           0.00           4.72         0.00               0.00  "
+                     "          0.13            2.01                   4.72");
+    CHECK(refused("lat_zero.txt", zero_lat).expected.find("positive") != std::string::npos);
+    const std::string nan_time = replace_line(
+        nccl, 19,
+        "          64            16     float     sum      -1      nan    0.00    0.01 "
+        "      0    14.72    0.00    0.01      0");
+    CHECK(refused("all_reduce_nan.txt", nan_time).value == "nan");
+    const std::string zero_time = replace_line(
+        nccl, 19,
+        "          64            16     float     sum      -1     0.00    0.00    0.01 "
+        "      0    14.72    0.00    0.01      0");
+    const auto z = refused("all_reduce_zero.txt", zero_time);
+    CHECK(z.path == tmp.path().string() + "/all_reduce_zero.txt:19");
+    CHECK(z.expected.find("positive time") != std::string::npos);
+  }
 }
 
 TEST_CASE("perftest and nccl-tests version variants parse", "[traces]") {

@@ -127,6 +127,9 @@ NcclTrace parse_nccl_tests(std::string_view text, const std::string& file) {
           throw scen::InputError(path, l.words[at + k], "a non-negative number");
         }
       }
+      // The time is what calibration fits: 0 is no measurement (bandwidths may print 0.00
+      // at a few bytes).
+      if (!(res.time_us > 0)) throw scen::InputError(path, l.words[at], "a positive time (us)");
       const std::string& wrong = l.words[at + 3];
       double e = 0;
       if (wrong == "N/A") {

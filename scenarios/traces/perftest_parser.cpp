@@ -239,6 +239,14 @@ PerftestTrace parse_perftest(std::string_view text, const std::string& file) {
           path, l.words[0],
           "message sizes increasing down the table (previous " + std::to_string(prev) + ")");
     }
+    // What calibration fits must be positive: a time or a bandwidth of 0 is no measurement
+    // (and would make the relative errors infinite).
+    if (t.info.latency && !(r.t_typical_us > 0)) {
+      throw scen::InputError(path, detail::shown(l.text), "a positive t_typical");
+    }
+    if (!t.info.latency && !(b.average_bytes_per_s > 0)) {
+      throw scen::InputError(path, detail::shown(l.text), "a positive average bandwidth");
+    }
     if (t.info.latency) {
       if (r.t_min_us > r.t_typical_us || r.t_typical_us > r.t_max_us) {
         throw scen::InputError(path, detail::shown(l.text), "t_min <= t_typical <= t_max");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -57,12 +58,13 @@ inline std::string shown(const std::string& text) {
   return text.size() > 120 ? "\"" + text.substr(0, 117) + "...\"" : "\"" + text + "\"";
 }
 
-// A decimal number (perftest and nccl-tests print plain decimals; exponents are accepted).
+// A finite decimal number (perftest and nccl-tests print plain decimals; exponents are
+// accepted; "inf" and "nan", which from_chars reads, are not measurements).
 inline bool to_double(const std::string& w, double& out) {
   const char* b = w.data();
   const char* e = b + w.size();
   const auto r = std::from_chars(b, e, out);
-  return r.ec == std::errc() && r.ptr == e;
+  return r.ec == std::errc() && r.ptr == e && std::isfinite(out);
 }
 
 inline bool to_int(const std::string& w, int64_t& out) {

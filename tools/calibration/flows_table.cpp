@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
@@ -74,6 +75,7 @@ std::vector<FlowRow> read_flows_csv(const std::string& path_in) {
                            std::string("rdmasim's flows.csv header: ") + kHeader);
   }
   std::vector<FlowRow> rows;
+  std::map<int64_t, int> line_of_id;  // each flow once
   while (std::getline(in, line)) {
     ++n;
     if (line.empty() || line == "\r") continue;
@@ -89,14 +91,19 @@ std::vector<FlowRow> read_flows_csv(const std::string& path_in) {
       }
     };
     integer(f[0], r.flow_id, "a flow id");
+    const auto [seen, fresh] = line_of_id.emplace(r.flow_id, n);
+    if (!fresh) {
+      throw scen::InputError(
+          where, f[0], "each flow id once (also on line " + std::to_string(seen->second) + ")");
+    }
     r.src = f[2];
     r.dst = f[3];
     integer(f[4], r.bytes, "a byte count");
     if (!ns_to_ps(f[7], r.start_ps)) throw scen::InputError(where, f[7], "start_ns in ns");
     integer(f[14], v, "completed: 0 or 1");
     r.completed = v == 1;
-    if (r.completed && !ns_to_ps(f[9], r.fct_ps)) {
-      throw scen::InputError(where, f[9], "fct_ns in ns for a completed flow");
+    if (r.completed && !(ns_to_ps(f[9], r.fct_ps) && r.fct_ps > 0)) {
+      throw scen::InputError(where, f[9], "a positive fct_ns in ns for a completed flow");
     }
     rows.push_back(std::move(r));
   }
@@ -117,6 +124,11 @@ FctComparison compare_fct(const std::vector<FlowRow>& sim, const std::vector<Flo
   }
   c.sim_completed = a.size();
   c.real_completed = b.size();
+  // Errors against nothing would read 0 %: refused.
+  if (a.empty() || b.empty()) {
+    throw scen::InputError(a.empty() ? sim_name : real_name, "no completed flow",
+                           "a run with completed flows to compare");
+  }
   double sum_err = 0;
   size_t both = 0;
   for (const auto& s : sim) {
@@ -136,6 +148,10 @@ FctComparison compare_fct(const std::vector<FlowRow>& sim, const std::vector<Flo
           std::fabs(static_cast<double>(s.fct_ps - it->fct_ps)) / static_cast<double>(it->fct_ps);
       ++both;
     }
+  }
+  if (c.matched == 0) {
+    throw scen::InputError(real_name, "no flow id in common with " + sim_name,
+                           "runs of one scenario (the same flow ids)");
   }
   c.per_flow_mape_pct = both > 0 ? 100.0 * sum_err / static_cast<double>(both) : 0;
   auto add = [&](const std::string& name, double sv, double rv) {
