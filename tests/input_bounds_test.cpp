@@ -245,3 +245,25 @@ TEST_CASE("sweep --tasks must be a positive count", "[robustness][cli]") {
     CHECK_FALSE(std::filesystem::exists(dir / "job.sh"));
   }
 }
+
+TEST_CASE("error messages escape raw bytes: a binary file as a scenario", "[robustness][cli]") {
+  CHECK(scen::printable(std::string("a\x01\t\xc2\xb5s\xff\x7f", 8)) ==
+        "a\\x01\t\xc2\xb5s\\xff\\x7f");
+  CHECK(scen::printable("\xe2\x82") == "\\xe2\\x82");  // a cut sequence
+  TempDir dir("rdmasim_binary");
+  const std::string elf(
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00\xff\xfe{\x1b[31m",
+      17);
+  dir.write("binary.json", elf);
+  const Run r = rdmasim({"run", "binary.json", "-q"}, dir);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  for (const char c : r.err) {
+    const auto u = static_cast<unsigned char>(c);
+    INFO(static_cast<int>(u));
+    CHECK((u >= 0x20 || c == '\n' || c == '\t'));
+    CHECK(u != 0x7f);
+    CHECK(u < 0x80);  // the file's bytes are all escaped (none of them valid UTF-8)
+  }
+}
