@@ -165,8 +165,8 @@ TEST_CASE("NVLS runs alike on either fabric and is identical on rerun", "[nvls]"
                         {"max", "4MiB"},
                         {"factor", 4}};
   const scen::Scenario roce = test_support::load(nvls_scenario(kDgxH100, c, "roce"));
-  // Credits sized for the 3.6 Tb/s NVLink round trip (README "GPU nodes"), as on a real
-  // NVLink, whose credits do not hold it back.
+  // NVLink keeps its own credits and buffers on either fabric (scenarios/builder/
+  // build_nvlink.hpp); the fabric's VL buffer below is the fabric's alone.
   scen::Json ib_json = nvls_scenario(kDgxH100, c, "infiniband");
   ib_json["infiniband"]["vl_buffer"] = "1MiB";
   const scen::Scenario ib = test_support::load(ib_json);
