@@ -4,8 +4,9 @@
 // distributions, whose output differs between standard libraries).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
+
+#include "sim/exact_math.hpp"
 
 namespace sim {
 
@@ -60,8 +61,9 @@ class Rng {
   }
   // Uniform in [0, 1) with 53 bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  // Exponential with the given mean (inverse transform).
-  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  // Exponential with the given mean (inverse transform; 1 - u is exact, and the logarithm is
+  // the machine-independent one).
+  double exponential(double mean) { return -mean * log_exact(1.0 - uniform()); }
 
  private:
   static constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

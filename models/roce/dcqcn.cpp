@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/exact_math.hpp"
+
 namespace models {
 
 Dcqcn::Dcqcn(Context& ctx, const DcqcnParams& params, Transport& transport)
@@ -50,9 +52,9 @@ void Dcqcn::advance_alpha(Rp& s, sim::Time now) {
   const double g = 1.0 - one_minus_g_;
   if (params_.alpha_update == DcqcnParams::AlphaUpdate::Periodic) {
     s.alpha = s.notified_in_period ? one_minus_g_ * s.alpha + g : one_minus_g_ * s.alpha;
-    if (n > 1) s.alpha *= std::pow(one_minus_g_, static_cast<double>(n - 1));
+    if (n > 1) s.alpha *= sim::pow_int(one_minus_g_, static_cast<uint64_t>(n - 1));
   } else {
-    s.alpha *= std::pow(one_minus_g_, static_cast<double>(n));  // no CNP in n periods
+    s.alpha *= sim::pow_int(one_minus_g_, static_cast<uint64_t>(n));  // no CNP in n periods
   }
   s.notified_in_period = false;
   s.alpha_epoch = s.alpha_epoch + sim::Time(n * period.ps);
