@@ -181,6 +181,21 @@ TEST_CASE("calibrate and validate from the command line with params.json as an o
   REQUIRE(val.exit_code == 0);
   CHECK(test_support::contains(val.out, "MAPE"));
   CHECK(std::filesystem::exists(dir / "val/report.txt"));
+  // Without --report: the table on the terminal and no file written into the current folder
+  // (issue 17 item 13).
+  const auto listed = std::distance(std::filesystem::directory_iterator(dir.path()),
+                                    std::filesystem::directory_iterator{});
+  const auto plain =
+      test_support::rdmasim({"validate", "--cluster", "cluster.json", "--params", "fit/params.json",
+                             "--trace", "lat.txt", "--min-size", "64"},
+                            dir);
+  INFO(plain.out << plain.err);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(test_support::contains(plain.out, "MAPE"));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()),
+                      std::filesystem::directory_iterator{}) == listed);
+  CHECK_FALSE(std::filesystem::exists(dir / "calibration.png"));
+  CHECK_FALSE(std::filesystem::exists(dir / "report.txt"));
   // A collective trace needs GPU servers, which this cluster has not: refused, exit code 2.
   dir.write("all_reduce.txt",
             "# nThread 1 nGpus 1\n#  size count type redop root time algbw busbw #wrong time "

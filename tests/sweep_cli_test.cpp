@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -336,4 +337,166 @@ TEST_CASE("plot: a PNG of a metric against an axis, by another axis", "[sweep][c
   CHECK(bad.exit_code == 2);
   CHECK(contains(bad.err, "no column 'fct_p98_ns'"));
   CHECK_FALSE(fs::exists(dir / "bad.png"));
+}
+
+TEST_CASE("plot: a file that is not a sweep's table exits 2 with a message, no traceback",
+          "[sweep][cli]") {
+  if (std::system("python3 -c 1 >/dev/null 2>&1") != 0) {
+    std::printf("SKIPPED: python3 is not installed\n");
+    return;
+  }
+  TempDir dir("rdmasim_plot_bad");
+  dir.write("binary.csv", std::string("\x89PNG\r\n\x1a\n\xff\xfe\x00\x01", 12));
+  dir.write("ragged.csv", "point,size,status,fct_p99_ns\n0,64KB,ok,5\n1,128KB\n");
+  dir.write("long.csv", "point,size,status\n0,64KB,ok,5,6\n");
+  for (const char* file : {"binary.csv", "ragged.csv", "long.csv"}) {
+    const Run r = rdmasim({"plot", file, "--x", "size", "--y", "fct_p99_ns", "-o", "x.png"}, dir);
+    INFO(file << ": " << r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.err, file));
+    CHECK_FALSE(contains(r.err, "Traceback"));
+    CHECK_FALSE(fs::exists(dir / "x.png"));
+  }
+}
+
+TEST_CASE("sweep cli: --emit-slurm takes --time, --partition and #SBATCH lines, checks first",
+          "[sweep][cli]") {
+  TempDir dir("rdmasim_sweep_slurm");
+  const std::string sweep = write_sweep(dir, {"64KB"});
+  const Run r = rdmasim(
+      {"sweep", sweep, "--out", "cluster", "--emit-slurm", "job.sh", "--tasks", "2", "--time",
+       "1-02:00:00", "--partition", "gpu", "--sbatch", "account=proj", "--sbatch=--qos=low"},
+      dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string script = read_file(dir / "job.sh");
+  CHECK(contains(script, "#SBATCH --time=1-02:00:00\n"));
+  CHECK(contains(script, "#SBATCH --partition=gpu\n"));
+  CHECK(contains(script, "#SBATCH --account=proj\n"));
+  CHECK(contains(script, "#SBATCH --qos=low\n"));
+
+  // Refused, with nothing written: a time Slurm does not read, a line break in an option
+  // (it would put a command into the job), Slurm options without --emit-slurm.
+  const std::vector<std::vector<std::string>> bad = {
+      {"--emit-slurm", "bad.sh", "--tasks", "2", "--time", "2h"},
+      {"--emit-slurm", "bad.sh", "--tasks", "2", "--sbatch", "qos=low\nrm -rf ~"},
+      {"--emit-slurm", "bad.sh", "--tasks", "2", "--partition", "a b"},
+      {"--time", "10"},
+  };
+  for (const auto& extra : bad) {
+    std::vector<std::string> args = {"sweep", sweep, "--out", "bad"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Run b = rdmasim(args, dir);
+    INFO(b.out << b.err);
+    CHECK(b.exit_code == 2);
+    CHECK(contains(b.err, extra[extra.size() - 2]));
+    CHECK_FALSE(fs::exists(dir / "bad.sh"));
+    CHECK_FALSE(fs::exists(dir / "bad"));
+  }
+
+  // A typo'd axis path: found when the job is written (point and axis named), not in every
+  // task on the cluster.
+  Json typo = Json::parse(read_file(sweep));
+  typo["axes"][1]["path"] = "fabric.switch.queue_limt";
+  dir.write("typo.json", typo.dump(2));
+  const Run t = rdmasim(
+      {"sweep", "typo.json", "--out", "typo", "--emit-slurm", "typo.sh", "--tasks", "2"}, dir);
+  INFO(t.out << t.err);
+  CHECK(t.exit_code == 2);
+  CHECK(contains(t.err, "point 0"));
+  CHECK(contains(t.err, "queue_limt"));
+  CHECK_FALSE(fs::exists(dir / "typo.sh"));
+  CHECK_FALSE(fs::exists(dir / "typo"));
+}
+
+TEST_CASE("sweep cli: an axis on seed replaces the base seed of its points", "[sweep][cli]") {
+  TempDir dir("rdmasim_sweep_seed");
+  const Json sweep = {
+      {"name", "seeds"}, {"base", kIncast}, {"axes", {{{"path", "seed"}, {"values", {3, 5}}}}}};
+  dir.write("seeds.json", sweep.dump(2));
+  const Run r = rdmasim({"sweep", "seeds.json", "--out", "o", "-q"}, dir);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = lines_of(read_file(dir / "o/results.csv"));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].rfind("point,base_seed,repeat,seed,status,", 0) == 0);
+  CHECK(contains(rows[1], ",3,0,3,ok"));
+  CHECK(contains(rows[2], ",5,0,5,ok"));
+}
+
+namespace {
+
+// The processes whose parent is `parent` (from /proc/<pid>/stat's fourth field).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    const auto close = stat.rfind(')');  // the command name may hold spaces
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z') found.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("sweep cli: a point that crashes is recorded with its signal, the others go on",
+          "[sweep][cli]") {
+  TempDir dir("rdmasim_sweep_crash");
+  const std::string sweep = write_sweep(dir, {"2MB"});  // 2 points, each a process of its own
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    const std::string out = (dir.path() / "o").string();
+    execl(kBin.c_str(), "rdmasim", "sweep", sweep.c_str(), "--out", out.c_str(), "-j", "1", "-q",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The first point's process, as soon as it exists, dies as a simulation that crashes would.
+  bool crashed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!crashed && std::chrono::steady_clock::now() < deadline) {
+    for (const pid_t child : children_of(pid)) crashed = crashed || ::kill(child, SIGSEGV) == 0;
+    if (!crashed) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  REQUIRE(crashed);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 4);  // a failed point: the batch's exit code
+  // The crashed point (the first, unless it finished before it was seen) is recorded as
+  // failed with its signal; the other one ran.
+  int failed = 0, ok = 0;
+  for (const char* id : {"000000", "000001"}) {
+    const Json record = Json::parse(read_file(dir / "o/points" / id / "point.json"));
+    INFO(record.dump(2));
+    if (record["status"] == "failed") {
+      ++failed;
+      CHECK(contains(record["error"].get<std::string>(), "signal 11 (SIGSEGV"));
+    } else {
+      ++ok;
+      CHECK(record["status"] == "ok");
+    }
+  }
+  CHECK(failed == 1);
+  CHECK(ok == 1);
+  const auto rows = lines_of(read_file(dir / "o/results.csv"));
+  REQUIRE(rows.size() == 3);
+  CHECK(contains(rows[1] + rows[2], ",failed,"));
+  CHECK(contains(rows[1] + rows[2], ",ok,"));
+  // --resume keeps both records: nothing runs again, nothing crashes, exit code 4 again.
+  const Run resumed = rdmasim({"sweep", sweep, "--out", "o", "--resume"}, dir);
+  INFO(resumed.out << resumed.err);
+  CHECK(resumed.exit_code == 4);
+  CHECK(contains(resumed.out, "2 points, 1 ok, 1 failed, 0 not run"));
 }

@@ -56,11 +56,24 @@ def main():
     args = ap.parse_args()
 
     try:
-        with open(args.results, newline="") as f:
-            rows = list(csv.DictReader(f))
-            columns = rows[0].keys() if rows else []
+        with open(args.results, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            columns = reader.fieldnames or []
     except OSError as e:
         fail("%s: %s" % (args.results, e.strerror))
+    except UnicodeDecodeError as e:
+        fail("%s: not a CSV table (byte %d is not UTF-8 text)" % (args.results, e.start))
+    except csv.Error as e:
+        fail("%s: not a CSV table (%s)" % (args.results, e))
+    # A results.csv has a header and rows of as many fields (RFC 4180); anything else is not
+    # a sweep's table.
+    for number, r in enumerate(rows, start=1):
+        extra = r.pop(None, None)
+        if extra is not None or any(v is None for v in r.values()):
+            fields = sum(v is not None for v in r.values()) + len(extra or [])
+            fail("%s: row %d has %d fields where the header has %d; not a sweep's results.csv"
+                 % (args.results, number, fields, len(columns)))
     for name in [args.x, args.y] + ([args.by] if args.by else []):
         if name not in columns:
             fail("%s: no column %r; expected one of %s" % (args.results, name, ", ".join(columns)))

@@ -28,9 +28,38 @@ std::string record_file(const std::string& out_dir, size_t id) {
   return (fs::path(point_folder(out_dir, id)) / "point.json").string();
 }
 
-Json run_point(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir) {
+namespace {
+
+fs::path temporary_folder(const std::string& out_dir, size_t id) {
+  return fs::path(out_dir) / "points" / (".tmp-" + point_folder_name(id));
+}
+
+// Writes the record into the temporary folder and renames it into place.
+Json commit(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir,
+            const fs::path& tmp, bool ok, const std::string& error,
+            const std::vector<std::string>& metrics) {
+  Json record = point_record(spec, p, ok, error, metrics);
+  write_file_atomic((tmp / "point.json").string(), record.dump(2) + "\n");
+  // The folder exists only if two runs of the same shard raced (the CLI refuses to run over
+  // finished points without --resume): the later commit replaces the earlier one whole.
   const fs::path final_dir = point_folder(out_dir, p.id);
-  const fs::path tmp = fs::path(out_dir) / "points" / (".tmp-" + point_folder_name(p.id));
+  fs::remove_all(final_dir);
+  fs::rename(tmp, final_dir);
+  return record;
+}
+
+}  // namespace
+
+Json record_failed_point(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir,
+                         const std::string& error) {
+  const fs::path tmp = temporary_folder(out_dir, p.id);
+  fs::remove_all(tmp);  // whatever the failed attempt left half-written
+  fs::create_directories(tmp);
+  return commit(spec, p, out_dir, tmp, false, error, {});
+}
+
+Json run_point(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir) {
+  const fs::path tmp = temporary_folder(out_dir, p.id);
   // A temporary folder left by a killed attempt of this same point: start afresh.
   fs::remove_all(tmp);
   fs::create_directories(tmp);
@@ -53,13 +82,7 @@ Json run_point(const SweepSpec& spec, const SweepPoint& p, const std::string& ou
     fs::remove_all(tmp);
     fs::create_directories(tmp);
   }
-  Json record = point_record(spec, p, ok, error, metrics);
-  write_file_atomic((tmp / "point.json").string(), record.dump(2) + "\n");
-  // The folder exists only if two runs of the same shard raced (the CLI refuses to run over
-  // finished points without --resume): the later commit replaces the earlier one whole.
-  fs::remove_all(final_dir);
-  fs::rename(tmp, final_dir);
-  return record;
+  return commit(spec, p, out_dir, tmp, ok, error, metrics);
 }
 
 std::optional<Json> read_record(const SweepSpec& spec, const SweepPoint& p,

@@ -23,6 +23,11 @@ std::string record_file(const std::string& out_dir, size_t id);
 // failed point with its message, and the sweep goes on. Returns the record.
 Json run_point(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir);
 
+// Commits point `p` as failed with `error` and no outputs: for a point whose run could not
+// record itself (its process was killed by a signal or exited without a record).
+Json record_failed_point(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir,
+                         const std::string& error);
+
 // The record of point `p`, if its folder was committed (checked to belong to this sweep).
 std::optional<Json> read_record(const SweepSpec& spec, const SweepPoint& p,
                                 const std::string& out_dir);

@@ -37,14 +37,19 @@ Axis read_axis(JsonReader r) {
     throw InputError(r.child_path("path"), in_quotes(a.path),
                      "a JSON path such as \"fabric.ecn.kmin\" or \"topology.links[3].rate\"");
   }
-  a.name = r.string("name", a.path);
+  // The axis's column is named after its path unless named; an axis on the seed cannot take
+  // the name of the point's own seed column.
+  a.name = r.string("name", a.path == "seed" ? "base_seed" : a.path);
   if (!plain_token(a.name)) {
     throw InputError(r.child_path("name"), in_quotes(a.name),
                      "a name without spaces, commas, quotes or '='");
   }
   if (is_reserved_column(a.name)) {
     throw InputError(r.child_path("name"), in_quotes(a.name),
-                     "a name that is not one of results.csv's own columns");
+                     "a name that is not one of results.csv's own columns" +
+                         std::string(a.path == "seed" ? " (an axis on the seed is named base_seed "
+                                                        "unless named)"
+                                                      : ""));
   }
   const bool has_values = r.has("values"), has_range = r.has("range");
   if (has_values == has_range) {

@@ -41,8 +41,9 @@ void add_common(po::options_description& opts, Common& c) {
       "cluster's \"pair\")")("min-size", po::value(&c.min_size)->default_value("4KiB"),
                              "smallest message size fitted and scored in the MAPE")(
       "report", po::value(&c.report_dir),
-      "folder for report.txt, report.csv and calibration.png (default: beside the output)")(
-      "no-plot", po::bool_switch(&c.no_plot), "do not draw the PNG");
+      "folder for report.txt, report.csv and calibration.png (calibrate: default beside the "
+      "output; validate: none unless given)")("no-plot", po::bool_switch(&c.no_plot),
+                                              "do not draw the PNG");
   opts.add_options()("nccl-column", po::value(&c.nccl_column)->default_value("out-of-place"),
                      "nccl-tests time fitted: out-of-place or in-place")(
       "algorithm", po::value(&c.algorithm),
@@ -186,7 +187,14 @@ int cmd_validate(int argc, char** argv) {
   }
   const calib::CalibrationResult r = calib::predict(c, ex, calib::read_params_overlay(params, c),
                                                     option_bytes("--min-size", o.min_size));
-  write_report(o, o.report_dir.empty() ? "." : o.report_dir, r);
+  if (o.report_dir.empty()) {
+    // No folder asked for: the table on the terminal, and no file dropped into the current
+    // folder unasked.
+    std::cout << calib::format_report(r)
+              << "(--report DIR writes report.txt, report.csv and calibration.png)\n";
+    return kOk;
+  }
+  write_report(o, o.report_dir, r);
   return kOk;
 }
 

@@ -1,6 +1,7 @@
 // rdmasim sweep: runs every point of a sweep file (or one shard of them) in parallel with
 // OpenMP, commits each point's folder atomically, and rebuilds results.csv from the records.
 #include <omp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,10 +9,14 @@
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <regex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -20,6 +25,7 @@
 #include "scenarios/sweep/sweep_spec.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/parse_options.hpp"
+#include "tools/cli/point_process.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -58,10 +64,46 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// What the user adds to the job's #SBATCH lines.
+struct SlurmExtras {
+  std::string time, partition;
+  std::vector<std::string> lines;  // each an sbatch option, "--" added when missing
+};
+
+// Slurm's time limit forms (sbatch(1) --time): M, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or
+// "UNLIMITED".
+bool slurm_time(const std::string& t) {
+  static const std::regex form(R"(^(UNLIMITED|infinite|\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2})$)");
+  return std::regex_match(t, form);
+}
+
+SlurmExtras check_slurm_extras(const std::string& time, const std::string& partition,
+                               const std::vector<std::string>& lines) {
+  SlurmExtras x;
+  if (!time.empty() && !slurm_time(time)) {
+    throw scen::InputError("--time", time,
+                           "a Slurm time limit: minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S");
+  }
+  x.time = time;
+  if (!partition.empty() && partition.find_first_of(" \t\r\n'\"#") != std::string::npos) {
+    throw scen::InputError("--partition", partition, "a Slurm partition name (no spaces)");
+  }
+  x.partition = partition;
+  for (const std::string& l : lines) {
+    // One option per #SBATCH line: a line break would smuggle a shell command into the job.
+    if (l.empty() || l.find_first_of("\r\n") != std::string::npos || l == "-" || l == "--") {
+      throw scen::InputError("--sbatch", l, "one sbatch option, such as account=proj or --qos=low");
+    }
+    x.lines.push_back(l[0] == '-' ? l : "--" + l);
+  }
+  return x;
+}
+
 // The Slurm array job: task i runs shard i/N into the shared DIR (each point is committed by
 // exactly one task; --resume makes a requeued task skip what it already finished).
 std::string slurm_script(const sw::SweepSpec& spec, size_t points, size_t tasks,
-                         const std::string& sweep_file, const std::string& out_dir, int jobs) {
+                         const std::string& sweep_file, const std::string& out_dir, int jobs,
+                         const SlurmExtras& extras) {
   const std::string bin = fs::canonical("/proc/self/exe").string();
   const std::string sweep_abs = fs::absolute(sweep_file).lexically_normal().string();
   const std::string out_abs = fs::absolute(out_dir).lexically_normal().string();
@@ -80,6 +122,9 @@ std::string slurm_script(const sw::SweepSpec& spec, size_t points, size_t tasks,
   s += "#SBATCH --ntasks=1\n";
   s += "#SBATCH --cpus-per-task=" + std::to_string(jobs) + "\n";
   s += "#SBATCH --output=" + out_abs + "/slurm-%A_%a.out\n";
+  if (!extras.time.empty()) s += "#SBATCH --time=" + extras.time + "\n";
+  if (!extras.partition.empty()) s += "#SBATCH --partition=" + extras.partition + "\n";
+  for (const std::string& l : extras.lines) s += "#SBATCH " + l + "\n";
   s += "set -euo pipefail\n";
   s += "mkdir -p " + shell_quote(out_abs) + "\n";
   s += "exec " + shell_quote(bin) + " sweep " + shell_quote(sweep_abs) + " --out " +
@@ -150,7 +195,8 @@ int report(const sw::SweepSpec& spec, const std::vector<sw::SweepPoint>& points,
 
 int cmd_sweep(int argc, char** argv) {
   po::options_description opts("rdmasim sweep SWEEP.json --out DIR [options]");
-  std::string out_dir, shard_text, merge_dir, slurm_file;
+  std::string out_dir, shard_text, merge_dir, slurm_file, slurm_time_limit, slurm_partition;
+  std::vector<std::string> sbatch_lines;
   int jobs = 0;
   long long tasks_given = 0;  // signed: "-3" must not wrap to 2^64 - 3
   opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
@@ -163,9 +209,22 @@ int cmd_sweep(int argc, char** argv) {
       "emit-slurm", po::value(&slurm_file),
       "write a Slurm array job script (with --out and --tasks) and run nothing")(
       "tasks", po::value(&tasks_given), "number of array tasks (shards) for --emit-slurm")(
+      "time", po::value(&slurm_time_limit),
+      "--emit-slurm: each task's time limit (#SBATCH --time), such as 2:00:00")(
+      "partition", po::value(&slurm_partition),
+      "--emit-slurm: the partition to run in (#SBATCH --partition)")(
+      "sbatch", po::value(&sbatch_lines)->composing(),
+      "--emit-slurm: one more #SBATCH option, such as account=proj (repeatable)")(
       "quiet,q", "no progress bar and no summary");
+  // Not in --help: how a sweep runs each point in a process of its own (point_process.hpp).
+  long long child_point = -1, parent_pid = 0;
+  po::options_description internal;
+  internal.add_options()("point", po::value(&child_point), "run this one point and commit it")(
+      "parent", po::value(&parent_pid), "the sweep's process, whose end ends this one");
+  po::options_description all;
+  all.add(opts).add(internal);
   std::string sweep_file;
-  const po::variables_map vm = parse_options(argc, argv, opts, "sweep", sweep_file);
+  const po::variables_map vm = parse_options(argc, argv, all, "sweep", sweep_file);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return kOk;
@@ -175,8 +234,33 @@ int cmd_sweep(int argc, char** argv) {
     std::cerr << "rdmasim sweep: missing SWEEP\n" << opts << "\n";
     return kBadInput;
   }
+  if (slurm_file.empty()) {
+    const std::string sbatch = sbatch_lines.empty() ? "" : sbatch_lines.front();
+    for (const auto& [flag, value] :
+         {std::pair{"--time", slurm_time_limit}, std::pair{"--partition", slurm_partition},
+          std::pair{"--sbatch", sbatch}}) {
+      if (!value.empty()) {
+        throw scen::InputError(flag, value, "it only with --emit-slurm FILE (it shapes that job)");
+      }
+    }
+  }
   const sw::SweepSpec spec = sw::read_sweep_file(sweep_file);
   const std::vector<sw::SweepPoint> points = sw::expand_points(spec);
+
+  if (vm.count("point")) {
+    if (out_dir.empty() || child_point < 0 || static_cast<size_t>(child_point) >= points.size()) {
+      throw scen::InputError("--point", std::to_string(child_point),
+                             "a point id of this sweep, with --out");
+    }
+    // A point outlives no sweep: killed with it (even by SIGKILL), so that a --resume never
+    // races an orphan committing the same point.
+    if (parent_pid > 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != static_cast<pid_t>(parent_pid)) return kInternal;  // already gone
+    }
+    (void)sw::run_point(spec, points[static_cast<size_t>(child_point)], out_dir);
+    return kOk;  // the record says whether the point failed
+  }
 
   if (!merge_dir.empty()) {
     if (!fs::is_directory(fs::path(merge_dir) / "points")) {
@@ -202,10 +286,14 @@ int cmd_sweep(int argc, char** argv) {
                              "the number of array tasks (shards), from 1 to 1000000");
     }
     const auto tasks = static_cast<size_t>(tasks_given);
+    const SlurmExtras extras = check_slurm_extras(slurm_time_limit, slurm_partition, sbatch_lines);
+    // Every point loads here before the job is written: a typo'd axis path or a value the
+    // scenario refuses fails now, with its point and axis, not in every task on the cluster.
+    for (const auto& p : points) (void)sw::load_point(spec, p);
     // Slurm opens each task's --output file in DIR before the task runs: DIR must exist.
     fs::create_directories(out_dir);
-    scen::write_file_atomic(slurm_file,
-                            slurm_script(spec, points.size(), tasks, sweep_file, out_dir, jobs));
+    scen::write_file_atomic(
+        slurm_file, slurm_script(spec, points.size(), tasks, sweep_file, out_dir, jobs, extras));
     ::chmod(slurm_file.c_str(), 0755);
     if (!quiet) {
       std::printf("wrote %s: %zu points in %zu array tasks; submit with sbatch %s\n",
@@ -247,28 +335,36 @@ int cmd_sweep(int argc, char** argv) {
   }
   fs::create_directories(fs::path(out_dir) / "points");
 
-  // The parameter tables are function-local statics (initialisation is thread-safe in C++11);
-  // building them here keeps that first-use work out of the parallel region all the same.
-  (void)scen::list_parameters();
   const size_t mine = done_before + todo.size();
   ProgressBar bar(mine, !quiet && isatty(STDERR_FILENO));
   std::atomic<size_t> done{done_before};
   bar.update(done, failed);
   const auto n = static_cast<long>(todo.size());
-  // Each point is a whole simulation with its own Simulator and network; nothing mutable is
-  // shared between them (DESIGN.md: no globals). Dynamic scheduling: points differ in length.
+  // Each point runs in a process of its own (point_process.hpp): a point that crashes is
+  // recorded with its signal and the others go on. A thread per point at once waits for it.
+  // Dynamic scheduling: points differ in length.
+  const std::string exe = fs::canonical("/proc/self/exe").string();
   const int threads = static_cast<int>(std::max<long>(1, std::min<long>(jobs, n)));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (long i = 0; i < n; ++i) {
+    const sw::SweepPoint& p = *todo[static_cast<size_t>(i)];
     bool ok = false;
     try {
-      ok = sw::run_point(spec, *todo[static_cast<size_t>(i)], out_dir)["status"] == "ok";
+      const auto record = run_point_in_child(exe, sweep_file, spec, p, out_dir);
+      if (record) {
+        ok = (*record)["status"] == "ok";
+      } else {
+#pragma omp critical(sweep_output)
+        std::fprintf(stderr,
+                     "\nrdmasim sweep: point %zu not committed (stopped, or its folder "
+                     "could not be written); --resume runs it again\n",
+                     p.id);
+      }
     } catch (const std::exception& e) {
       // Committing the folder failed (disk full, permissions): the point stays unfinished and
       // a --resume will run it again.
 #pragma omp critical(sweep_output)
-      std::fprintf(stderr, "\nrdmasim sweep: point %zu not committed: %s\n",
-                   todo[static_cast<size_t>(i)]->id, e.what());
+      std::fprintf(stderr, "\nrdmasim sweep: point %zu not committed: %s\n", p.id, e.what());
     }
     if (!ok) ++failed;
     ++done;
