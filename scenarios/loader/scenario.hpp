@@ -109,6 +109,9 @@ struct LoadOptions {
   // Of a file whose "fabric" lists several ("roce", "infiniband"): the one to load; "" = the
   // first listed.
   std::string fabric;
+  // --max-memory (bytes; 0 = the machine's memory): a workload generator that would make more
+  // flows than fit is refused before it makes them (memory_estimate.hpp).
+  int64_t max_memory_bytes = 0;
 };
 
 // Loads a scenario file: includes, --set overrides, defaults, validation.

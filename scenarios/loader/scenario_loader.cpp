@@ -280,7 +280,8 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   s.training = read_training_section(w, s.fabric, s.nic, s.qos);
   check_sharp_workload(r.json(), s);  // sharp_section.hpp
   s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
-                                  !s.collectives.empty() || !s.training.empty());
+                                  !s.collectives.empty() || !s.training.empty(),
+                                  options.max_memory_bytes);
   check_tagging_flows(s);  // failures_section.hpp
 
   if (auto st = r.get("stop")) {

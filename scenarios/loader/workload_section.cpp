@@ -1,10 +1,12 @@
 #include "scenarios/loader/workload_section.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "models/workloads/generators.hpp"
+#include "scenarios/loader/memory_estimate.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "sim/rng.hpp"
 
@@ -125,9 +127,23 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
                                                     const models::NicParams& nic,
                                                     const models::QosParams& qos, uint64_t seed,
                                                     const std::string& base_dir,
-                                                    bool allow_no_flows) {
+                                                    bool allow_no_flows, int64_t max_memory_bytes) {
   w.expect_object();
   std::vector<models::FlowSpec> flows;
+  // Before a generator makes its flows: would they fit in memory? (`count` may be an expected
+  // number, for Poisson arrivals.)
+  const auto fits = [&](const JsonReader& r, double count) {
+    const auto room = static_cast<double>(flows_within(max_memory_bytes, flows.size()));
+    if (count <= room) return;
+    char made[64];
+    std::snprintf(made, sizeof made, "%.3g flows", count);
+    throw InputError(r.path(), made,
+                     "a workload within " + memory_limit_text(max_memory_bytes) + ": room for " +
+                         std::to_string(static_cast<int64_t>(room)) + " flows at about " +
+                         std::to_string(kMemoryPerFlow) +
+                         " B each; make fewer flows (hosts, duration, load), or raise "
+                         "--max-memory if the machine has the memory");
+  };
   // The workload's class ("priority" and/or "dscp"), default for every generator below.
   const TrafficClass default_class =
       read_traffic_class(w, TrafficClass{nic.data_priority, nic.data_dscp}, qos, nic);
@@ -222,6 +238,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     if (p.hosts.size() < 2) throw InputError(r.child_path("hosts"), "", "at least two hosts");
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
+    fits(r, static_cast<double>(p.hosts.size()));
     sim::Rng rng(seed, kStreamPermutation + i);
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
@@ -241,6 +258,8 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
+    const auto n = static_cast<double>(p.hosts.size());
+    fits(r, n * (n - 1));
     for (auto& fs : models::make_all_to_all(p)) {
       fs.priority = tc.priority;
       fs.dscp = tc.dscp;
@@ -272,6 +291,9 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.host_rate_bps = r.rate_bps("host_rate", f.topo.links[first_port.link].rate_bps);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     p.duration = r.time("duration", sim::Time(1));
+    // Expected arrivals: load x host_rate x hosts / (8 x mean size) per second.
+    fits(r, p.load * static_cast<double>(p.host_rate_bps) * static_cast<double>(p.hosts.size()) /
+                (8.0 * p.cdf.mean_bytes()) * (static_cast<double>(p.duration.ps) * 1e-12));
     sim::Rng rng(seed, kStreamPoisson + i);
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));

@@ -18,6 +18,7 @@
 #include "scenarios/run/infiniband_results.hpp"
 #include "scenarios/run/link_event_schedule.hpp"
 #include "scenarios/run/link_results.hpp"
+#include "scenarios/run/memory_guard.hpp"
 #include "scenarios/run/packet_conservation.hpp"
 #include "scenarios/run/progress_line.hpp"
 #include "scenarios/run/roce_results.hpp"
@@ -116,6 +117,7 @@ void check_timeline_ports(const models::TimelineOptions& o, const topo::Fabric& 
 
 RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  check_memory_estimate(s, options.max_memory_bytes);
   sim::Simulator sim(s.seed);
   auto net = build_network(s, sim);
   const topo::Fabric& f = s.fabric;
@@ -203,9 +205,11 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
       };
     }
     progress = std::make_unique<ProgressLine>(sim, s.stop_time, std::move(work));
-    sim.set_progress(progress.get(), 1 << 20);
   }
+  MemoryGuard memory_guard(sim, options.max_memory_bytes, estimate_memory(s), progress.get());
+  sim.set_progress(&memory_guard, 1 << 20);
   out.reason = sim.run(s.stop_time);
+  sim.set_progress(nullptr, 0);
   progress.reset();
   out.end_time = sim.now();
   out.events = sim.events_executed();

@@ -106,6 +106,9 @@ struct RunOutcome {
 struct RunOptions {
   bool progress = false;             // a progress line on stderr (terminal only; the CLI decides)
   models::TimelineOptions timeline;  // spans to record (run_timeline.hpp); off by default
+  // --max-memory (bytes; 0 = the machine's memory): the estimate is checked before the network
+  // is built and the resident size while it runs (memory_estimate.hpp, memory_guard.hpp).
+  int64_t max_memory_bytes = 0;
 };
 
 // Throws std::logic_error when an invariant (conservation of packets or bytes) is broken, and

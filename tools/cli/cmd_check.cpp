@@ -2,6 +2,7 @@
 // it — the fabric's size, bisection and path diversity, and the routes of the workload.
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/loader/failures_section.hpp"
+#include "scenarios/loader/memory_estimate.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
@@ -89,10 +91,13 @@ void check_buffer_dependencies(const scen::Scenario& s, const topo::RoutingTable
 int cmd_check(int argc, char** argv) {
   po::options_description opts("rdmasim check SCENARIO [options]");
   std::vector<std::string> sets;
+  std::string max_memory;
   opts.add_options()("help,h", "this help")("set", po::value(&sets)->composing(),
                                             "override a value (as for run)")(
       "strict", "exit with code 3 when the check finds problems")(
-      "all-pairs", "check buffer dependencies for every host pair, not only the workload's flows");
+      "all-pairs", "check buffer dependencies for every host pair, not only the workload's flows")(
+      "max-memory", po::value(&max_memory),
+      "refuse a scenario whose estimated memory is beyond SIZE (default: this machine's memory)");
   std::string scenario;
   const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help") || scenario.empty()) {
@@ -101,7 +106,12 @@ int cmd_check(int argc, char** argv) {
   }
   scen::LoadOptions lo;
   lo.sets = sets;
+  lo.max_memory_bytes = max_memory_option(max_memory);
   const scen::Scenario s = scen::load_scenario_file(scenario, lo);
+  // Before the network is built: a scenario beyond the memory limit is refused here as a run
+  // would refuse it.
+  const scen::MemoryEstimate memory = scen::estimate_memory(s);
+  scen::check_memory_estimate(s, lo.max_memory_bytes);
   sim::Simulator sim(s.seed);
   const auto net = scen::build_network(s, sim);  // the same checks a run makes
   const topo::TopologySummary t = topo::summarize(s.fabric, net->routes);
@@ -115,6 +125,12 @@ int cmd_check(int argc, char** argv) {
       "          equal-cost paths between hosts on different switches: min %d, mean %.2f, max %d "
       "(%d pairs sampled)\n",
       t.min_paths, t.mean_paths, t.max_paths, t.path_pairs_sampled);
+  std::printf("memory    estimate %s, limit %s\n", memory.describe().c_str(),
+              scen::memory_limit_text(lo.max_memory_bytes).c_str());
+  if (memory.samples_per_ms > 0 && memory.samples == 0) {
+    std::printf("          samples %s per simulated ms (bounded while it runs)\n",
+                scen::memory_text(memory.samples_per_ms).c_str());
+  }
 
   if (s.pfc.enabled) {
     // Headroom per lossless ingress, by link rate and cable (what a switch engineer configures).
@@ -187,12 +203,17 @@ int cmd_check(int argc, char** argv) {
   size_t explicit_routes = 0, detours = 0;
   int max_hops = 0;
   const size_t hosts = s.fabric.host_node.size();
+  double data_packets = 0, packet_hops = 0;  // the work the flows make, on shortest routes
   for (const auto& f : s.flows) {
     pairs.insert({f.src_host, f.dst_host});
     const int shortest =
         net->routes
             .distance[static_cast<size_t>(s.fabric.host_node[f.src_host]) * hosts + f.dst_host];
     max_hops = std::max(max_hops, shortest);
+    const auto packets = static_cast<double>((f.bytes + s.nic.mtu - 1) / s.nic.mtu);
+    data_packets += packets;
+    packet_hops += std::max(shortest, 0) *
+                   (packets + std::ceil(packets / static_cast<double>(s.nic.ack_every)));
     if (!f.route.empty()) {
       ++explicit_routes;
       if (static_cast<int>(f.route.size()) + 1 > shortest) ++detours;
@@ -202,6 +223,12 @@ int cmd_check(int argc, char** argv) {
       "workload  %zu flows between %zu host pairs, longest shortest route %d hops, %zu explicit "
       "routes\n",
       s.flows.size(), pairs.size(), max_hops, explicit_routes);
+  if (!s.flows.empty()) {
+    // Without drops, retransmissions or detours; every packet-hop is about two events (it
+    // leaves a port, it arrives at the next node).
+    std::printf("          %.4g data packets, at least %.4g packet-hops with their ACKs\n",
+                data_packets, packet_hops);
+  }
   if (detours > 0) {
     problems.push_back(std::to_string(detours) +
                        " explicit route(s) longer than the shortest path");

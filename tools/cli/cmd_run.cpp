@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/memory_estimate.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
@@ -174,12 +175,15 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
     lo.fabric = f;
     scenarios.push_back(scen::load_scenario_file(file, lo));
   }
+  // Every fabric's estimate before the first run, as every fabric's input.
+  for (const auto& s : scenarios) scen::check_memory_estimate(s, lo.max_memory_bytes);
   std::vector<scen::RunOutcome> outcomes;
   outcomes.reserve(scenarios.size());
   for (size_t i = 0; i < scenarios.size(); ++i) {
     scen::RunOptions ro;
     ro.progress = !quiet && isatty(STDERR_FILENO);
     ro.timeline = timeline.options;
+    ro.max_memory_bytes = lo.max_memory_bytes;
     outcomes.push_back(scen::run_scenario(scenarios[i], ro));
     const std::string dir = out_dir + "/" + first.fabrics[i];
     if (i == 0) scen::clear_earlier_run(out_dir);  // e.g. a single-fabric run's files at the top
@@ -206,12 +210,16 @@ int cmd_run(int argc, char** argv) {
   uint64_t seed = 0;
   std::string timeline_file, timeline_window, timeline_ports;
   int64_t timeline_max = 200000;
+  std::string max_memory;
   opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
                                             "output folder (default ./out/<scenario name>)")(
       "set", po::value(&sets)->composing(),
       "override a value: --set fabric.switch.latency=300ns (repeatable; array elements as "
       "links[3].rate)")("seed", po::value(&seed), "random seed (overrides the scenario's)")(
       "quiet,q", "no progress line")(
+      "max-memory", po::value(&max_memory),
+      "refuse a scenario whose estimated memory is beyond SIZE, and stop a run whose process "
+      "grows beyond it (default: this machine's memory)")(
       "force",
       "write into a non-empty --out that is not an earlier run's (replacing only the "
       "files a run writes)")("list-params", "print every model parameter and exit")(
@@ -244,6 +252,7 @@ int cmd_run(int argc, char** argv) {
   lo.sets = sets;
   lo.has_seed = vm.count("seed") > 0;
   lo.seed = seed;
+  lo.max_memory_bytes = max_memory_option(max_memory);
   const scen::Scenario s = scen::load_scenario_file(scenario, lo);
   if (out_dir.empty()) out_dir = "out/" + s.name;
   // Where the results go is checked before the simulation (output_folder.hpp).
@@ -258,6 +267,7 @@ int cmd_run(int argc, char** argv) {
     return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline);
   }
   scen::RunOptions ro;
+  ro.max_memory_bytes = lo.max_memory_bytes;
   ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
   ro.timeline = timeline.options;
   const scen::RunOutcome out = scen::run_scenario(s, ro);

@@ -5,6 +5,9 @@
 #include <boost/program_options.hpp>
 #include <string>
 
+#include "scenarios/loader/input_error.hpp"
+#include "sim/units.hpp"
+
 namespace cli {
 
 // Parses `argv` into `vm`, the positional arguments named `positional` (at most `max_count`)
@@ -24,6 +27,19 @@ boost::program_options::variables_map parse_options(
   po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
   po::notify(vm);
   return vm;
+}
+
+// --max-memory SIZE ("16GiB", "512MiB"; "" = the machine's memory, returned as 0).
+inline int64_t max_memory_option(const std::string& value) {
+  if (value.empty()) return 0;
+  try {
+    const int64_t b = sim::parse_bytes(value);
+    if (b < (1LL << 20)) throw sim::UnitError("too small");
+    return b;
+  } catch (const sim::UnitError&) {
+    throw scen::InputError("--max-memory", value,
+                           "a memory size of at least 1MiB, such as \"16GiB\" or \"512MiB\"");
+  }
 }
 
 }  // namespace cli
