@@ -46,10 +46,10 @@ const char* const kFlowsHeader =
     "flow_id,tag,src,dst,bytes,priority,qps,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
     "retransmitted_packets,timeouts,completed";
 const char* const kLinksHeader =
-    "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
+    "link,direction,from,from_port,to,to_port,rate_Gbps,up,packets,wire_bytes,utilisation,"
     "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
     "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns,fecn_marks";
-const char* const kTimeseriesHeader = "time_ns,series,queue_bytes,tx_bytes,rate_limit_gbps";
+const char* const kTimeseriesHeader = "time_ns,series,queue_bytes,tx_bytes,rate_limit_Gbps";
 
 }  // namespace
 

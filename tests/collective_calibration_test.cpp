@@ -108,7 +108,7 @@ void check_fit_back(double noise_amplitude, double tolerance) {
   CHECK(ex[1].ranks[7] == "n0g7");
   const calib::CalibrationResult r = calib::calibrate(c, ex, 0);
   INFO(calib::format_report(r));
-  CHECK(r.fitted == std::vector<std::string>{"step_overhead_ns", "nvlink_rate_gbps"});
+  CHECK(r.fitted == std::vector<std::string>{"step_overhead_ns", "nvlink_rate_Gbps"});
   CHECK(r.params.step_overhead_ns == Approx(truth.step_overhead_ns).epsilon(tolerance));
   CHECK(r.params.nvlink_rate_gbps == Approx(truth.nvlink_rate_gbps).epsilon(tolerance));
 }

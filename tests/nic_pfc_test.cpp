@@ -14,7 +14,7 @@ uint64_t u(const scen::Json& j) {
 }
 
 double goodput_gbps(const scen::RunOutcome& out) {
-  return std::stod(out.results["goodput_gbps"].get<std::string>());
+  return out.results["goodput_Gbps"].get<double>();
 }
 
 // Sender h1 -> switch -> receiver h0, 100 Gb/s links; every host drains at `drain`.

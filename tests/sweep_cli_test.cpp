@@ -74,11 +74,11 @@ std::vector<std::string> ids(size_t n, size_t shard = 0, size_t shards = 1) {
 
 const char* const kResultsHeader =
     "point,size,qlimit,repeat,seed,status,stop_reason,end_time_ns,flows,flows_completed,"
-    "fct_p50_ns,fct_p99_ns,fct_max_ns,slowdown_p50,slowdown_p99,goodput_gbps,"
+    "fct_p50_ns,fct_p99_ns,fct_max_ns,slowdown_p50,slowdown_p99,goodput_Gbps,"
     "retransmitted_packets,timeouts,drops_tail,drops_ttl,drops_no_route,drops_link_loss,"
     "drops_lossless,pause_frames,paused_time_ns,headroom_exhaustions,deadlocks,ecn_marks,"
     "dcqcn_rate_decreases,cnps_sent,collective_size_bytes,collective_time_us,"
-    "collective_busbw_gbps,error";
+    "collective_busbw_GBps,error";
 
 }  // namespace
 

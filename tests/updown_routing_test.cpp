@@ -168,8 +168,8 @@ TEST_CASE("valley routes: the run deadlocks on the expected cycle, up/down compl
   REQUIRE(out.results["deadlocks"] == 1);
   const auto& e = out.results["deadlock_events"][0];
   CHECK(e["cycle"] == scen::Json({"L2:2:p3", "S0:2:p3", "L3:1:p3", "S1:3:p3"}));
-  const double formed = std::stod(e["formed_ns"].get<std::string>());
-  const double detected = std::stod(e["detected_ns"].get<std::string>());
+  const double formed = e["formed_ns"].get<double>();
+  const double detected = e["detected_ns"].get<double>();
   CHECK(detected - formed <= 1'000'000);  // within 1 ms of forming
   CHECK(scen::run_scenario(scen::load_scenario_file(kValley)).results["deadlock_events"] ==
         out.results["deadlock_events"]);  // same cycle, same picosecond

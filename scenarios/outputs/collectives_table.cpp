@@ -118,8 +118,8 @@ std::string collectives_table(const std::vector<models::CollectiveResult>& rows,
 std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs) {
   std::string out =
-      "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_gbps,"
-      "busbw_gbps,messages,wire_bytes,nvlink_bytes,network_bytes,channels\n";
+      "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_GBps,"
+      "busbw_GBps,messages,wire_bytes,nvlink_bytes,network_bytes,channels\n";
   char line[384];
   for (const auto& r : rows) {
     std::snprintf(

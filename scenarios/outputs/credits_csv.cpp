@@ -5,6 +5,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "scenarios/outputs/csv_cell.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 
@@ -29,7 +30,7 @@ std::string credits_csv(const RunOutcome& out) {
   o << "time_ns,node,port,vl,event,stall_start_ns,stall_ns\n";
   for (const Row& r : rows) {
     const models::CreditStall& c = *r.stall;
-    o << format_ns(r.time) << ',' << out.node_names[c.node] << ',' << c.port << ','
+    o << format_ns(r.time) << ',' << csv_cell(out.node_names[c.node]) << ',' << c.port << ','
       << static_cast<int>(c.vl) << ',' << (r.end ? "stall_end" : "stall_start") << ','
       << format_ns(c.start) << ',';
     if (r.end) o << format_ns(c.end - c.start);

@@ -5,8 +5,16 @@
 namespace scen {
 namespace {
 
+// A result as the terminal shows it: text as is, a measured value (a JSON number with a
+// fraction) with the three decimals it is exact to, a count as an integer.
 std::string str(const Json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
+    return b;
+  }
+  return v.dump();
 }
 
 struct Row {

@@ -9,7 +9,7 @@ namespace scen {
 
 std::string ib_cc_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "time_ns,flow,qp,ccti,ipd_ns,rate_gbps\n";
+  o << "time_ns,flow,qp,ccti,ipd_ns,rate_Gbps\n";
   for (const auto& c : out.ccti_changes) {
     o << format_ns(c.time) << ',' << c.flow << ',' << c.qp << ',' << c.ccti << ','
       << format_ns(c.ipd) << ',' << format_milli(c.rate_bps / 1'000'000) << '\n';

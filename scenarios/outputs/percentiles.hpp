@@ -35,4 +35,17 @@ inline std::string format_ns(sim::Time t) {
   return format_milli(t.ps);
 }
 
+// v / 1000 as a JSON number (summary.json writes numbers, not strings). The division is
+// correctly rounded and JSON writes the shortest decimal that reads back as the same double,
+// so the number written is the exact three-decimal value (up to 15 significant digits).
+inline double milli_number(int64_t v) {
+  return static_cast<double>(v) / 1000.0;
+}
+
+// Picoseconds as nanoseconds, a JSON number exact to the picosecond (below 10^15 ps, 1000 s);
+// results that need the exact integer carry it in ps beside (end_time_ps).
+inline double ns_number(sim::Time t) {
+  return milli_number(t.ps);
+}
+
 }  // namespace scen

@@ -12,6 +12,7 @@
 
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
+#include "scenarios/outputs/csv_cell.hpp"
 #include "scenarios/outputs/output_folder.hpp"
 #include "scenarios/outputs/percentiles.hpp"
 #include "sim/units.hpp"
@@ -89,8 +90,8 @@ std::string flows_csv(const RunOutcome& out) {
   o << "flow_id,tag,src,dst,bytes,priority,qps,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
        "retransmitted_packets,timeouts,completed\n";
   for (const auto& r : out.flows) {
-    o << r.id << ',' << r.tag << ',' << r.src << ',' << r.dst << ',' << r.bytes << ',' << r.priority
-      << ',' << r.qps << ',' << format_ns(r.start) << ',';
+    o << r.id << ',' << csv_cell(r.tag) << ',' << csv_cell(r.src) << ',' << csv_cell(r.dst) << ','
+      << r.bytes << ',' << r.priority << ',' << r.qps << ',' << format_ns(r.start) << ',';
     if (r.completed) {
       o << format_ns(r.finish) << ',' << format_ns(r.fct) << ',';
     } else {
@@ -106,7 +107,7 @@ std::string flows_csv(const RunOutcome& out) {
 
 std::string links_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "link,direction,from,from_port,to,to_port,rate_gbps,up,packets,wire_bytes,utilisation,"
+  o << "link,direction,from,from_port,to,to_port,rate_Gbps,up,packets,wire_bytes,utilisation,"
        "busy_ns,max_queue_bytes,tail_drops,lost_packets,stalled_ns,pause_frames_sent,"
        "pause_frames_received,paused_ns,ecn_marks,credit_stalled_ns,fecn_marks\n";
   const int64_t span = out.end_time.ps;
@@ -114,13 +115,14 @@ std::string links_csv(const RunOutcome& out) {
     // Utilisation: time the serialiser was busy over the simulated span, 1/1000 resolution.
     const int64_t util_milli =
         span > 0 ? static_cast<int64_t>(static_cast<__int128>(r.busy.ps) * 1000 / span) : 0;
-    o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ',' << r.from_port
-      << ',' << r.to << ',' << r.to_port << ',' << format_milli(r.rate_bps / 1'000'000) << ','
-      << (r.up ? 1 : 0) << ',' << r.packets << ',' << r.wire_bytes << ','
-      << format_milli(util_milli) << ',' << format_ns(r.busy) << ',' << r.max_queue_bytes << ','
-      << r.tail_drops << ',' << r.lost_packets << ',' << format_ns(r.stalled) << ','
-      << r.pause_frames_sent << ',' << r.pause_frames_received << ',' << format_ns(r.paused) << ','
-      << r.ecn_marks << ',' << format_ns(r.credit_stalled) << ',' << r.fecn_marks << '\n';
+    o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << csv_cell(r.from) << ','
+      << r.from_port << ',' << csv_cell(r.to) << ',' << r.to_port << ','
+      << format_milli(r.rate_bps / 1'000'000) << ',' << (r.up ? 1 : 0) << ',' << r.packets << ','
+      << r.wire_bytes << ',' << format_milli(util_milli) << ',' << format_ns(r.busy) << ','
+      << r.max_queue_bytes << ',' << r.tail_drops << ',' << r.lost_packets << ','
+      << format_ns(r.stalled) << ',' << r.pause_frames_sent << ',' << r.pause_frames_received << ','
+      << format_ns(r.paused) << ',' << r.ecn_marks << ',' << format_ns(r.credit_stalled) << ','
+      << r.fecn_marks << '\n';
   }
   return o.str();
 }
@@ -143,10 +145,10 @@ std::string classes_csv(const RunOutcome& out) {
           r.class_credit_stalled[c].ps == 0 && r.class_fecn_marks[c] == 0) {
         continue;
       }
-      o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << r.from << ','
-        << r.from_port << ',' << r.to << ',' << r.to_port << ',' << c << ',' << r.class_packets[c]
-        << ',' << r.class_wire_bytes[c] << ',' << r.class_max_queue_bytes[c] << ','
-        << r.class_tail_drops[c] << ',' << eth(r.class_ecn_marks, c) << ','
+      o << r.link << ',' << (r.direction == 0 ? "a>b" : "b>a") << ',' << csv_cell(r.from) << ','
+        << r.from_port << ',' << csv_cell(r.to) << ',' << r.to_port << ',' << c << ','
+        << r.class_packets[c] << ',' << r.class_wire_bytes[c] << ',' << r.class_max_queue_bytes[c]
+        << ',' << r.class_tail_drops[c] << ',' << eth(r.class_ecn_marks, c) << ','
         << eth(r.class_pause_frames_received, c) << ',' << format_ns(eth(r.class_paused, c)) << ','
         << eth(r.class_pause_frames_sent, c) << ',' << eth(r.class_resume_frames_sent, c) << ','
         << eth(r.class_xoff_transitions, c) << ',' << r.class_peak_ingress_bytes[c] << ','
@@ -164,27 +166,27 @@ std::string nics_csv(const RunOutcome& out) {
        "rx_buffer_peak_bytes,rx_overflow_drops\n";
   for (size_t h = 0; h < out.nics.size(); ++h) {
     const models::NicStats& n = out.nics[h];
-    o << out.host_names[h] << ',' << n.data_packets_sent << ',' << n.data_packets_received << ','
-      << n.acks_sent << ',' << n.nacks_sent << ',' << n.acks_received << ',' << n.ce_marked_received
-      << ',' << n.cnps_sent << ',' << n.cnps_received << ',' << n.congestion_flags_received << ','
-      << n.pause_frames_received << ',' << n.pause_frames_sent << ',' << n.resume_frames_sent << ','
-      << format_ns(n.pause_asserted_time) << ',' << n.rx_buffer_peak_bytes << ','
-      << n.rx_overflow_drops << '\n';
+    o << csv_cell(out.host_names[h]) << ',' << n.data_packets_sent << ',' << n.data_packets_received
+      << ',' << n.acks_sent << ',' << n.nacks_sent << ',' << n.acks_received << ','
+      << n.ce_marked_received << ',' << n.cnps_sent << ',' << n.cnps_received << ','
+      << n.congestion_flags_received << ',' << n.pause_frames_received << ',' << n.pause_frames_sent
+      << ',' << n.resume_frames_sent << ',' << format_ns(n.pause_asserted_time) << ','
+      << n.rx_buffer_peak_bytes << ',' << n.rx_overflow_drops << '\n';
   }
   return o.str();
 }
 
 std::string timeseries_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "time_ns,series,queue_bytes,tx_bytes,rate_limit_gbps\n";
+  o << "time_ns,series,queue_bytes,tx_bytes,rate_limit_Gbps\n";
   // Ports and flows sampled at the same instants, merged in time order (ports first).
   size_t p = 0, f = 0;
   while (p < out.samples.size() || f < out.flow_samples.size()) {
     if (p < out.samples.size() &&
         (f == out.flow_samples.size() || out.samples[p].time <= out.flow_samples[f].time)) {
       const auto& smp = out.samples[p++];
-      o << format_ns(smp.time) << ',' << out.sampled_ports[smp.port] << ',' << smp.queue_bytes
-        << ',' << smp.tx_bytes << ",\n";
+      o << format_ns(smp.time) << ',' << csv_cell(out.sampled_ports[smp.port]) << ','
+        << smp.queue_bytes << ',' << smp.tx_bytes << ",\n";
     } else {
       const auto& smp = out.flow_samples[f++];
       o << format_ns(smp.time) << ",flow:" << out.sampled_flows[smp.flow] << ",,"
@@ -196,7 +198,7 @@ std::string timeseries_csv(const RunOutcome& out) {
 
 std::string rates_csv(const RunOutcome& out) {
   std::ostringstream o;
-  o << "time_ns,flow,qp,rate_gbps,target_gbps,alpha\n";
+  o << "time_ns,flow,qp,rate_Gbps,target_Gbps,alpha\n";
   char alpha[32];
   for (const auto& c : out.rate_changes) {
     std::snprintf(alpha, sizeof alpha, "%.6f", c.alpha);
@@ -212,7 +214,7 @@ std::string pfc_csv(const RunOutcome& out) {
   o << "time_ns,node,port,priority,event,ingress_bytes\n";
   static const char* kKinds[] = {"pause", "refresh", "resume"};
   for (const auto& e : out.pfc_events) {
-    o << format_ns(e.time) << ',' << out.node_names[e.node] << ',' << e.port << ','
+    o << format_ns(e.time) << ',' << csv_cell(out.node_names[e.node]) << ',' << e.port << ','
       << static_cast<int>(e.priority) << ',' << kKinds[e.kind] << ',' << e.ingress_bytes << '\n';
   }
   return o.str();
@@ -252,7 +254,8 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   stats["events_per_second"] = out.wall_seconds > 0 ? out.events / out.wall_seconds : 0.0;
   stats["packet_hops"] = out.packet_hops;
   stats["packet_hops_per_second"] = out.wall_seconds > 0 ? out.packet_hops / out.wall_seconds : 0.0;
-  stats["simulated_ns"] = format_ns(out.end_time);
+  stats["simulated_ns"] = ns_number(out.end_time);
+  stats["simulated_ps"] = out.end_time.ps;
   stats["wall_seconds_per_simulated_ms"] =
       out.end_time.ps > 0 ? out.wall_seconds / (out.end_time.seconds() * 1e3) : 0.0;
   stats["peak_rss_mb"] = static_cast<double>(out.peak_rss_kb) / 1024.0;

@@ -24,21 +24,22 @@ Json headline_results(const RunOutcome& out, const TransportTotals& transport,
   }
   Json res;
   res["stop_reason"] = sim::to_string(out.reason);
-  res["end_time_ns"] = format_ns(out.end_time);
+  res["end_time_ns"] = ns_number(out.end_time);
+  res["end_time_ps"] = out.end_time.ps;  // exact
   res["flows"] = out.flows.size();
   res["flows_completed"] = completed;
-  res["fct_p50_ns"] = format_ns(sim::Time(nearest_rank(fcts, 50)));
-  res["fct_p99_ns"] = format_ns(sim::Time(nearest_rank(fcts, 99)));
-  res["fct_max_ns"] = format_ns(sim::Time(nearest_rank(fcts, 100)));
-  res["slowdown_p50"] = format_milli(nearest_rank(slowdowns_milli, 50));
-  res["slowdown_p99"] = format_milli(nearest_rank(slowdowns_milli, 99));
+  res["fct_p50_ns"] = ns_number(sim::Time(nearest_rank(fcts, 50)));
+  res["fct_p99_ns"] = ns_number(sim::Time(nearest_rank(fcts, 99)));
+  res["fct_max_ns"] = ns_number(sim::Time(nearest_rank(fcts, 100)));
+  res["slowdown_p50"] = milli_number(nearest_rank(slowdowns_milli, 50));
+  res["slowdown_p99"] = milli_number(nearest_rank(slowdowns_milli, 99));
   res["payload_bytes_delivered"] = payload;
   if (completed > 0 && last_finish > first_start) {
     // Aggregate goodput: payload of completed flows over the span from first start to last
     // finish, in Gb/s with three decimals (integer arithmetic).
     const __int128 milli_gbps =
         static_cast<__int128>(payload) * 8 * 1000 * 1000 / (last_finish - first_start).ps;
-    res["goodput_gbps"] = format_milli(static_cast<int64_t>(milli_gbps));
+    res["goodput_Gbps"] = milli_number(static_cast<int64_t>(milli_gbps));
   }
   res["data_packets_sent"] = packets.data_sent;
   res["retransmitted_packets"] = transport.retransmitted;

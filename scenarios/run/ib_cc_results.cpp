@@ -49,14 +49,14 @@ void add_ib_cc_results(const Scenario& s, const models::Network& net, RunOutcome
                        {"becns_sent", net.nics[h]->stats().cnps_sent},
                        {"becns_received", n.becns_received},
                        {"max_ccti", n.max_ccti},
-                       {"min_rate_gbps", format_milli(n.min_rate_bps / 1'000'000)}});
+                       {"min_rate_Gbps", milli_number(n.min_rate_bps / 1'000'000)}});
   }
   ib["cc"] = {{"fecn_marks", marks},
               {"victim_packets_unmarked", victim_skips},
               {"fecn_received", fecn_received},
               {"becns_received", becns},
               {"max_ccti", max_ccti},
-              {"min_rate_gbps", format_milli(min_rate / 1'000'000)},
+              {"min_rate_Gbps", milli_number(min_rate / 1'000'000)},
               {"per_nic", per_nic}};
   out.ccti_changes = net.ccti_log;
 }

@@ -100,7 +100,7 @@ void add_nvlink_results(const Scenario& s, models::Network& net, RunOutcome& out
                    {"flow_control_packets_sent", t.fc_sent},
                    {"flow_control_packets_received", t.fc_received},
                    {"credit_stalls", t.stalls},
-                   {"credit_stalled_ns", format_ns(t.stalled)}};
+                   {"credit_stalled_ns", ns_number(t.stalled)}};
 }
 
 void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome& out, Json& res) {
@@ -111,7 +111,7 @@ void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome&
     per_vl.push_back({{"vl", vl},
                       {"wire_bytes", t.vl_bytes[vl]},
                       {"credit_stalls", t.vl_stalls[vl]},
-                      {"credit_stalled_ns", format_ns(t.vl_stalled[vl])}});
+                      {"credit_stalled_ns", ns_number(t.vl_stalled[vl])}});
   }
   res["infiniband"] = {{"data_vls", vls},
                        {"vl_buffer_blocks", t.capacity_blocks},
@@ -119,7 +119,7 @@ void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome&
                        {"flow_control_packets_sent", t.fc_sent},
                        {"flow_control_packets_received", t.fc_received},
                        {"credit_stalls", t.stalls},
-                       {"credit_stalled_ns", format_ns(t.stalled)},
+                       {"credit_stalled_ns", ns_number(t.stalled)},
                        {"per_vl", per_vl}};
   add_ib_cc_results(s, net, out, res["infiniband"]);
   out.credit_stalls = net.credit_log;

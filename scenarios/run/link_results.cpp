@@ -15,7 +15,7 @@ FabricTotals collect_link_results(const Scenario& s, models::Network& net, RunOu
     t.lossless_drops += sw->stats().lossless_drops;
     t.pause_consumed += sw->stats().pause_frames_received;
     for (const auto& e : sw->headroom_exhaustions()) {
-      t.exhaustions.push_back({{"time_ns", format_ns(e.time)},
+      t.exhaustions.push_back({{"time_ns", ns_number(e.time)},
                                {"switch", sw->name()},
                                {"port", e.port},
                                {"priority", e.priority}});

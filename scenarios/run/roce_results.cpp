@@ -24,13 +24,13 @@ void add_nic_rx_results(const Scenario& s, const models::Network& net, const Pac
       xoffs += ns.xoff_transitions;
       asserted += ns.pause_asserted_time;
     }
-    res["nic_rx"] = {{"drain_rate_gbps", format_milli(s.nic.rx_drain_rate_bps / 1'000'000)},
+    res["nic_rx"] = {{"drain_rate_Gbps", milli_number(s.nic.rx_drain_rate_bps / 1'000'000)},
                      {"rx_buffer_peak_bytes", peak},
                      {"nic_rx_overflow_drops", packets.rx_overflow},
                      {"pause_frames", pauses},
                      {"resume_frames", resumes},
                      {"xoff_transitions", xoffs},
-                     {"pause_asserted_ns", format_ns(asserted)}};
+                     {"pause_asserted_ns", ns_number(asserted)}};
   }
 }
 
@@ -62,7 +62,7 @@ void add_dcqcn_results(const Scenario& s, const models::Network& net, Json& res)
                     {"rate_decreases", ds.rate_decreases},
                     {"rate_increases", ds.rate_increases},
                     {"limiters_released", ds.limiters_released},
-                    {"min_rate_gbps", format_milli(ds.min_rate_bps / 1'000'000)}};
+                    {"min_rate_Gbps", milli_number(ds.min_rate_bps / 1'000'000)}};
   }
 }
 
@@ -94,7 +94,7 @@ void add_pfc_results(const Scenario& s, const models::Network& net, const Fabric
                   {"nic_pause_frames", nic_pauses},
                   {"resume_frames", resumes},
                   {"xoff_transitions", xoffs},
-                  {"paused_time_ns", format_ns(paused)},
+                  {"paused_time_ns", ns_number(paused)},
                   {"headroom_exhaustions", fabric.exhaustions.size()},
                   {"headroom_exhaustion_events", fabric.exhaustions},
                   {"watchdog_triggers", watchdog},
@@ -154,8 +154,8 @@ void add_deadlock_results(const Scenario& s, const models::Network& net, RunOutc
         cycle.push_back(s.fabric.topo.nodes[m.node].name + ":" + std::to_string(m.port) + ":p" +
                         std::to_string(m.priority));
       }
-      events.push_back({{"formed_ns", format_ns(e.formed)},
-                        {"detected_ns", format_ns(e.detected)},
+      events.push_back({{"formed_ns", ns_number(e.formed)},
+                        {"detected_ns", ns_number(e.detected)},
                         {"cycle", cycle},
                         {"flows", e.flows},
                         {"frozen_bytes", e.frozen_bytes}});

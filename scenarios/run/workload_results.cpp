@@ -20,13 +20,13 @@ void add_workload_results(const Scenario& s,
     // The last step: step time, exposed communication and MFU (3 decimals of a percent).
     const models::TrainingStepResult& t = out.training_steps.back();
     res["training"] = {{"steps", out.training_steps.size()},
-                       {"step_time_us", format_milli(t.step.ps / 1000)},
-                       {"compute_us", format_milli(t.compute.ps / 1000)},
-                       {"communication_us", format_milli(t.communication.ps / 1000)},
-                       {"exposed_communication_us", format_milli(t.exposed.ps / 1000)},
-                       {"last_bucket_tail_us", format_milli(t.last_bucket_tail.ps / 1000)},
+                       {"step_time_us", milli_number(t.step.ps / 1000)},
+                       {"compute_us", milli_number(t.compute.ps / 1000)},
+                       {"communication_us", milli_number(t.communication.ps / 1000)},
+                       {"exposed_communication_us", milli_number(t.exposed.ps / 1000)},
+                       {"last_bucket_tail_us", milli_number(t.last_bucket_tail.ps / 1000)},
                        {"buckets", t.buckets},
-                       {"mfu_percent", format_milli(static_cast<int64_t>(t.mfu * 100000))}};
+                       {"mfu_percent", milli_number(static_cast<int64_t>(t.mfu * 100000))}};
   }
   if (!s.collectives.empty()) {
     size_t sizes = 0;
@@ -38,9 +38,9 @@ void add_workload_results(const Scenario& s,
       const models::CollectiveResult& last = out.collectives.back();
       res["collective"] = {
           {"size_bytes", last.size_bytes},
-          {"time_us", format_milli(last.time.ps / 1000)},
-          {"algbw_gbps", format_milli(static_cast<int64_t>(last.algbw_gbps() * 1000))},
-          {"busbw_gbps", format_milli(static_cast<int64_t>(last.busbw_gbps() * 1000))}};
+          {"time_us", milli_number(last.time.ps / 1000)},
+          {"algbw_GBps", milli_number(static_cast<int64_t>(last.algbw_gbps() * 1000))},
+          {"busbw_GBps", milli_number(static_cast<int64_t>(last.busbw_gbps() * 1000))}};
     }
   }
 }

@@ -37,7 +37,7 @@ fs::path temporary_folder(const std::string& out_dir, size_t id) {
 // Writes the record into the temporary folder and renames it into place.
 Json commit(const SweepSpec& spec, const SweepPoint& p, const std::string& out_dir,
             const fs::path& tmp, bool ok, const std::string& error,
-            const std::vector<std::string>& metrics) {
+            const std::vector<Json>& metrics) {
   Json record = point_record(spec, p, ok, error, metrics);
   write_file_atomic((tmp / "point.json").string(), record.dump(2) + "\n");
   // The folder exists only if two runs of the same shard raced (the CLI refuses to run over
@@ -65,7 +65,7 @@ Json run_point(const SweepSpec& spec, const SweepPoint& p, const std::string& ou
   fs::create_directories(tmp);
   bool ok = false;
   std::string error;
-  std::vector<std::string> metrics;
+  std::vector<Json> metrics;
   try {
     const Scenario s = load_point(spec, p);
     const RunOutcome out = run_scenario(s);

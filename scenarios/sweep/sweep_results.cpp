@@ -1,5 +1,6 @@
 #include "scenarios/sweep/sweep_results.hpp"
 
+#include "scenarios/outputs/csv_cell.hpp"
 #include "scenarios/sweep/quantity.hpp"
 
 namespace scen::sweep {
@@ -25,7 +26,7 @@ const Metric kMetrics[] = {
     {"fct_max_ns", "/fct_max_ns"},
     {"slowdown_p50", "/slowdown_p50"},
     {"slowdown_p99", "/slowdown_p99"},
-    {"goodput_gbps", "/goodput_gbps"},
+    {"goodput_Gbps", "/goodput_Gbps"},
     {"retransmitted_packets", "/retransmitted_packets"},
     {"timeouts", "/timeouts"},
     {"drops_tail", "/drops/tail"},
@@ -42,7 +43,7 @@ const Metric kMetrics[] = {
     {"cnps_sent", "/dcqcn/cnps_sent"},
     {"collective_size_bytes", "/collective/size_bytes"},
     {"collective_time_us", "/collective/time_us"},
-    {"collective_busbw_gbps", "/collective/busbw_gbps"},
+    {"collective_busbw_GBps", "/collective/busbw_GBps"},
 };
 
 }  // namespace
@@ -69,17 +70,17 @@ bool is_reserved_column(const std::string& name) {
   return name == kErrorColumn;
 }
 
-std::vector<std::string> headline_metrics(const Json& results) {
-  std::vector<std::string> cells;
+std::vector<Json> headline_metrics(const Json& results) {
+  std::vector<Json> cells;
   for (const auto& m : kMetrics) {
     const Json::json_pointer ptr(m.pointer);
-    cells.push_back(results.contains(ptr) ? value_text(results.at(ptr)) : "");
+    cells.push_back(results.contains(ptr) ? results.at(ptr) : Json());
   }
   return cells;
 }
 
 Json point_record(const SweepSpec& spec, const SweepPoint& p, bool ok, const std::string& error,
-                  const std::vector<std::string>& metrics) {
+                  const std::vector<Json>& metrics) {
   Json r;
   r["sweep"] = spec.name;
   r["point"] = p.id;
@@ -91,7 +92,9 @@ Json point_record(const SweepSpec& spec, const SweepPoint& p, bool ok, const std
   r["status"] = ok ? "ok" : "failed";
   r["error"] = error;
   Json m = Json::object();
-  for (size_t i = 0; i < metrics.size(); ++i) m[metric_columns()[i]] = metrics[i];
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (!metrics[i].is_null()) m[metric_columns()[i]] = metrics[i];  // absent: not reported
+  }
   r["metrics"] = m;
   return r;
 }
@@ -114,16 +117,6 @@ void check_record(const SweepSpec& spec, const SweepPoint& p, const Json& record
   }
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
 std::string results_csv(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                         const std::vector<std::optional<Json>>& records) {
   std::string out;
@@ -144,7 +137,8 @@ std::string results_csv(const SweepSpec& spec, const std::vector<SweepPoint>& po
     const Json& m = r.contains("metrics") ? r["metrics"] : Json::object();
     for (const auto& c : metric_columns()) {
       row += ",";
-      if (m.contains(c) && m[c].is_string()) row += csv_cell(m[c].get<std::string>());
+      // Numbers as JSON writes them; text (a stop reason) quoted as RFC 4180 needs.
+      if (m.contains(c) && !m[c].is_null()) row += csv_cell(value_text(m[c]));
     }
     row += "," + csv_cell(r.value("error", ""));
     out += row + "\n";

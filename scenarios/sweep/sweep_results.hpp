@@ -16,12 +16,12 @@ namespace scen::sweep {
 const std::vector<std::string>& metric_columns();
 
 // The metric cells of one run's results (RunOutcome.results), in metric_columns() order; a
-// metric the scenario does not report (pauses without PFC) is an empty cell.
-std::vector<std::string> headline_metrics(const Json& results);
+// metric the scenario does not report (pauses without PFC) is null (an empty cell).
+std::vector<Json> headline_metrics(const Json& results);
 
 // The record of a finished point; `metrics` is empty for a failed one.
 Json point_record(const SweepSpec& spec, const SweepPoint& p, bool ok, const std::string& error,
-                  const std::vector<std::string>& metrics);
+                  const std::vector<Json>& metrics);
 
 // Throws InputError when `record` (read from `file`) is not the record of point `p` of this
 // sweep: a folder written by another sweep file must not be merged silently.
@@ -31,8 +31,5 @@ void check_record(const SweepSpec& spec, const SweepPoint& p, const Json& record
 // results.csv: the header, then one row per point that has a record, in point order.
 std::string results_csv(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                         const std::vector<std::optional<Json>>& records);
-
-// One CSV cell (RFC 4180 quoting when needed).
-std::string csv_cell(const std::string& s);
 
 }  // namespace scen::sweep

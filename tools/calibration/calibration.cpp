@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/outputs/csv_cell.hpp"
 #include "sim/units.hpp"
 #include "tools/calibration/collective_experiments.hpp"
 
@@ -217,7 +218,7 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
       {"message_overhead_ns", prior.message_overhead_ns, 0, 100'000, 50, any_bw},
       {"step_overhead_ns", start.step_overhead_ns, 0, 1'000'000, 200, any_coll},
       // The NVLink rate achieved, at most the cluster's line rate (a fit never raises the wire).
-      {"nvlink_rate_gbps", prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 20,
+      {"nvlink_rate_Gbps", prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 20,
        prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 50, any_one_server},
       {"nvlink_latency_ns", prior.nvlink_latency_ns, 0, 100'000, 50, false}};
   res.gpus = c.has_gpus();
@@ -404,14 +405,14 @@ std::string report_csv(const CalibrationResult& r) {
   for (const PointReport& p : r.points) {
     if (p.collective) {
       std::snprintf(buf, sizeof buf, "%s,collective_us,0,%lld,%.6g,%.6g,%.3f,%d,%.4f\n",
-                    std::filesystem::path(p.file).filename().string().c_str(),
+                    scen::csv_cell(std::filesystem::path(p.file).filename().string()).c_str(),
                     static_cast<long long>(p.bytes), p.measured, p.simulated, p.error_pct,
                     p.in_range ? 1 : 0, p.weight);
       o << buf;
       continue;
     }
     std::snprintf(buf, sizeof buf, "%s,%s,%d,%lld,%.6g,%.6g,%.3f,%d,%.4f\n",
-                  std::filesystem::path(p.file).filename().string().c_str(),
+                  scen::csv_cell(std::filesystem::path(p.file).filename().string()).c_str(),
                   p.latency ? "latency_us" : "bandwidth_MBps", p.switches,
                   static_cast<long long>(p.bytes), p.latency ? p.measured : p.measured / 1048576.0,
                   p.latency ? p.simulated : p.simulated / 1048576.0, p.error_pct,

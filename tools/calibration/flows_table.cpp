@@ -18,11 +18,27 @@ constexpr const char* kHeader =
     "flow_id,tag,src,dst,bytes,priority,qps,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,"
     "retransmitted_packets,timeouts,completed";
 
+// One record of RFC 4180 CSV (as rdmasim writes it, scenarios/outputs/csv_cell.hpp): a field
+// in double quotes may hold commas and doubled quotes. (A quoted line break, which no flows.csv
+// field holds, is not joined across lines.)
 std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> f;
   std::string cur;
-  for (char c : line) {
-    if (c == ',') {
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
       f.push_back(cur);
       cur.clear();
     } else if (c != '\r') {

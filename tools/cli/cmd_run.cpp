@@ -24,8 +24,16 @@ namespace po = boost::program_options;
 namespace cli {
 namespace {
 
+// A result as the terminal shows it: text as is, a measured value (a JSON number with a
+// fraction) with the three decimals it is exact to, a count as an integer.
 std::string str(const scen::Json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
+    return b;
+  }
+  return v.dump();
 }
 
 void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const std::string& dir) {
@@ -41,8 +49,8 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
               str(r["fct_p99_ns"]).c_str(), str(r["fct_max_ns"]).c_str());
   std::printf("  %-26s %s / %s\n", "slowdown p50 / p99", str(r["slowdown_p50"]).c_str(),
               str(r["slowdown_p99"]).c_str());
-  if (r.contains("goodput_gbps")) {
-    std::printf("  %-26s %s Gb/s\n", "aggregate goodput", str(r["goodput_gbps"]).c_str());
+  if (r.contains("goodput_Gbps")) {
+    std::printf("  %-26s %s Gb/s\n", "aggregate goodput", str(r["goodput_Gbps"]).c_str());
   }
   const auto& d = r["drops"];
   std::printf("  %-26s tail %s, ttl %s, no-route %s, link loss %s\n", "drops",
@@ -68,7 +76,7 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
       const auto& cc = ib["cc"];
       std::printf("  %-26s %s FECN marks, %s BECNs received, max CCTI %s, lowest rate %s Gb/s\n",
                   "infiniband cc", str(cc["fecn_marks"]).c_str(), str(cc["becns_received"]).c_str(),
-                  str(cc["max_ccti"]).c_str(), str(cc["min_rate_gbps"]).c_str());
+                  str(cc["max_ccti"]).c_str(), str(cc["min_rate_Gbps"]).c_str());
     }
   }
   if (r.contains("routing") &&
@@ -96,7 +104,7 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
     std::printf("  %-26s %s: %s CNPs, %s flagged ACKs, %s decreases, min rate %s Gb/s\n", "dcqcn",
                 str(c["preset"]).c_str(), str(c["cnps_sent"]).c_str(),
                 str(c["congestion_flagged_acks"]).c_str(), str(c["rate_decreases"]).c_str(),
-                str(c["min_rate_gbps"]).c_str());
+                str(c["min_rate_Gbps"]).c_str());
   }
   std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
