@@ -51,7 +51,7 @@ def main():
         ax.set_xlabel("message size (bytes)")
         collective = kind.startswith("collective")
         ax.set_ylabel("latency (us)" if kind.startswith("latency")
-                      else "collective time (us)" if collective else "bandwidth (MB/s, 2^20 B)")
+                      else "collective time (us)" if collective else "bandwidth (MiB/s, perftest's MB/sec)")
         ax.set_title(f"{name}\n" + ("nccl-tests time" if collective
                                     else f"{switches} switch(es) on the path"), fontsize=9)
         ax.grid(True, which="both", alpha=0.3)

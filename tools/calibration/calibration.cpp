@@ -413,7 +413,7 @@ std::string report_csv(const CalibrationResult& r) {
     }
     std::snprintf(buf, sizeof buf, "%s,%s,%d,%lld,%.6g,%.6g,%.3f,%d,%.4f\n",
                   scen::csv_cell(std::filesystem::path(p.file).filename().string()).c_str(),
-                  p.latency ? "latency_us" : "bandwidth_MBps", p.switches,
+                  p.latency ? "latency_us" : "bandwidth_MiBps", p.switches,
                   static_cast<long long>(p.bytes), p.latency ? p.measured : p.measured / 1048576.0,
                   p.latency ? p.simulated : p.simulated / 1048576.0, p.error_pct,
                   p.in_range ? 1 : 0, p.weight);
