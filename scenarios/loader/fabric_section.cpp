@@ -5,15 +5,15 @@
 #include "scenarios/loader/sharp_section.hpp"
 
 namespace scen {
-namespace {
-
-constexpr const char* kFabricExpected =
-    "\"roce\", \"infiniband\", a list of them, or an object (RoCE parameters)";
-
 const std::vector<std::string>& known_fabrics() {
   static const std::vector<std::string> k = {"roce", "infiniband"};
   return k;
 }
+
+namespace {
+
+constexpr const char* kFabricExpected =
+    "\"roce\", \"infiniband\", a list of them, or an object (RoCE parameters)";
 
 // The fabrics named by "fabric", checked (path "fabric" or "fabric[i]").
 std::vector<std::string> fabric_names(const Json& root) {

@@ -24,6 +24,10 @@ namespace scen {
 // of Quantum-2-class switches (REFERENCES.md).
 inline constexpr sim::Time kInfinibandSwitchLatency{130'000};
 
+// Every fabric a scenario may name ("roce", "infiniband"): also the folders a run over several
+// fabrics writes into (scenarios/outputs/output_folder.hpp).
+const std::vector<std::string>& known_fabrics();
+
 // Reads "fabric", sets s.fabric_kind and s.fabrics, and returns the section that holds the
 // chosen fabric's parameters (nothing when absent). Every listed fabric's section counts as read.
 std::optional<JsonReader> select_fabric(JsonReader& root, const LoadOptions& options, Scenario& s);

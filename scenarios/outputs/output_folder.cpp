@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/json_reader.hpp"
 
@@ -16,10 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A run into several fabrics writes one folder per fabric (scenarios/loader/fabric_section).
+// A run into several fabrics writes one folder per fabric, named as the fabric.
 const std::vector<std::string>& fabric_folders() {
-  static const std::vector<std::string> names = {"roce", "infiniband"};
-  return names;
+  return known_fabrics();
 }
 
 bool has_summary_of_a_run(const fs::path& dir) {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "scenarios/run/infiniband_results.hpp"
+#include "scenarios/run/credit_results.hpp"
 
 namespace scen {
 

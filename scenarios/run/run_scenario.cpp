@@ -19,6 +19,7 @@
 #include "scenarios/run/link_event_schedule.hpp"
 #include "scenarios/run/link_results.hpp"
 #include "scenarios/run/memory_guard.hpp"
+#include "scenarios/run/nvlink_results.hpp"
 #include "scenarios/run/packet_conservation.hpp"
 #include "scenarios/run/progress_line.hpp"
 #include "scenarios/run/roce_results.hpp"
