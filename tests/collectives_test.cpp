@@ -285,12 +285,12 @@ TEST_CASE("the collectives table has nccl-tests' columns and conventions", "[col
   CHECK(file.kind == traces::TraceKind::NcclTests);
   CHECK(file.nccl.rows.size() == 2);
   const std::string csv = scen::collectives_csv(out.collectives, s.collectives);
-  CHECK(
-      csv.rfind("collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,"
-                "algbw_GBps,busbw_GBps,messages,wire_bytes,nvlink_bytes,network_bytes,channels\n0,"
-                "all_gather,4,"
-                "ring,simple,65536,16384,4,",
-                0) == 0);
+  CHECK(csv.rfind("collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,"
+                  "algbw_GBps,busbw_GBps,messages,wire_bytes,nvlink_bytes,network_bytes,channels,"
+                  "chunk_bytes\n0,"
+                  "all_gather,4,"
+                  "ring,simple,65536,16384,4,",
+                  0) == 0);
 }
 
 TEST_CASE("every collective conserves bytes per rank", "[collectives]") {

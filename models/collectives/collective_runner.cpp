@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/collectives/nccl_chunking.hpp"
 #include "models/timeline.hpp"
 
 namespace models {
@@ -73,6 +74,18 @@ void CollectiveRunner::begin_iteration() {
     current_.ranks = spec_.ranks();
     current_.size_bytes = size;
     current_.count = size / spec_.type_bytes;
+    current_.chunk_bytes = spec_.chunk_bytes;
+    if (spec_.chunk_bytes == kNcclChunk) {
+      NcclChunkingInput in;
+      in.op = spec_.op;
+      in.algorithm = current_.algorithm;
+      in.protocol = current_.protocol;
+      in.bytes = size;
+      in.channels = std::max(1, spec_.channels);
+      in.ranks = spec_.ranks();
+      in.nodes = spec_.nodes();
+      current_.chunk_bytes = nccl_chunk_bytes(in);
+    }
     current_.start = ctx_.sim.now();
     current_.rank_data_sent.assign(spec_.ranks(), 0);
     current_.rank_data_received.assign(spec_.ranks(), 0);
@@ -130,7 +143,7 @@ void CollectiveRunner::launch_iteration() {
   req.size_bytes = size;
   req.type_bytes = spec_.type_bytes;
   req.channels = std::max(1, spec_.channels);
-  req.chunk_bytes = spec_.chunk_bytes;
+  req.chunk_bytes = current_.chunk_bytes;
   req.slots = spec_.slots;
   req.root = spec_.root;
   req.rank_server = spec_.rank_server;

@@ -41,6 +41,9 @@ struct CollectiveResult {
   // what went through the NICs (every message of plain-host ranks).
   int64_t nvlink_bytes = 0;
   int64_t network_bytes = 0;
+  // The pipelining chunk of each channel (NCCL's for the call with "chunk": "nccl"; 0: one
+  // message per step).
+  int64_t chunk_bytes = 0;
   // Collective data each rank sent and received, per iteration (conservation checks).
   std::vector<int64_t> rank_data_sent, rank_data_received;
   double algbw_gbps() const;  // size / time, GB/s (10^9 bytes)

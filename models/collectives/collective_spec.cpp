@@ -59,6 +59,20 @@ const char* to_string(CollectiveProtocol p) {
   return "?";
 }
 
+int CollectiveSpec::nodes() const {
+  if (rank_server.empty()) return ranks();
+  std::vector<int> servers;
+  int hosts = 0;
+  for (const int server : rank_server) {
+    if (server < 0) {
+      ++hosts;
+    } else if (std::find(servers.begin(), servers.end(), server) == servers.end()) {
+      servers.push_back(server);
+    }
+  }
+  return hosts + static_cast<int>(servers.size());
+}
+
 double bus_factor(CollectiveOp op, int ranks) {
   const double n = ranks;
   switch (op) {

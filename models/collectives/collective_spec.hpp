@@ -74,7 +74,10 @@ struct CollectiveSpec {
   // "auto" on GPU ranks ("tuning": "nccl", their default): NCCL's tuning model picks the
   // algorithm (ring or tree) and protocol per size (nccl_tuning.hpp), NVLS from nvls_min on an
   // NVLS server; set by the loader. Not enabled: the thresholds below.
-  int64_t chunk_bytes = 0;  // pipelining grain per step (0 = one message per step)
+  // Pipelining grain per step: 0 = one message per step; kNcclChunk (nccl_chunking.hpp, -1)
+  // = NCCL's chunk for each call's algorithm, protocol and size (the loader's "auto" on GPU
+  // ranks).
+  int64_t chunk_bytes = 0;
   // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's
   // src/include/device.h); chunk k waits for chunk k - slots on its connection.
   int slots = 8;
@@ -124,6 +127,8 @@ struct CollectiveSpec {
   int64_t nvls_min_bytes = 1024 * 1024;
 
   int ranks() const { return static_cast<int>(rank_endpoints.size()); }
+  // Servers the ranks span (a plain host counts as one): NCCL's nNodes.
+  int nodes() const;
 };
 
 // nccl-tests' bus bandwidth factor (PERFORMANCE.md): all-reduce 2(n-1)/n; all-gather,

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "models/collectives/nccl_chunking.hpp"
 #include "scenarios/loader/channel_placement_section.hpp"
 #include "scenarios/loader/nvls_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
@@ -14,6 +15,9 @@ using models::CollectiveAlgorithm;
 using models::CollectiveOp;
 using models::CollectiveProtocol;
 using models::CollectiveSpec;
+
+// "chunk": "auto" while loading, until the ranks tell whether they are GPUs (NCCL's chunk).
+constexpr int64_t kAutoChunk = -2;
 
 Field<CollectiveSpec> int32_field(std::string key, int CollectiveSpec::*m, std::string meaning,
                                   int min, int max) {
@@ -136,9 +140,27 @@ const FieldTable<CollectiveSpec>& collective_fields() {
           [](const CollectiveSpec& s) {
             return s.channels == 0 ? Json("auto") : Json(s.channels);
           }},
-      bytes_field<CollectiveSpec>("chunk", &CollectiveSpec::chunk_bytes,
-                                  "pipelining grain of a step (0 = one message per step; NCCL's "
-                                  "Simple chunk is 128-512 KB, nccl #1785)"),
+      Field<CollectiveSpec>{
+          "chunk", "bytes, \"nccl\" or \"auto\"",
+          "pipelining grain of a step: bytes (0 = one message per step), \"nccl\" = NCCL's "
+          "chunk for each call's algorithm, protocol and size (calcCollChunking: Simple ring "
+          "2 MiB, tree 512 KiB, LL 32 KiB, LL128 576,000 B, tree LL128 shrunk for small "
+          "sizes), \"auto\" (default) = nccl on GPU ranks, else 0",
+          [](JsonReader& r, CollectiveSpec& s) {
+            if (!r.has("chunk")) return;
+            const Json& v = r.json()["chunk"];
+            if (v == "auto" || v == "nccl") {
+              (void)r.at("chunk");
+              s.chunk_bytes = v == "nccl" ? models::kNcclChunk : kAutoChunk;
+            } else {
+              s.chunk_bytes = r.bytes("chunk", 0, 0);
+            }
+          },
+          [](const CollectiveSpec& s) {
+            return s.chunk_bytes == models::kNcclChunk ? Json("nccl")
+                   : s.chunk_bytes == kAutoChunk       ? Json("auto")
+                                                       : Json(sim::format_bytes(s.chunk_bytes));
+          }},
       int32_field("slots", &CollectiveSpec::slots,
                   "chunks in flight per connection (receive buffer slots; NCCL_STEPS = 8)", 1,
                   1024),
@@ -194,10 +216,16 @@ const FieldTable<CollectiveSpec>& collective_fields() {
   return table;
 }
 
+CollectiveSpec collective_defaults() {
+  CollectiveSpec s;
+  s.chunk_bytes = kAutoChunk;  // resolved once the ranks are known
+  return s;
+}
+
 CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const models::NicParams& nic,
                                const models::QosParams& qos, bool with_sizes) {
   r.expect_object();
-  CollectiveSpec s;
+  CollectiveSpec s = collective_defaults();
   std::string op = "all_reduce";
   if (with_sizes) {
     op = r.choice(
@@ -291,6 +319,12 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
   if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
   if (reduce) read_nvls(r, f, s);  // nvls_section.hpp
   read_channel_placement(r, f, s);
+  if (s.chunk_bytes == kAutoChunk) {
+    // NCCL chunks the data of GPU ranks; plain hosts send a step's data as one message.
+    bool gpu_ranks = !s.rank_server.empty();
+    for (const int server : s.rank_server) gpu_ranks = gpu_ranks && server >= 0;
+    s.chunk_bytes = gpu_ranks ? models::kNcclChunk : 0;
+  }
   r.finish();
   return s;
 }

@@ -26,5 +26,7 @@ models::CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f,
 
 // The tunable keys of a collective entry (for --list-params and the echo).
 const FieldTable<models::CollectiveSpec>& collective_fields();
+// A collective's defaults as the loader starts from them ("chunk": "auto").
+models::CollectiveSpec collective_defaults();
 
 }  // namespace scen

@@ -379,7 +379,7 @@ std::string list_parameters() {
   list_fields(out, "infiniband", ib_fields(), models::IbParams{});
   list_fields(out, "infiniband.cc", ib_cc_fields(), models::IbCcParams{});
   list_fields(out, "infiniband.sharp", sharp_fields(), models::SharpParams{});
-  list_fields(out, "workload.collective", collective_fields(), models::CollectiveSpec{});
+  list_fields(out, "workload.collective", collective_fields(), collective_defaults());
   list_fields(out, "topology.nodes", gpu_node_fields(), topo::GpuNodeParams{});
   // GPU servers' NICs: the same keys under topology.nodes.host_path (or a preset name) and
   // topology.nodes.host_path_overrides[i] with "servers"/"rails" (host_path_section.hpp).

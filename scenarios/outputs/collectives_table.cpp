@@ -119,17 +119,19 @@ std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
                             const std::vector<models::CollectiveSpec>& specs) {
   std::string out =
       "collective,op,ranks,algorithm,protocol,size_bytes,count,type_bytes,time_us,algbw_GBps,"
-      "busbw_GBps,messages,wire_bytes,nvlink_bytes,network_bytes,channels\n";
+      "busbw_GBps,messages,wire_bytes,nvlink_bytes,network_bytes,channels,chunk_bytes\n";
   char line[384];
   for (const auto& r : rows) {
-    std::snprintf(
-        line, sizeof line, "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld,%d\n",
-        r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
-        models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
-        static_cast<long long>(r.count), static_cast<long long>(specs[r.collective].type_bytes),
-        r.time.us(), r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
-        static_cast<long long>(r.wire_bytes), static_cast<long long>(r.nvlink_bytes),
-        static_cast<long long>(r.network_bytes), std::max(1, specs[r.collective].channels));
+    std::snprintf(line, sizeof line,
+                  "%u,%s,%d,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,%llu,%lld,%lld,%lld,%d,%lld\n",
+                  r.collective, models::to_string(r.op), r.ranks, models::to_string(r.algorithm),
+                  models::to_string(r.protocol), static_cast<long long>(r.size_bytes),
+                  static_cast<long long>(r.count),
+                  static_cast<long long>(specs[r.collective].type_bytes), r.time.us(),
+                  r.algbw_gbps(), r.busbw_gbps(), static_cast<unsigned long long>(r.messages),
+                  static_cast<long long>(r.wire_bytes), static_cast<long long>(r.nvlink_bytes),
+                  static_cast<long long>(r.network_bytes),
+                  std::max(1, specs[r.collective].channels), static_cast<long long>(r.chunk_bytes));
     out += line;
   }
   return out;
