@@ -8,11 +8,10 @@
 
 namespace models {
 
-IbCreditReturn::IbCreditReturn(Context& ctx, std::vector<EgressPort*> ports, int node,
-                               std::string name, const IbParams& params)
+IbCreditReturn::IbCreditReturn(Context& ctx, std::vector<EgressPort*> ports, std::string name,
+                               const IbParams& params)
     : ctx_(ctx),
       ports_(std::move(ports)),
-      node_(node),
       name_(std::move(name)),
       vls_(params.data_vls),
       capacity_blocks_(static_cast<uint32_t>(params.vl_buffer_bytes / kIbBlockBytes)),

@@ -34,7 +34,7 @@ struct IbReceivePortStats {
 class IbCreditReturn final : public IngressListener, public sim::EventHandler {
  public:
   // `ports[i]`: the egress of port i at this node (its flow-control packets go out there).
-  IbCreditReturn(Context& ctx, std::vector<EgressPort*> ports, int node, std::string name,
+  IbCreditReturn(Context& ctx, std::vector<EgressPort*> ports, std::string name,
                  const IbParams& params);
 
   // The gate of this node's port i, whose FCTBS the flow-control packets carry.
@@ -78,7 +78,6 @@ class IbCreditReturn final : public IngressListener, public sim::EventHandler {
 
   Context& ctx_;
   std::vector<EgressPort*> ports_;
-  int node_;
   std::string name_;
   int vls_;
   uint32_t capacity_blocks_;

@@ -30,8 +30,8 @@ void wire_credit_domain(const topo::Fabric& f, models::Network& net,
       models::Switch& sw = *net.switches[net.node_switch[n]];
       for (size_t port = 0; port < sw.port_count(); ++port) ports.push_back(&sw.port(port));
     }
-    net.ib_receivers[n] = std::make_unique<models::IbCreditReturn>(
-        net.ctx, std::move(ports), static_cast<int>(n), f.topo.nodes[n].name, p);
+    net.ib_receivers[n] = std::make_unique<models::IbCreditReturn>(net.ctx, std::move(ports),
+                                                                   f.topo.nodes[n].name, p);
     if (f.host_index[n] < 0) {
       net.switches[net.node_switch[n]]->buffer().set_listener(net.ib_receivers[n].get());
     }

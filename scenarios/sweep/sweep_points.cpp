@@ -135,8 +135,9 @@ std::string point_label(const SweepSpec& spec, const SweepPoint& p) {
   return label;
 }
 
-Scenario load_point(const SweepSpec& spec, const SweepPoint& p) {
+Scenario load_point(const SweepSpec& spec, const SweepPoint& p, int64_t max_memory_bytes) {
   LoadOptions lo;
+  lo.max_memory_bytes = max_memory_bytes;
   lo.sets = point_assignments(spec, p);
   lo.has_seed = true;
   lo.seed = p.seed;

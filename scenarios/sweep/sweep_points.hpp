@@ -40,7 +40,7 @@ std::string point_label(const SweepSpec& spec, const SweepPoint& p);
 
 // Loads the point's scenario: the base with the point's values applied exactly as --set and
 // its seed, through every validation of a normal run. An InputError names the axis and the
-// point in its path.
-Scenario load_point(const SweepSpec& spec, const SweepPoint& p);
+// point in its path. `max_memory_bytes` as LoadOptions' (0: the machine's memory).
+Scenario load_point(const SweepSpec& spec, const SweepPoint& p, int64_t max_memory_bytes = 0);
 
 }  // namespace scen::sweep

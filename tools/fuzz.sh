@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz/ and runs each for a
+# bounded time on a fresh corpus: the seeds of tests/fuzz/corpus/<target>/, the shipped
+# scenario, sweep and cluster files and, when $RDMASIM_SHARED is set, the third-party traces
+# and peer inputs there (read, never copied into the repository). Exits non-zero when a target
+# crashes, printing the reproducer's path.
+#
+#   bash tools/fuzz.sh                      # every target, 30 s each
+#   RDMASIM_FUZZ_SECONDS=3600 bash tools/fuzz.sh fuzz_scenario   # one target, one hour
+#   build-fuzz/bin/fuzz_scenario build-fuzz/crashes/fuzz_scenario/crash-...   # replay
+#
+# Environment: RDMASIM_FUZZ_SECONDS (per target, default 30), RDMASIM_FUZZ_JOBS (build jobs,
+# default nproc), RDMASIM_SHARED (extra seeds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${RDMASIM_FUZZ_SECONDS:-30}"
+jobs="${RDMASIM_FUZZ_JOBS:-$(nproc)}"
+all_targets=(fuzz_scenario fuzz_sweep fuzz_cluster fuzz_perftest fuzz_nccl_tests
+             fuzz_import_hpcc fuzz_import_htsim)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
+
+command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (bash tools/setup-deps.sh)" >&2; exit 1; }
+echo "== libFuzzer build (clang, ASan + UBSan) in build-fuzz"
+# -O1 -g1, as the sanitizer pass: fast to build, fast enough to fuzz, stacks with lines.
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DRDMASIM_FUZZ=ON \
+  -DRDMASIM_WERROR=ON >/dev/null
+cmake --build build-fuzz -j "$jobs" --target "${targets[@]}"
+
+shared="${RDMASIM_SHARED:-}"
+# Copies the existing files among $2... into corpus folder $1.
+seed() {
+  local dir="$1"
+  shift
+  for f in "$@"; do
+    [ -f "$f" ] && cp "$f" "$dir/"
+  done
+  return 0
+}
+
+failed=()
+for t in "${targets[@]}"; do
+  corpus="build-fuzz/corpus/$t"
+  crashes="build-fuzz/crashes/$t"
+  rm -rf "$corpus" "$crashes"
+  mkdir -p "$corpus" "$crashes"
+  seed "$corpus" tests/fuzz/corpus/"$t"/*
+  case "$t" in
+    fuzz_scenario) seed "$corpus" scenarios/*.json ;;
+    fuzz_sweep) seed "$corpus" scenarios/sweeps/*.json ;;
+    fuzz_cluster) seed "$corpus" scenarios/clusters/*.json ;;
+    fuzz_perftest) [ -z "$shared" ] || seed "$corpus" "$shared"/traces/perftest_*.txt ;;
+    fuzz_nccl_tests) [ -z "$shared" ] || seed "$corpus" "$shared"/traces/nccl-tests_*.txt ;;
+    fuzz_import_hpcc)
+      # The topology file, a line "---", the flow file (tests/fuzz/fuzz_import_hpcc.cpp).
+      h="$shared/peers/hpcc"
+      if [ -n "$shared" ] && [ -f "$h/topo_incast8.txt" ] && [ -f "$h/flow_incast8.txt" ]; then
+        { cat "$h/topo_incast8.txt"; echo "---"; cat "$h/flow_incast8.txt"; } >"$corpus/shared-incast8"
+      fi
+      if [ -n "$shared" ] && [ -f "$h/fat.txt" ] && [ -f "$h/websearch_320h_30pct_0.001s_seed42.txt" ]; then
+        { cat "$h/fat.txt"; echo "---"; cat "$h/websearch_320h_30pct_0.001s_seed42.txt"; } \
+          >"$corpus/shared-websearch"
+      fi
+      ;;
+    fuzz_import_htsim)
+      # The fat-tree's k on the first line (k^3/4 = the matrix's Nodes), then the matrix.
+      if [ -n "$shared" ] && [ -d "$shared/peers/htsim" ]; then
+        for m in "$shared"/peers/htsim/*.cm; do
+          [ -f "$m" ] || continue
+          nodes="$(awk '$1 == "Nodes" { print $2; exit }' "$m")"
+          k="$(awk -v n="$nodes" 'BEGIN { for (k = 2; k <= 64; k += 2) if (k * k * k / 4 == n) { print k; exit } }')"
+          [ -n "$k" ] && { echo "$k"; cat "$m"; } >"$corpus/shared-$(basename "$m")"
+        done
+      fi
+      ;;
+  esac
+  echo "== $t: ${seconds}s on $(ls "$corpus" | wc -l) seeds"
+  log="build-fuzz/$t.log"
+  # stdout closed (-close_fd_mask=1): the loader's warnings would flood the log. A unit slower
+  # than 60 s or a process above 2 GiB counts as a crash.
+  if build-fuzz/bin/"$t" "$corpus" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
+      -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$crashes/" </dev/null >"$log" 2>&1; then
+    # "Done 45876 runs in 21 second(s)", then the executions per second.
+    grep -E '^Done [0-9]+ runs' "$log" | tail -1 || true
+    grep -E '^stat::average_exec_per_sec' "$log" || true
+  else
+    tail -n 60 "$log"
+    echo "!! $t crashed; log $log; reproducer(s):"
+    ls -1 "$crashes"/* 2>/dev/null || true
+    failed+=("$t")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: crashes in ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz: no crash in ${targets[*]}"
