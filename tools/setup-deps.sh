@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
           nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib
-          libibverbs-dev openmpi-bin libopenmpi-dev)
+          libibverbs-dev openmpi-bin libopenmpi-dev
+          clang libclang-rt-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with warnings as errors, runs the whole test
-# suite, then runs it again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# suite, runs it again under AddressSanitizer + UndefinedBehaviorSanitizer, then runs each
+# libFuzzer target for a bounded time (tools/fuzz.sh; any crash fails).
 # Tests that need third-party data read it from $RDMASIM_SHARED (../shared); without it they
 # are reported as skipped.
 set -euo pipefail
@@ -25,4 +26,10 @@ if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   cmake --build build-asan -j "$jobs" --target rdmasim rdmasim_tests
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure --no-tests=error -LE golden -j "$jobs")
+fi
+
+if [ "${RDMASIM_SKIP_FUZZ:-0}" != "1" ]; then
+  # 30 s per target, 7 targets: under 5 minutes of fuzzing; the build is separate.
+  echo "== libFuzzer targets (tools/fuzz.sh)"
+  RDMASIM_FUZZ_JOBS="$jobs" bash tools/fuzz.sh
 fi
