@@ -306,3 +306,36 @@ TEST_CASE("the perftest writer's tables parse back to the same values", "[traces
   CHECK(lat.lat[0].t_typical_us == Approx(11.0));
   CHECK(lat.lat[0].p999_us == Approx(30.0));
 }
+
+TEST_CASE("nccl-tests rank lines with numbers beyond an int are refused with their line",
+          "[traces]") {
+  // Found by tests/fuzz/fuzz_nccl_tests: std::stoi threw std::out_of_range on such a line.
+  auto report = [](const std::string& rank, const std::string& device) {
+    return "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+           "#\n"
+           "# Using devices\n"
+           "#  Rank " +
+           rank + " Group  0 Pid   1000 on  node-00 device  " + device +
+           " [0000:00:00] NVIDIA H100 80GB HBM3\n"
+           "#\n"
+           "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+           "     time   algbw   busbw #wrong\n"
+           "           8             2     float     sum      -1    13.67    0.00    0.00       0"
+           "    13.03    0.00    0.00       0\n"
+           "# Out of bounds values : 0 OK\n";
+  };
+  for (const auto& [rank, device] : {std::pair<std::string, std::string>{"99999999999", "0"},
+                                     {"0", "2147483648"},
+                                     {"0", "99999999999999999999999"}}) {
+    INFO(rank << " " << device);
+    const auto e =
+        error_of([&] { traces::parse_nccl_tests(report(rank, device), "all_reduce.txt"); });
+    REQUIRE(e);
+    CHECK(e->path == "all_reduce.txt:4");
+  }
+  // The largest numbers an int holds are read.
+  const auto t = traces::parse_nccl_tests(report("2147483647", "2147483647"), "all_reduce.txt");
+  REQUIRE(t.ranks.size() == 1);
+  CHECK(t.ranks[0].rank == 2147483647);
+  CHECK(t.ranks[0].device == 2147483647);
+}

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <limits>
 #include <regex>
 
 #include "scenarios/traces/trace.hpp"
@@ -58,7 +59,15 @@ NcclTrace parse_nccl_tests(std::string_view text, const std::string& file) {
     if (l.words[0][0] == '#') {
       std::smatch m;
       if (std::regex_match(l.text, m, rank_re)) {
-        t.ranks.push_back({std::stoi(m[1].str()), m[2].str(), std::stoi(m[3].str()), m[4].str()});
+        // Rank and device are digits; more than an int holds is a garbled line.
+        int64_t rank = 0, device = 0;
+        if (!detail::to_int(m[1].str(), rank) || !detail::to_int(m[3].str(), device) ||
+            rank > std::numeric_limits<int>::max() || device > std::numeric_limits<int>::max()) {
+          throw scen::InputError(path, detail::shown(l.text),
+                                 "a rank line whose rank and device numbers are below 2^31");
+        }
+        t.ranks.push_back(
+            {static_cast<int>(rank), m[2].str(), static_cast<int>(device), m[4].str()});
         continue;
       }
       std::vector<std::string> w = l.words;
