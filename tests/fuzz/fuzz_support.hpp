@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,13 +60,15 @@ inline int64_t integer_or(std::string_view word, int64_t fallback) {
 
 // Runs `f`. A refusal (scen::InputError, what the command line reports with exit code 2) is
 // the expected outcome of bad input; every other exception escapes, and libFuzzer reports
-// it as a crash, as it does a signal or a sanitizer report.
+// it as a crash, as it does a signal or a sanitizer report. With RDMASIM_FUZZ_VERBOSE set,
+// refusals are printed to stderr (to see what a seed gets to).
 template <class F>
 void refusals_expected(F&& f) {
+  static const bool verbose = std::getenv("RDMASIM_FUZZ_VERBOSE") != nullptr;
   try {
     f();
   } catch (const scen::InputError& e) {
-    (void)e.what();
+    if (verbose) std::fprintf(stderr, "refused: %s\n", e.what());
   }
 }
 
