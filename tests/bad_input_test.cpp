@@ -437,6 +437,17 @@ TEST_CASE("bad input: include cycle", "[bad_input]") {
                  {"b.json: include[0]", "\"a.json\"", {"no include cycle"}});
 }
 
+TEST_CASE("bad input: an include name the operating system refuses", "[bad_input]") {
+  // A component longer than NAME_MAX (255 on Linux): resolving it fails inside
+  // std::filesystem, which must come out as a refusal of that include, not an exception.
+  TempDir dir;
+  Json s = minimal_scenario();
+  const std::string name(300, 'x');
+  s["include"] = {name + "/a.json"};
+  expect_refused(dir, dir.write("scenario.json", s),
+                 {"include[0]", "\"" + name + "/a.json\"", {"a usable file name"}});
+}
+
 TEST_CASE("bad input: explicit route through switches that are not linked", "[bad_input]") {
   // h0 - s0 - s1 - s2 - h1: the route s0 -> s2 skips s1.
   Json s = minimal_scenario();

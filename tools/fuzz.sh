@@ -10,7 +10,14 @@
 #   build-fuzz/bin/fuzz_scenario build-fuzz/crashes/fuzz_scenario/crash-...   # replay
 #
 # Environment: RDMASIM_FUZZ_SECONDS (per target, default 30), RDMASIM_FUZZ_JOBS (build jobs,
-# default nproc), RDMASIM_SHARED (extra seeds).
+# default nproc), RDMASIM_SHARED (extra seeds), RDMASIM_FUZZ_SEED (libFuzzer's -seed; default
+# random), RDMASIM_FUZZ_RUNS=ci (a fixed number of executions per target, about 30 s each on
+# a 2-core machine, still capped by RDMASIM_FUZZ_SECONDS).
+#
+# tools/test.sh runs it with a fixed seed and RDMASIM_FUZZ_RUNS=ci: the same inputs in the same
+# order on every machine, so the suite's verdict does not depend on luck (a slower machine can
+# only stop earlier on the same sequence). Exploration belongs to long runs with a random seed;
+# what they find becomes a seed in tests/fuzz/corpus and a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${RDMASIM_FUZZ_SECONDS:-30}"
@@ -28,6 +35,22 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clan
 cmake --build build-fuzz -j "$jobs" --target "${targets[@]}"
 
 shared="${RDMASIM_SHARED:-}"
+seed_opt=()
+[ -z "${RDMASIM_FUZZ_SEED:-}" ] || seed_opt=(-seed="$RDMASIM_FUZZ_SEED")
+# Executions per target for RDMASIM_FUZZ_RUNS=ci: about 30 s each at the rates measured on a
+# 2-core machine (README, Fuzzing).
+ci_runs() {
+  case "$1" in
+    fuzz_scenario) echo 60000 ;;
+    fuzz_sweep) echo 100000 ;;
+    fuzz_cluster) echo 150000 ;;
+    fuzz_perftest) echo 30000 ;;
+    fuzz_nccl_tests) echo 60000 ;;
+    fuzz_import_hpcc) echo 15000 ;;
+    fuzz_import_htsim) echo 50000 ;;
+    *) echo 50000 ;;
+  esac
+}
 # Copies the existing files among $2... into corpus folder $1.
 seed() {
   local dir="$1"
@@ -77,11 +100,18 @@ for t in "${targets[@]}"; do
   case "$t" in
     fuzz_scenario | fuzz_sweep | fuzz_cluster) dict=(-dict=tests/fuzz/json.dict) ;;
   esac
-  echo "== $t: ${seconds}s on $(ls "$corpus" | wc -l) seeds"
+  runs_opt=()
+  if [ "${RDMASIM_FUZZ_RUNS:-}" = ci ]; then
+    runs_opt=(-runs="$(ci_runs "$t")")
+  elif [ -n "${RDMASIM_FUZZ_RUNS:-}" ]; then
+    runs_opt=(-runs="$RDMASIM_FUZZ_RUNS")
+  fi
+  echo "== $t: ${seconds}s ${runs_opt[*]} ${seed_opt[*]} on $(ls "$corpus" | wc -l) seeds"
   log="build-fuzz/$t.log"
   # stdout closed (-close_fd_mask=1): the loader's warnings would flood the log. A unit slower
   # than 60 s or a process above 2 GiB counts as a crash.
-  if build-fuzz/bin/"$t" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=60 \
+  if build-fuzz/bin/"$t" "$corpus" "${dict[@]}" "${seed_opt[@]}" "${runs_opt[@]}" \
+      -max_total_time="$seconds" -timeout=60 \
       -rss_limit_mb=2048 -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$crashes/" \
       </dev/null >"$log" 2>&1; then
     # "Done 45876 runs in 21 second(s)", then the executions per second.

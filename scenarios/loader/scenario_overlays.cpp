@@ -10,6 +10,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The key under which an included file is remembered for cycle detection. weakly_canonical
+// fails on names the operating system refuses (a component longer than NAME_MAX, a loop of
+// symbolic links): those are refused as the include they came from, never thrown as
+// std::filesystem_error.
+std::string include_key(const fs::path& file, const std::string& json_path,
+                        const std::string& value) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(file, ec);
+  if (ec) throw InputError(json_path, value, "a usable file name (" + ec.message() + ")");
+  return canonical.string();
+}
+
 // Objects merge key by key (recursively); anything else is replaced by the overlay.
 void deep_merge(Json& base, const Json& overlay) {
   if (!base.is_object() || !overlay.is_object()) {
@@ -38,7 +50,7 @@ Json resolve_includes(const Json& root, const std::string& base_dir, std::set<st
     if (!inc[i].is_string()) throw InputError(path, inc[i].dump(), "a file name");
     fs::path file = inc[i].get<std::string>();
     if (!file.is_absolute()) file = fs::path(base_dir) / file;
-    const std::string key = fs::weakly_canonical(file).string();
+    const std::string key = include_key(file, path, inc[i].dump());
     if (seen.count(key)) throw InputError(path, inc[i].dump(), "no include cycle");
     seen.insert(key);
     const Json sub = read_json_file(file.string());
@@ -75,7 +87,7 @@ Json resolve_includes(const Json& root, const std::string& base_dir, std::set<st
 Json resolve_includes(const Json& root, const std::string& base_dir,
                       const std::string& source_file) {
   std::set<std::string> seen;
-  if (!source_file.empty()) seen.insert(fs::weakly_canonical(source_file).string());
+  if (!source_file.empty()) seen.insert(include_key(source_file, source_file, ""));
   return resolve_includes(root, base_dir, seen, "");
 }
 
