@@ -102,8 +102,7 @@ std::string memory_limit_text(int64_t limit) {
                    : "--max-memory (default: this machine's " + memory_text(memory_limit(0)) + ")";
 }
 
-void check_memory_estimate(const Scenario& s, int64_t limit) {
-  const MemoryEstimate e = estimate_memory(s);
+void check_memory_estimate(const MemoryEstimate& e, int64_t limit) {
   if (e.total() <= memory_limit(limit)) return;
   throw InputError(
       "--max-memory", memory_text(memory_limit(limit)),

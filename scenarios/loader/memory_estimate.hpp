@@ -52,7 +52,7 @@ int64_t machine_memory_bytes();
 int64_t memory_limit(int64_t limit);
 
 // Throws InputError("--max-memory", ...) naming the estimate when it exceeds the limit.
-void check_memory_estimate(const Scenario& s, int64_t limit);
+void check_memory_estimate(const MemoryEstimate& e, int64_t limit);
 
 // The flows a generator may still add to `existing` ones within `limit` before the
 // scenario's memory would exceed it (the loader asks before generating).

@@ -2,20 +2,10 @@
 
 #include <cstdio>
 
+#include "scenarios/outputs/result_text.hpp"
+
 namespace scen {
 namespace {
-
-// A result as the terminal shows it: text as is, a measured value (a JSON number with a
-// fraction) with the three decimals it is exact to, a count as an integer.
-std::string str(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) {
-    char b[48];
-    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
-    return b;
-  }
-  return v.dump();
-}
 
 struct Row {
   std::string fabric, flows, p50, p99, max, holds, held_ns, drops;
@@ -25,16 +15,16 @@ Row row_of(const FabricRun& run) {
   const Json& r = run.outcome->results;
   Row w;
   w.fabric = run.fabric;
-  w.flows = str(r["flows_completed"]) + "/" + str(r["flows"]);
-  w.p50 = str(r["fct_p50_ns"]);
-  w.p99 = str(r["fct_p99_ns"]);
-  w.max = str(r["fct_max_ns"]);
+  w.flows = result_text(r["flows_completed"]) + "/" + result_text(r["flows"]);
+  w.p50 = result_text(r["fct_p50_ns"]);
+  w.p99 = result_text(r["fct_p99_ns"]);
+  w.max = result_text(r["fct_max_ns"]);
   if (r.contains("infiniband")) {
-    w.holds = str(r["infiniband"]["credit_stalls"]) + " credit stalls";
-    w.held_ns = str(r["infiniband"]["credit_stalled_ns"]);
+    w.holds = result_text(r["infiniband"]["credit_stalls"]) + " credit stalls";
+    w.held_ns = result_text(r["infiniband"]["credit_stalled_ns"]);
   } else if (r.contains("pfc")) {
-    w.holds = str(r["pfc"]["pause_frames"]) + " pauses";
-    w.held_ns = str(r["pfc"]["paused_time_ns"]);
+    w.holds = result_text(r["pfc"]["pause_frames"]) + " pauses";
+    w.held_ns = result_text(r["pfc"]["paused_time_ns"]);
   } else {
     w.holds = "none (lossy)";
     w.held_ns = "0.000";

@@ -118,7 +118,8 @@ void check_timeline_ports(const models::TimelineOptions& o, const topo::Fabric& 
 
 RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  check_memory_estimate(s, options.max_memory_bytes);
+  const MemoryEstimate memory = estimate_memory(s);
+  check_memory_estimate(memory, options.max_memory_bytes);
   sim::Simulator sim(s.seed);
   auto net = build_network(s, sim);
   const topo::Fabric& f = s.fabric;
@@ -207,7 +208,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     }
     progress = std::make_unique<ProgressLine>(sim, s.stop_time, std::move(work));
   }
-  MemoryGuard memory_guard(sim, options.max_memory_bytes, estimate_memory(s), progress.get());
+  MemoryGuard memory_guard(sim, options.max_memory_bytes, memory, progress.get());
   sim.set_progress(&memory_guard, 1 << 20);
   out.reason = sim.run(s.stop_time);
   sim.set_progress(nullptr, 0);

@@ -26,8 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::refusals_expected([&] {
     const scen::Json root = scen::parse_json_text(text, "fuzz.json");
     const scen::Scenario s = scen::load_scenario_json(root, fuzz::kScenarioDir, options);
-    scen::check_memory_estimate(s, options.max_memory_bytes);
-    (void)scen::estimate_memory(s).describe();
+    const scen::MemoryEstimate memory = scen::estimate_memory(s);
+    (void)memory.describe();
+    scen::check_memory_estimate(memory, options.max_memory_bytes);
   });
   return 0;
 }

@@ -111,7 +111,7 @@ int cmd_check(int argc, char** argv) {
   // Before the network is built: a scenario beyond the memory limit is refused here as a run
   // would refuse it.
   const scen::MemoryEstimate memory = scen::estimate_memory(s);
-  scen::check_memory_estimate(s, lo.max_memory_bytes);
+  scen::check_memory_estimate(memory, lo.max_memory_bytes);
   sim::Simulator sim(s.seed);
   const auto net = scen::build_network(s, sim);  // the same checks a run makes
   const topo::TopologySummary t = topo::summarize(s.fabric, net->routes);

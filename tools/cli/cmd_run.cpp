@@ -12,6 +12,7 @@
 #include "scenarios/outputs/fabric_comparison.hpp"
 #include "scenarios/outputs/output_folder.hpp"
 #include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/outputs/result_text.hpp"
 #include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
@@ -24,87 +25,83 @@ namespace po = boost::program_options;
 namespace cli {
 namespace {
 
-// A result as the terminal shows it: text as is, a measured value (a JSON number with a
-// fraction) with the three decimals it is exact to, a count as an integer.
-std::string str(const scen::Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) {
-    char b[48];
-    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
-    return b;
-  }
-  return v.dump();
-}
+using scen::result_text;
 
 void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const std::string& dir) {
   const auto& r = out.results;
   std::printf("scenario %s  seed %llu  (%zu hosts, %zu switches, %zu links)\n", s.name.c_str(),
               static_cast<unsigned long long>(s.seed), s.fabric.host_node.size(),
               s.fabric.topo.nodes.size() - s.fabric.host_node.size(), s.fabric.topo.links.size());
-  std::printf("  %-26s %s (%s)\n", "simulated until", (str(r["end_time_ns"]) + " ns").c_str(),
-              str(r["stop_reason"]).c_str());
-  std::printf("  %-26s %s of %s\n", "flows completed", str(r["flows_completed"]).c_str(),
-              str(r["flows"]).c_str());
-  std::printf("  %-26s %s / %s / %s ns\n", "FCT p50 / p99 / max", str(r["fct_p50_ns"]).c_str(),
-              str(r["fct_p99_ns"]).c_str(), str(r["fct_max_ns"]).c_str());
-  std::printf("  %-26s %s / %s\n", "slowdown p50 / p99", str(r["slowdown_p50"]).c_str(),
-              str(r["slowdown_p99"]).c_str());
+  std::printf("  %-26s %s (%s)\n", "simulated until",
+              (result_text(r["end_time_ns"]) + " ns").c_str(),
+              result_text(r["stop_reason"]).c_str());
+  std::printf("  %-26s %s of %s\n", "flows completed", result_text(r["flows_completed"]).c_str(),
+              result_text(r["flows"]).c_str());
+  std::printf("  %-26s %s / %s / %s ns\n", "FCT p50 / p99 / max",
+              result_text(r["fct_p50_ns"]).c_str(), result_text(r["fct_p99_ns"]).c_str(),
+              result_text(r["fct_max_ns"]).c_str());
+  std::printf("  %-26s %s / %s\n", "slowdown p50 / p99", result_text(r["slowdown_p50"]).c_str(),
+              result_text(r["slowdown_p99"]).c_str());
   if (r.contains("goodput_Gbps")) {
-    std::printf("  %-26s %s Gb/s\n", "aggregate goodput", str(r["goodput_Gbps"]).c_str());
+    std::printf("  %-26s %s Gb/s\n", "aggregate goodput", result_text(r["goodput_Gbps"]).c_str());
   }
   const auto& d = r["drops"];
   std::printf("  %-26s tail %s, ttl %s, no-route %s, link loss %s\n", "drops",
-              str(d["tail"]).c_str(), str(d["ttl"]).c_str(), str(d["no_route"]).c_str(),
-              str(d["link_loss"]).c_str());
+              result_text(d["tail"]).c_str(), result_text(d["ttl"]).c_str(),
+              result_text(d["no_route"]).c_str(), result_text(d["link_loss"]).c_str());
   std::printf("  %-26s %s (timeouts %s, NACKs %s)\n", "retransmitted packets",
-              str(r["retransmitted_packets"]).c_str(), str(r["timeouts"]).c_str(),
-              str(r["nacks"]).c_str());
+              result_text(r["retransmitted_packets"]).c_str(), result_text(r["timeouts"]).c_str(),
+              result_text(r["nacks"]).c_str());
   if (r.contains("pfc")) {
     const auto& p = r["pfc"];
     std::printf(
         "  %-26s %s pause frames, %s ns paused, %s headroom exhaustions, %s lossless drops\n",
-        "pfc", str(p["pause_frames"]).c_str(), str(p["paused_time_ns"]).c_str(),
-        str(p["headroom_exhaustions"]).c_str(), str(d["lossless"]).c_str());
+        "pfc", result_text(p["pause_frames"]).c_str(), result_text(p["paused_time_ns"]).c_str(),
+        result_text(p["headroom_exhaustions"]).c_str(), result_text(d["lossless"]).c_str());
   }
   if (r.contains("infiniband")) {
     const auto& ib = r["infiniband"];
     std::printf("  %-26s %s credit stalls, %s ns stalled, peak VL buffer %s of %s blocks\n",
-                "infiniband", str(ib["credit_stalls"]).c_str(),
-                str(ib["credit_stalled_ns"]).c_str(), str(ib["peak_vl_buffer_blocks"]).c_str(),
-                str(ib["vl_buffer_blocks"]).c_str());
+                "infiniband", result_text(ib["credit_stalls"]).c_str(),
+                result_text(ib["credit_stalled_ns"]).c_str(),
+                result_text(ib["peak_vl_buffer_blocks"]).c_str(),
+                result_text(ib["vl_buffer_blocks"]).c_str());
     if (ib.contains("cc")) {
       const auto& cc = ib["cc"];
       std::printf("  %-26s %s FECN marks, %s BECNs received, max CCTI %s, lowest rate %s Gb/s\n",
-                  "infiniband cc", str(cc["fecn_marks"]).c_str(), str(cc["becns_received"]).c_str(),
-                  str(cc["max_ccti"]).c_str(), str(cc["min_rate_Gbps"]).c_str());
+                  "infiniband cc", result_text(cc["fecn_marks"]).c_str(),
+                  result_text(cc["becns_received"]).c_str(), result_text(cc["max_ccti"]).c_str(),
+                  result_text(cc["min_rate_Gbps"]).c_str());
     }
   }
   if (r.contains("routing") &&
       (r["routing"]["adaptive"].get<bool>() || r["routing"]["algorithm"] != "shortest-path")) {
     const auto& rt = r["routing"];  // shown when not the default per-flow ECMP
     std::printf("  %-26s %s, adaptive %s: %s packets rerouted, %s out of order\n", "routing",
-                str(rt["algorithm"]).c_str(), rt["adaptive"].get<bool>() ? "on" : "off",
-                str(rt["adaptive_reroutes"]).c_str(), str(rt["out_of_order_packets"]).c_str());
+                result_text(rt["algorithm"]).c_str(), rt["adaptive"].get<bool>() ? "on" : "off",
+                result_text(rt["adaptive_reroutes"]).c_str(),
+                result_text(rt["out_of_order_packets"]).c_str());
   }
   if (r.contains("deadlock_events")) {
     for (const auto& e : r["deadlock_events"]) {
       std::string cycle;
-      for (const auto& m : e["cycle"]) cycle += str(m) + " -> ";
-      cycle += str(e["cycle"][0]);
+      for (const auto& m : e["cycle"]) cycle += result_text(m) + " -> ";
+      cycle += result_text(e["cycle"][0]);
       std::printf("  %-26s formed %s ns, detected %s ns: %s (%zu flows, %s bytes frozen)\n",
-                  "PFC DEADLOCK", str(e["formed_ns"]).c_str(), str(e["detected_ns"]).c_str(),
-                  cycle.c_str(), e["flows"].size(), str(e["frozen_bytes"]).c_str());
+                  "PFC DEADLOCK", result_text(e["formed_ns"]).c_str(),
+                  result_text(e["detected_ns"]).c_str(), cycle.c_str(), e["flows"].size(),
+                  result_text(e["frozen_bytes"]).c_str());
     }
   }
   if (r.contains("ecn")) {
-    std::printf("  %-26s %s packets marked\n", "ecn", str(r["ecn"]["marks"]).c_str());
+    std::printf("  %-26s %s packets marked\n", "ecn", result_text(r["ecn"]["marks"]).c_str());
   }
   if (r.contains("dcqcn")) {
     const auto& c = r["dcqcn"];
     std::printf("  %-26s %s: %s CNPs, %s flagged ACKs, %s decreases, min rate %s Gb/s\n", "dcqcn",
-                str(c["preset"]).c_str(), str(c["cnps_sent"]).c_str(),
-                str(c["congestion_flagged_acks"]).c_str(), str(c["rate_decreases"]).c_str(),
-                str(c["min_rate_Gbps"]).c_str());
+                result_text(c["preset"]).c_str(), result_text(c["cnps_sent"]).c_str(),
+                result_text(c["congestion_flagged_acks"]).c_str(),
+                result_text(c["rate_decreases"]).c_str(), result_text(c["min_rate_Gbps"]).c_str());
   }
   std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
@@ -184,7 +181,8 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
     scenarios.push_back(scen::load_scenario_file(file, lo));
   }
   // Every fabric's estimate before the first run, as every fabric's input.
-  for (const auto& s : scenarios) scen::check_memory_estimate(s, lo.max_memory_bytes);
+  for (const auto& s : scenarios)
+    scen::check_memory_estimate(scen::estimate_memory(s), lo.max_memory_bytes);
   std::vector<scen::RunOutcome> outcomes;
   outcomes.reserve(scenarios.size());
   for (size_t i = 0; i < scenarios.size(); ++i) {
