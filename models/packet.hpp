@@ -28,6 +28,12 @@ constexpr uint8_t kFlagCongestion = 1;  // on an ACK/NACK: data it answers arriv
 constexpr uint8_t kFlagFecn = 2;
 constexpr uint8_t kFlagSharpResult = 4;  // on a Sharp packet: the reduced result, going down
 constexpr uint8_t kFlagQpCounted = 8;    // counted in PacketPool::qp_packets until released
+// NVLS-tree (models/collectives/nvls_tree_run.cpp): with kFlagSharpResult, a chunk the NVSwitch
+// reduced and hands to the chunk's head GPU (multimem.ld_reduce), which takes it across the
+// servers; alone, the head's global result going up to the NVSwitch for its multicast
+// (multimem.st).
+constexpr uint8_t kFlagSharpToHead = 16;
+constexpr uint8_t kFlagSharpMulticast = 32;
 
 // ECN codepoints (RFC 3168).
 enum class Ecn : uint8_t { NotEct = 0, Ect0 = 2, Ce = 3 };

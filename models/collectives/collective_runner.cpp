@@ -135,6 +135,7 @@ void CollectiveRunner::launch_iteration() {
   const int64_t size = sizes_[size_index_];
   if (current_.algorithm == CollectiveAlgorithm::Sharp) return run_sharp(size);
   if (current_.algorithm == CollectiveAlgorithm::Nvls) return run_nvls(size);
+  if (current_.algorithm == CollectiveAlgorithm::NvlsTree) return run_nvls_tree(size);
   ScheduleRequest req;
   req.op = spec_.op;
   req.algorithm = current_.algorithm;
@@ -291,6 +292,7 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
 }
 
 void CollectiveRunner::on_flow_delivered(uint32_t flow) {
+  if (nvls_tree_delivered(flow)) return;
   if (flow >= message_of_flow_.size() || message_of_flow_[flow] == 0) return;
   const int64_t entry = message_of_flow_[flow];
   if (entry < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
@@ -303,6 +305,7 @@ void CollectiveRunner::on_flow_delivered(uint32_t flow) {
 }
 
 void CollectiveRunner::on_flow_complete(uint32_t flow) {
+  if (nvls_tree_completed(flow)) return;
   if (flow >= message_of_flow_.size() || message_of_flow_[flow] <= 0) return;
   const int64_t entry = message_of_flow_[flow];
   message_of_flow_[flow] = 0;

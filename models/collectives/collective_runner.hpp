@@ -19,6 +19,7 @@
 
 #include "models/collectives/collective_spec.hpp"
 #include "models/collectives/collective_timeline.hpp"
+#include "models/collectives/nvls_tree_run.hpp"
 #include "models/collectives/schedule.hpp"
 #include "models/transport.hpp"
 
@@ -111,6 +112,18 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   sim::Time step_latency(CollectiveProtocol p) const;
   void run_sharp(int64_t size);  // one iteration of algorithm sharp (sharp_run.cpp)
   void run_nvls(int64_t size);   // one iteration of algorithm nvls (nvls_run.cpp)
+  // Algorithm nvls_tree (nvls_tree_run.cpp): one iteration; chunk j's tree (0 or 1, by its
+  // rail); a step of chunk j at server position s got one of what it waits for; the chunk's
+  // result at s; a message between two servers' heads; the transport's news of those
+  // messages (false: not one of them); the end of the iteration once all is in.
+  void run_nvls_tree(int64_t size);
+  int nvls_tree_tree(int64_t chunk) const;
+  void nvls_tree_step(int s, int64_t chunk);
+  void nvls_tree_result(int s, int64_t chunk);
+  void nvls_tree_send(int from, int to, int64_t chunk, bool up);
+  bool nvls_tree_delivered(uint32_t flow);
+  bool nvls_tree_completed(uint32_t flow);
+  void nvls_tree_finish_if_done();
 
   Context& ctx_;
   Transport& transport_;
@@ -138,6 +151,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::string timeline_process_;
   std::unique_ptr<CollectiveTimeline> timeline_;  // only while a timeline is recorded
   SharpAllReduce* sharp_ = nullptr;
+  std::unique_ptr<NvlsTreeState> nvls_tree_;  // from the first nvls_tree iteration on
 };
 
 }  // namespace models

@@ -41,6 +41,8 @@ const char* to_string(CollectiveAlgorithm a) {
       return "sharp";
     case CollectiveAlgorithm::Nvls:
       return "nvls";
+    case CollectiveAlgorithm::NvlsTree:
+      return "nvls_tree";
   }
   return "?";
 }
@@ -144,7 +146,8 @@ CollectiveProtocol resolve_protocol(const CollectiveSpec& s, int64_t size_bytes)
       nccl_choose(s.tuning, s.op, size_bytes, a, p);
       if (nccl_model_time_us(s.tuning, s.op, a, p, size_bytes) >= 0) return p;
     }
-    if (chosen == CollectiveAlgorithm::Nvls || chosen == CollectiveAlgorithm::Sharp) {
+    if (chosen == CollectiveAlgorithm::Nvls || chosen == CollectiveAlgorithm::NvlsTree ||
+        chosen == CollectiveAlgorithm::Sharp) {
       return CollectiveProtocol::Simple;  // NCCL runs NVLS and CollNet with Simple only
     }
   }

@@ -9,6 +9,7 @@
 
 #include "models/collectives/channel_placement.hpp"
 #include "models/collectives/nccl_tuning.hpp"
+#include "models/collectives/nvls_tree_run.hpp"
 #include "models/sharp/sharp_params.hpp"
 #include "sim/time.hpp"
 
@@ -25,7 +26,8 @@ enum class CollectiveAlgorithm {
   Direct,
   Hierarchical,  // hierarchical.cpp: intra-server, per rail, intra-server again
   Sharp,
-  Nvls,  // nvls_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
+  Nvls,      // nvls_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
+  NvlsTree,  // nvls_tree_run.cpp: NVLS inside each server, binary trees of heads across them
 };
 // NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
@@ -125,6 +127,14 @@ struct CollectiveSpec {
   // (NVLS's fixed cost, NVIDIA/nccl src/graph/tuning.cc). A user's threshold, not a simulated
   // crossover: NVLS charges no kernel/sync time here and wins at every size (README "NVLS").
   int64_t nvls_min_bytes = 1024 * 1024;
+  // NVLS-tree (nvls_tree_run.cpp): set by the loader when every rank is a GPU, the ranks span
+  // at least two servers whose NVSwitches reduce, with more than two ranks on each and a rank
+  // next to each of their NICs. Per server its ranks, NICs by rail and heads (the rank next to
+  // each NIC); the NVSwitch's parameters as for NVLS, with a window of NCCL_NVLS_NCHANNELS (16)
+  // channels of `slots` chunks each (NCCL runs NVLS_TREE on all its NVLS channels).
+  bool nvls_tree_available = false;
+  SharpParams nvls_tree;
+  std::vector<NvlsTreeServer> nvls_tree_servers;
 
   int ranks() const { return static_cast<int>(rank_endpoints.size()); }
   // Servers the ranks span (a plain host counts as one): NCCL's nNodes.

@@ -21,6 +21,7 @@ constexpr std::array<double, 3> kNetLatTree = {5.0, 8.5, 14.0};
 constexpr std::array<double, 3> kNetLatRing = {2.7, 4.0, 14.0};
 // NVLS and CollNet Direct (Simple only; their base latency is 0): hwLat NVLink and NET.
 constexpr double kNvlsLatNvlink = 25.0, kNvlsLatNet = 18.0;
+constexpr double kNvlsTreeLatNvlink = 25.0, kNvlsTreeLatNet = 14.0;
 constexpr double kCollNetDirectLatNvlink = 3.7, kCollNetDirectLatNet = 31.0;
 // netOverhead on an Intel (or other non-AMD) host, ×3 for Simple, multi-node only.
 constexpr double kNetOverhead = 1.0;
@@ -115,6 +116,10 @@ NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlg
   NcclLatencies l;
   if (a == CollectiveAlgorithm::Nvls) {  // hwLat NVLink NVLS, + NET NVLS across servers
     l.base_us = kNvlsLatNvlink + (m > 1 ? kNvlsLatNet : 0.0);
+  } else if (a == CollectiveAlgorithm::NvlsTree) {  // NVLink + 2 log2(nNodes) x NET (tuning.cc)
+    int log2_nodes = 0;
+    while ((2 << log2_nodes) <= m) ++log2_nodes;
+    l.base_us = kNvlsTreeLatNvlink + 2.0 * log2_nodes * kNvlsTreeLatNet;
   } else if (a == CollectiveAlgorithm::Sharp) {  // CollNet Direct: 2 (ppn - 1) intra + inter
     l.base_us = 2 * (ppn - 1) * kCollNetDirectLatNvlink + kCollNetDirectLatNet;
   } else if (a == CollectiveAlgorithm::DoubleBinaryTree) {

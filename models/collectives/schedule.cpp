@@ -80,6 +80,7 @@ CollectiveSchedule build_schedule(const ScheduleRequest& r) {
       throw std::invalid_argument("algorithm not resolved");
     case CollectiveAlgorithm::Sharp:
     case CollectiveAlgorithm::Nvls:
+    case CollectiveAlgorithm::NvlsTree:
       throw std::invalid_argument("sharp and nvls run in the switches, not as a schedule");
   }
   return b.finish();

@@ -32,11 +32,21 @@ void AggregationEngine::add_tree(uint32_t tree, std::vector<int> child_ports, in
   trees_.push_back(std::move(t));
 }
 
+void AggregationEngine::set_heads(uint32_t tree, std::vector<int> head_ports) {
+  Tree& t = trees_[static_cast<size_t>(local_of_tree_[tree])];
+  if (t.parent_port >= 0) {
+    throw std::logic_error("NVLS-tree: heads on " + switch_.name() + ", not its tree's root");
+  }
+  t.head_ports = std::move(head_ports);
+}
+
 void AggregationEngine::start(uint32_t tree) {
   Tree& t = trees_[static_cast<size_t>(local_of_tree_[tree])];
   const size_t packets = static_cast<size_t>(t.chunks->packets(0));
   for (Slot& s : t.slots) {
     s.chunk = -1;
+    s.multicast_in = 0;
+    s.result_in = false;
     s.arrived.assign(t.child_ports.size(), 0);
     s.hits.assign(packets, 0);
     s.ready.assign(packets, sim::Time(0));
@@ -44,6 +54,16 @@ void AggregationEngine::start(uint32_t tree) {
   t.busy_until = ctx_.sim.now();
   t.reduce_chunk = t.down_chunk = 0;
   t.reduce_packet = t.down_packet = 0;
+  t.replicate_next = 0;
+}
+
+void AggregationEngine::reset_slot(Slot& s) {
+  s.chunk = -1;
+  s.multicast_in = 0;
+  s.result_in = false;
+  std::fill(s.arrived.begin(), s.arrived.end(), 0u);
+  std::fill(s.hits.begin(), s.hits.end(), 0u);
+  std::fill(s.ready.begin(), s.ready.end(), sim::Time(0));
 }
 
 // The packet's blocks stay in its input buffer (and its credits with the sender) while held;
@@ -70,7 +90,9 @@ void AggregationEngine::receive(PacketHandle h, uint16_t in_port) {
   }
   const auto local = static_cast<uint32_t>(local_of_tree_[p.qp]);
   Tree& t = trees_[local];
-  if ((p.flags & kFlagSharpResult) != 0) {
+  if ((p.flags & kFlagSharpMulticast) != 0) {
+    receive_multicast(t, local, h, in_port);
+  } else if ((p.flags & kFlagSharpResult) != 0) {
     receive_down(t, local, h, in_port);
   } else {
     receive_up(t, local, h, in_port);
@@ -127,7 +149,38 @@ void AggregationEngine::receive_down(Tree& t, uint32_t local, PacketHandle h, ui
   ctx_.sim.after(in, this, kDownArrived, local);
 }
 
-void AggregationEngine::send_chunk(const Tree& t, int64_t chunk, int port, bool result) {
+// The head's global result of a chunk, going up for the multicast: held in its input buffer
+// until fully in (as a result from a parent is), then replicated in chunk order.
+void AggregationEngine::receive_multicast(Tree& t, uint32_t local, PacketHandle h,
+                                          uint16_t in_port) {
+  const Packet& p = ctx_.pool[h];
+  const int64_t j = p.psn;
+  const Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
+  if (t.head_ports.empty() ||
+      static_cast<int>(in_port) != t.head_ports[static_cast<size_t>(j) % t.head_ports.size()] ||
+      s.chunk != j) {
+    throw std::logic_error("NVLS-tree: " + switch_.name() + " got a result of chunk " +
+                           std::to_string(j) + " on port " + std::to_string(in_port) +
+                           ", not from that chunk's head, or for a chunk it does not hold");
+  }
+  hold(in_port, p.priority, p.wire_bytes);
+  const sim::Time in =
+      switch_.params().forwarding == Forwarding::CutThrough ? p.ser_in : sim::Time(0);
+  ctx_.pool.release(h);
+  ctx_.sim.after(in, this, kMulticastIn, chunk_arg(local, j));
+}
+
+void AggregationEngine::replicate_ready(Tree& t, uint32_t local) {
+  while (t.replicate_next < t.chunks->chunks()) {
+    Slot& s = t.slots[static_cast<size_t>(t.replicate_next % t.params.max_outstanding_chunks)];
+    if (s.chunk != t.replicate_next || !s.result_in) return;
+    s.result_in = false;  // replicated once
+    ctx_.sim.after(t.params.latency, this, kReplicate, chunk_arg(local, t.replicate_next));
+    ++t.replicate_next;
+  }
+}
+
+void AggregationEngine::send_chunk(const Tree& t, int64_t chunk, int port, uint8_t flags) {
   EgressPort& out = switch_.port(static_cast<size_t>(port));
   const SharpChunks& c = *t.chunks;
   for (uint32_t n = 0; n < c.packets(chunk); ++n) {
@@ -140,7 +193,7 @@ void AggregationEngine::send_chunk(const Tree& t, int64_t chunk, int port, bool 
     p.wire_bytes = c.wire(chunk, n);
     p.priority = t.vl;
     p.sl = t.sl;
-    p.flags = result ? kFlagSharpResult : 0;
+    p.flags = flags;
     p.sent_at = ctx_.sim.now();
     out.enqueue(h, p, kAggregationInPort, ctx_.sim.now());
     ++stats_.packets_sent;
@@ -160,13 +213,30 @@ void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
       t.reduce_packet = 0;
       ++t.reduce_chunk;
       ++stats_.chunks_reduced;
-      ctx_.sim.after(t.params.latency, this, t.parent_port < 0 ? kReplicate : kEmitUp,
-                     chunk_arg(local, j));
+      const Kind next = t.parent_port >= 0 ? kEmitUp : t.head_ports.empty() ? kReplicate : kToHead;
+      ctx_.sim.after(t.params.latency, this, next, chunk_arg(local, j));
       return;
     }
     case kEmitUp:
-      send_chunk(t, static_cast<int64_t>(arg >> 16), t.parent_port, false);
+      send_chunk(t, static_cast<int64_t>(arg >> 16), t.parent_port, 0);
       return;
+    case kToHead: {  // the NVSwitch-reduced chunk to its head GPU (multimem.ld_reduce)
+      const auto j = static_cast<int64_t>(arg >> 16);
+      send_chunk(t, j, t.head_ports[static_cast<size_t>(j) % t.head_ports.size()],
+                 kFlagSharpResult | kFlagSharpToHead);
+      return;
+    }
+    case kMulticastIn: {  // a packet of the head's result of chunk j is fully in
+      const auto j = static_cast<int64_t>(arg >> 16);
+      Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
+      const uint32_t n = s.multicast_in++;
+      unhold(static_cast<uint16_t>(t.head_ports[static_cast<size_t>(j) % t.head_ports.size()]),
+             t.vl, c.wire(j, n));
+      if (s.multicast_in < c.packets(j)) return;
+      s.result_in = true;
+      replicate_ready(t, local);
+      return;
+    }
     case kDownArrived: {  // result packet (down_chunk, down_packet) is fully in
       const int64_t j = t.down_chunk;
       const uint32_t n = t.down_packet;
@@ -179,12 +249,8 @@ void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
     }
     case kReplicate: {  // the result of chunk j goes to every child; its slot is free again
       const auto j = static_cast<int64_t>(arg >> 16);
-      for (int port : t.child_ports) send_chunk(t, j, port, true);
-      Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
-      s.chunk = -1;
-      std::fill(s.arrived.begin(), s.arrived.end(), 0u);
-      std::fill(s.hits.begin(), s.hits.end(), 0u);
-      std::fill(s.ready.begin(), s.ready.end(), sim::Time(0));
+      for (int port : t.child_ports) send_chunk(t, j, port, kFlagSharpResult);
+      reset_slot(t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)]);
       return;
     }
   }

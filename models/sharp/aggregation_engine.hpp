@@ -47,6 +47,11 @@ class AggregationEngine final : public sim::EventHandler {
   // `infiniband.sharp`, an NVSwitch's NVLS trees the GPU server's (topologies/gpu_nodes.hpp).
   void add_tree(uint32_t tree, std::vector<int> child_ports, int parent_port, uint8_t vl,
                 uint8_t sl, const SharpChunks* chunks, const SharpParams& params);
+  // NVLS-tree, at the root of a one-level tree: the reduced chunk j goes to the child on port
+  // head_ports[j mod size] (flagged kFlagSharpToHead) instead of to every child; that child
+  // later sends the chunk's global result up (kFlagSharpMulticast), and the root replicates it
+  // to every child, in chunk order (a GPU gathers the result chunks in order).
+  void set_heads(uint32_t tree, std::vector<int> head_ports);
   // A new all-reduce on `tree` (every slot free, counters at zero).
   void start(uint32_t tree);
   // A Sharp packet arrived on `in_port`.
@@ -57,9 +62,18 @@ class AggregationEngine final : public sim::EventHandler {
   Switch& owner() { return switch_; }
 
  private:
-  enum Kind : uint32_t { kReduced = 0, kEmitUp = 1, kDownArrived = 2, kReplicate = 3 };
+  enum Kind : uint32_t {
+    kReduced = 0,
+    kEmitUp = 1,
+    kDownArrived = 2,
+    kReplicate = 3,
+    kToHead = 4,
+    kMulticastIn = 5
+  };
   struct Slot {
     int64_t chunk = -1;
+    uint32_t multicast_in = 0;      // NVLS-tree: packets of the head's result fully in
+    bool result_in = false;         // ... all of them: the chunk may be replicated
     std::vector<uint32_t> arrived;  // [child] packets of this chunk in so far
     std::vector<uint32_t> hits;     // [packet] children whose packet n is in
     std::vector<sim::Time> ready;   // [packet] when the last of them is fully in
@@ -81,12 +95,19 @@ class AggregationEngine final : public sim::EventHandler {
     uint32_t reduce_packet = 0;
     int64_t down_chunk = 0;
     uint32_t down_packet = 0;
+    // NVLS-tree (set_heads): the ports of the chunks' heads, and the next chunk to replicate.
+    std::vector<int> head_ports;
+    int64_t replicate_next = 0;
   };
   void receive_up(Tree& t, uint32_t local, PacketHandle h, uint16_t in_port);
   void receive_down(Tree& t, uint32_t local, PacketHandle h, uint16_t in_port);
+  void receive_multicast(Tree& t, uint32_t local, PacketHandle h, uint16_t in_port);
+  // NVLS-tree: replicates, in chunk order, every chunk whose global result is in.
+  void replicate_ready(Tree& t, uint32_t local);
+  void reset_slot(Slot& s);
   void hold(uint16_t in_port, uint8_t vl, uint32_t wire);
   void unhold(uint16_t in_port, uint8_t vl, uint32_t wire);
-  void send_chunk(const Tree& t, int64_t chunk, int port, bool result);
+  void send_chunk(const Tree& t, int64_t chunk, int port, uint8_t flags);
   static uint64_t chunk_arg(uint32_t local, int64_t chunk) {
     return (static_cast<uint64_t>(chunk) << 16) | local;
   }

@@ -1,5 +1,6 @@
 #include "models/sharp/sharp_allreduce.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/nic.hpp"
@@ -24,17 +25,20 @@ SharpAllReduce::SharpAllReduce(Context& ctx, const topo::Fabric& fabric,
 }
 
 uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
-                               const SharpParams& params) {
+                               const SharpParams& params, bool headed) {
   // A group of these hosts that is not running an all-reduce now (`done` is set while one runs):
   // two collectives over the same hosts at once get a tree each.
   for (size_t g = 0; g < groups_.size(); ++g) {
     const Group& e = *groups_[g];
-    if (e.hosts == hosts && e.sl == sl && !e.done) return static_cast<uint32_t>(g);
+    if (e.hosts == hosts && e.sl == sl && !e.done && e.headed == headed) {
+      return static_cast<uint32_t>(g);
+    }
   }
   const auto id = static_cast<uint32_t>(groups_.size());
   auto g = std::make_unique<Group>();
   g->hosts = hosts;
   g->params = params;
+  g->headed = headed;
   g->sl = sl;
   g->vl = sl_to_vl_[sl];
   std::vector<int> nodes;
@@ -63,6 +67,11 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
   if (g.done) throw std::logic_error("SHARP: group " + std::to_string(group) + " is still running");
   *g.chunks = SharpChunks{bytes, g.params.chunk_bytes, mtu_, overhead_};
   g.state.assign(g.hosts.size(), HostState{});
+  for (size_t h = 0; h < g.heads.size(); ++h) {
+    // The first chunk each host heads (a host may head several positions: the first counts).
+    HostState& st = g.state[g.heads[h]];
+    if (st.head_next < 0) st.head_next = static_cast<int64_t>(h);
+  }
   g.counters.assign(g.hosts.size(), SharpHostCounters{});
   g.hosts_done = 0;
   g.done = done ? std::move(done) : [] {};
@@ -79,9 +88,41 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
   }
 }
 
+void SharpAllReduce::set_heads(uint32_t group, const std::vector<size_t>& heads,
+                               std::function<void(size_t, int64_t)> on_head_chunk) {
+  Group& g = *groups_[group];
+  std::vector<size_t> sorted = heads;
+  std::sort(sorted.begin(), sorted.end());
+  if (g.tree.switches.size() != 1 || heads.empty() ||
+      std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    throw std::logic_error("NVLS-tree: heads need a one-level tree and distinct hosts");
+  }
+  // The root's port towards each head: the peer of the head's link (its port 0).
+  const topo::AggregationSwitch& root = g.tree.switches.front();
+  std::vector<int> ports;
+  for (size_t head : heads) {
+    const int node = fabric_.host_node[g.hosts.at(head)];
+    ports.push_back(fabric_.ports[static_cast<size_t>(node)][0].peer_port);
+    if (fabric_.ports[static_cast<size_t>(node)][0].peer_node != root.node) {
+      throw std::logic_error("NVLS-tree: a head is not below the group's NVSwitch");
+    }
+  }
+  engine_of_node_[static_cast<size_t>(root.node)]->set_heads(group, std::move(ports));
+  g.heads = heads;
+  g.on_head_chunk = std::move(on_head_chunk);
+}
+
+void SharpAllReduce::multicast(uint32_t group, int64_t chunk) {
+  Group& g = *groups_[group];
+  send_packets(g, group, g.heads[static_cast<size_t>(chunk) % g.heads.size()], chunk,
+               kFlagSharpMulticast);
+}
+
 void SharpAllReduce::send_chunk(Group& g, uint32_t group, size_t i) {
-  HostState& st = g.state[i];
-  const int64_t j = st.next_send++;
+  send_packets(g, group, i, g.state[i].next_send++, 0);
+}
+
+void SharpAllReduce::send_packets(Group& g, uint32_t group, size_t i, int64_t j, uint8_t flags) {
   const SharpChunks& c = *g.chunks;
   Nic& nic = *nics_[g.hosts[i]];
   for (uint32_t n = 0; n < c.packets(j); ++n) {
@@ -95,6 +136,7 @@ void SharpAllReduce::send_chunk(Group& g, uint32_t group, size_t i) {
     p.wire_bytes = c.wire(j, n);
     p.priority = g.vl;
     p.sl = g.sl;
+    p.flags = flags;
     p.sent_at = ctx_.sim.now();
     g.counters[i].data_sent += p.payload_bytes;
     g.counters[i].wire_sent += p.wire_bytes;
@@ -110,6 +152,10 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
                            " received a packet of a group it is not in");
   }
   ++results_received_;
+  if ((p.flags & kFlagSharpToHead) != 0) {
+    on_head_packet(g, static_cast<size_t>(i), p);
+    return;
+  }
   HostState& st = g.state[static_cast<size_t>(i)];
   SharpHostCounters& k = g.counters[static_cast<size_t>(i)];
   if (k.data_received == 0) k.first_result = ctx_.sim.now();
@@ -123,6 +169,25 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
   if (st.completed < c.chunks()) return;
   k.done = ctx_.sim.now();
   if (++g.hosts_done == g.hosts.size()) ctx_.sim.after(sim::Time(0), this, kDone, p.qp);
+}
+
+// The NVSwitch-reduced chunk a head takes across the servers: its chunks come in order (the
+// root reduces in chunk order and sends each whole on the head's one link).
+void SharpAllReduce::on_head_packet(Group& g, size_t i, const Packet& p) {
+  HostState& st = g.state[i];
+  SharpHostCounters& k = g.counters[i];
+  k.data_received += p.payload_bytes;
+  k.wire_received += p.wire_bytes;
+  if (st.head_next < 0 || static_cast<int64_t>(p.psn) != st.head_next) {
+    throw std::logic_error("NVLS-tree: host " + std::to_string(g.hosts[i]) + " got chunk " +
+                           std::to_string(p.psn) + " to head, expected " +
+                           std::to_string(st.head_next));
+  }
+  if (++st.head_packets < g.chunks->packets(st.head_next)) return;
+  st.head_packets = 0;
+  const int64_t j = st.head_next;
+  st.head_next += static_cast<int64_t>(g.heads.size());
+  g.on_head_chunk(i, j);
 }
 
 uint64_t SharpAllReduce::packets_consumed() const {

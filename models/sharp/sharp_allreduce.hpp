@@ -54,11 +54,22 @@ class SharpAllReduce final : public sim::EventHandler {
   // The same with the group's own parameters (chunk, window, and its aggregation nodes'
   // reduction rate and latency): NVLS groups of a GPU server's NVLink endpoints, reduced by
   // the server's NVSwitch (topologies/gpu_nodes.hpp, collectives/nvls_run.cpp).
-  uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl, const SharpParams& params);
+  // `headed`: a group for NVLS-tree (set_heads), never shared with a plain one.
+  uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl, const SharpParams& params,
+                 bool headed = false);
   // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
   // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
   void start(uint32_t group, int64_t bytes, std::function<void()> done,
              const std::vector<sim::Time>& host_delay = {});
+  // NVLS-tree (models/collectives/nvls_tree_run.cpp), on a group whose tree has one level (a
+  // GPU server's NVSwitch): chunk j's reduction goes to host heads[j mod heads.size()] (a
+  // position in the group's hosts), and `on_head_chunk(position, j)` is called when the head
+  // has all of it; the head's multicast(group, j) later sends the chunk's global result up,
+  // and the NVSwitch replicates it to every host, which completes the chunk as usual. Set
+  // before start(); kept for the group's later all-reduces.
+  void set_heads(uint32_t group, const std::vector<size_t>& heads,
+                 std::function<void(size_t, int64_t)> on_head_chunk);
+  void multicast(uint32_t group, int64_t chunk);
 
   const topo::AggregationTree& tree(uint32_t group) const { return groups_[group]->tree; }
   const SharpChunks& chunks(uint32_t group) const { return *groups_[group]->chunks; }
@@ -83,6 +94,9 @@ class SharpAllReduce final : public sim::EventHandler {
     int64_t next_send = 0;        // next chunk to send
     int64_t completed = 0;        // result chunks complete
     uint32_t result_packets = 0;  // of the chunk being received
+    // NVLS-tree: the next chunk this host heads, and its packets in so far.
+    int64_t head_next = -1;
+    uint32_t head_packets = 0;
   };
   struct Group {
     std::vector<uint32_t> hosts;
@@ -95,8 +109,14 @@ class SharpAllReduce final : public sim::EventHandler {
     std::vector<SharpHostCounters> counters;
     size_t hosts_done = 0;
     std::function<void()> done;
+    bool headed = false;
+    std::vector<size_t> heads;  // NVLS-tree (set_heads); empty otherwise
+    std::function<void(size_t, int64_t)> on_head_chunk;
   };
   void send_chunk(Group& g, uint32_t group, size_t i);
+  // Sends chunk j's packets from the group's i-th host, flagged `flags`.
+  void send_packets(Group& g, uint32_t group, size_t i, int64_t j, uint8_t flags);
+  void on_head_packet(Group& g, size_t i, const Packet& p);
 
   Context& ctx_;
   const topo::Fabric& fabric_;

@@ -241,7 +241,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                                   : CollectiveOp::SendRecv;
   const std::string algo = r.choice("algorithm",
                                     {"auto", "ring", "halving_doubling", "double_binary_tree",
-                                     "direct", "hierarchical", "sharp", "nvls"},
+                                     "direct", "hierarchical", "sharp", "nvls", "nvls_tree"},
                                     "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
@@ -250,6 +250,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                 : algo == "hierarchical"       ? CollectiveAlgorithm::Hierarchical
                 : algo == "sharp"              ? CollectiveAlgorithm::Sharp
                 : algo == "nvls"               ? CollectiveAlgorithm::Nvls
+                : algo == "nvls_tree"          ? CollectiveAlgorithm::NvlsTree
                                                : CollectiveAlgorithm::Auto;
   const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
   s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
@@ -298,12 +299,14 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                   (s.algorithm == CollectiveAlgorithm::HalvingDoubling && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::Hierarchical && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::Sharp && reduce) ||
-                  (s.algorithm == CollectiveAlgorithm::Nvls && reduce);
+                  (s.algorithm == CollectiveAlgorithm::Nvls && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::NvlsTree && reduce);
   if (!ok) {
     throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
                      std::string("an algorithm of ") + op +
                          " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
-                         "halving_doubling, double_binary_tree, hierarchical, sharp, nvls: "
+                         "halving_doubling, double_binary_tree, hierarchical, sharp, nvls, "
+                         "nvls_tree: "
                          "all_reduce; "
                          "direct: "
                          "all_to_all, send_recv; or auto)");

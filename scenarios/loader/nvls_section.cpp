@@ -1,12 +1,99 @@
 #include "scenarios/loader/nvls_section.hpp"
 
+#include <algorithm>
+#include <map>
 #include <string>
 
 #include "topologies/gpu_nodes.hpp"
 
 namespace scen {
 
+namespace {
+
+// NVLS-tree: why it does not exist for these ranks ("" when it does); fills
+// s.nvls_tree_servers when it does.
+std::string nvls_tree_servers(const topo::Fabric& f, models::CollectiveSpec& s) {
+  const topo::GpuCluster& gpus = f.topo.gpus;
+  std::map<int, std::vector<uint32_t>> ranks_of;
+  for (size_t i = 0; i < s.rank_server.size(); ++i) {
+    if (s.rank_server[i] < 0) {
+      return "GPU ranks (rank " + s.rank_names[i] +
+             " is a plain host; topology.nodes makes GPU servers)";
+    }
+    ranks_of[s.rank_server[i]].push_back(static_cast<uint32_t>(i));
+  }
+  if (ranks_of.size() < 2) {
+    return "ranks on at least two GPU servers (inside one server use nvls: NCCL runs NVLS_TREE "
+           "only across servers)";
+  }
+  if (!gpus.nvls()) {
+    return "servers whose NVSwitch reduces (NVLS: topology.nodes.nvls_reduction_rate is 0 for "
+           "preset " +
+           gpus.params.preset + ")";
+  }
+  std::vector<models::NvlsTreeServer> out;
+  for (const auto& [server, ranks] : ranks_of) {
+    // NCCL enables NVLS only with more than two GPUs (src/transport/nvls.cc).
+    if (ranks.size() < 3) {
+      return "more than two ranks on every server (server " + std::to_string(server) + " has " +
+             std::to_string(ranks.size()) + "; NCCL needs more than two GPUs for NVLS)";
+    }
+    models::NvlsTreeServer t;
+    t.server = server;
+    t.ranks = ranks;
+    const int per = gpus.params.gpus;
+    const int nics = static_cast<int>(gpus.server_nics[server].size());
+    for (int k = 0; k < nics; ++k) {
+      // The head of rail k: the first GPU (by local index) whose NIC it is, as NCCL's
+      // NVLS heads are the GPUs next to the NICs (topo::gpu_nic_indices).
+      int owner = -1;
+      for (int local = per - 1; local >= 0; --local) {
+        for (int nic : topo::gpu_nic_indices(local, per, nics)) {
+          if (nic == k) owner = local;
+        }
+      }
+      const auto nvlink =
+          static_cast<uint32_t>(f.host_index[gpus.nvlink_node[server * per + owner]]);
+      const auto head = std::find_if(ranks.begin(), ranks.end(),
+                                     [&](uint32_t r) { return s.rank_nvlink[r] == nvlink; });
+      if (head == ranks.end()) {
+        return "a rank on the GPU next to every NIC of its servers (GPU " + std::to_string(owner) +
+               " of server " + std::to_string(server) + ", next to NIC " + std::to_string(k) +
+               ", is not a rank: it heads that rail)";
+      }
+      t.nic.push_back(static_cast<uint32_t>(f.host_index[gpus.server_nics[server][k]]));
+      t.head_rank.push_back(*head);
+    }
+    if (!out.empty() && t.nic.size() != out.front().nic.size()) {
+      return "servers with as many NICs each";
+    }
+    out.push_back(std::move(t));
+  }
+  s.nvls_tree_servers = std::move(out);
+  return "";
+}
+
+}  // namespace
+
 void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) {
+  if (s.algorithm == models::CollectiveAlgorithm::NvlsTree) {
+    const std::string why = nvls_tree_servers(f, s);
+    if (!why.empty()) throw InputError(r.child_path("algorithm"), "\"nvls_tree\"", why);
+    if (s.protocol != models::CollectiveProtocol::Simple) {
+      throw InputError(r.child_path("protocol"), r.value_text("protocol"),
+                       "\"simple\" with algorithm nvls_tree (NCCL runs NVLS_TREE with Simple "
+                       "only)");
+    }
+    const topo::GpuCluster& gpus = f.topo.gpus;
+    s.nvls_tree_available = true;
+    s.nvls_tree.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
+    s.nvls_tree.latency = sim::Time(gpus.params.nvls_latency_ps);
+    s.nvls_tree.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+    // NCCL runs NVLS_TREE on its NVLS channels (NCCL_NVLS_NCHANNELS, 16; enqueue.cc), each
+    // with NCCL_STEPS slots.
+    s.nvls_tree.max_outstanding_chunks = 16 * s.slots;
+    return;
+  }
   const topo::GpuCluster& gpus = f.topo.gpus;
   const bool asked = s.algorithm == models::CollectiveAlgorithm::Nvls;
   // Why NVLS does not exist for these ranks ("" when it does).

@@ -1,0 +1,194 @@
+// Algorithm "nvls_tree": NCCL's NVLS_TREE all-reduce across GPU servers (NVIDIA/nccl
+// src/device/all_reduce.h, RunWorkElement<..., NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE>;
+// docs/collectives.md "NVLS-tree"). Per server, every GPU pushes each chunk into the NVSwitch,
+// which reduces it (multimem.ld_reduce) and hands it to the chunk's head: the GPU next to
+// the chunk's rail NIC (chunk j: rail j mod R, R the server's NICs). The heads of one rail
+// form a binary tree across the servers (two trees, mirrored, alternating by rail, as NCCL's
+// double binary tree: every server is interior in at most one): a head waits for its own
+// server's chunk and its children's partial sums, adds them and sends the sum up; the root's
+// sum is the chunk's result, which goes back down the tree, and every head that has it sends
+// it up to its NVSwitch, which multicasts it to every GPU of the server (multimem.st). All of
+// it chunk by chunk: no phase waits for another to end.
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/collectives/collective_runner.hpp"
+#include "models/sharp/sharp_allreduce.hpp"
+
+namespace models {
+
+void CollectiveRunner::run_nvls_tree(int64_t size) {
+  if (sharp_ == nullptr || !spec_.nvls_tree_available || spec_.op != CollectiveOp::AllReduce) {
+    throw std::logic_error(
+        "collective algorithm nvls_tree needs an all-reduce of GPU ranks on servers with NVLS");
+  }
+  protocol_ = CollectiveProtocol::Simple;  // NCCL runs NVLS_TREE with Simple only (tuning.cc)
+  current_.protocol = CollectiveProtocol::Simple;
+  iteration_start_ = ctx_.sim.now();
+  begin_timeline(0);
+  if (!nvls_tree_) {
+    nvls_tree_ = std::make_unique<NvlsTreeState>();
+    NvlsTreeState& st = *nvls_tree_;
+    st.servers = spec_.nvls_tree_servers;
+    st.heads = static_cast<int>(st.servers.front().nic.size());
+    const int n = static_cast<int>(st.servers.size());
+    st.parent.resize(2);
+    st.child.resize(2);
+    for (int t = 0; t < 2; ++t) {
+      st.parent[t] = binary_tree_parents(n, t);
+      st.child[t].assign(static_cast<size_t>(n), {});
+      for (int s = 0; s < n; ++s) {
+        if (st.parent[t][s] >= 0) st.child[t][static_cast<size_t>(st.parent[t][s])].push_back(s);
+      }
+    }
+  }
+  NvlsTreeState& st = *nvls_tree_;
+  const SharpChunks chunks{size, spec_.nvls_tree.chunk_bytes, 1, 0};
+  st.chunks = chunks.chunks();
+  st.pending.assign(st.servers.size() * static_cast<size_t>(st.chunks), 0);
+  for (size_t s = 0; s < st.servers.size(); ++s) {
+    for (int64_t j = 0; j < st.chunks; ++j) {
+      st.pending[s * static_cast<size_t>(st.chunks) + static_cast<size_t>(j)] =
+          static_cast<uint8_t>(1 + st.child[nvls_tree_tree(j)][s].size());
+    }
+  }
+  st.messages.clear();
+  st.flows_open = 0;
+  st.groups_done = 0;
+  st.network_data = 0;
+  for (size_t s = 0; s < st.servers.size(); ++s) {
+    NvlsTreeServer& server = st.servers[s];
+    std::vector<uint32_t> hosts;
+    for (uint32_t r : server.ranks) hosts.push_back(spec_.rank_nvlink[r]);
+    server.group = sharp_->group(hosts, static_cast<uint8_t>(spec_.priority), spec_.nvls_tree,
+                                 /*headed=*/true);
+    std::vector<size_t> heads;
+    for (uint32_t head : server.head_rank) {
+      heads.push_back(static_cast<size_t>(
+          std::find(server.ranks.begin(), server.ranks.end(), head) - server.ranks.begin()));
+    }
+    sharp_->set_heads(server.group, heads,
+                      [this, s](size_t, int64_t j) { nvls_tree_step(static_cast<int>(s), j); });
+  }
+  for (size_t s = 0; s < st.servers.size(); ++s) {
+    sharp_->start(st.servers[s].group, size, [this] {
+      ++nvls_tree_->groups_done;
+      nvls_tree_finish_if_done();
+    });
+  }
+}
+
+int CollectiveRunner::nvls_tree_tree(int64_t chunk) const {
+  return static_cast<int>((chunk % nvls_tree_->heads) % 2);
+}
+
+// One of what chunk j's step at server position s waits for has arrived.
+void CollectiveRunner::nvls_tree_step(int s, int64_t j) {
+  NvlsTreeState& st = *nvls_tree_;
+  uint8_t& pending =
+      st.pending[static_cast<size_t>(s) * static_cast<size_t>(st.chunks) + static_cast<size_t>(j)];
+  if (--pending > 0) return;
+  const int parent = st.parent[nvls_tree_tree(j)][static_cast<size_t>(s)];
+  if (parent < 0) {
+    nvls_tree_result(s, j);
+  } else {
+    nvls_tree_send(s, parent, j, /*up=*/true);
+  }
+}
+
+// Server position s's head has chunk j's result: down to its tree children, and up to its
+// NVSwitch for the multicast to the server's GPUs.
+void CollectiveRunner::nvls_tree_result(int s, int64_t j) {
+  NvlsTreeState& st = *nvls_tree_;
+  for (int c : st.child[nvls_tree_tree(j)][static_cast<size_t>(s)]) {
+    nvls_tree_send(s, c, j, /*up=*/false);
+  }
+  sharp_->multicast(st.servers[static_cast<size_t>(s)].group, j);
+}
+
+void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
+  NvlsTreeState& st = *nvls_tree_;
+  const size_t rail = static_cast<size_t>(j % st.heads);
+  const NvlsTreeServer& a = st.servers[static_cast<size_t>(from)];
+  const NvlsTreeServer& b = st.servers[static_cast<size_t>(to)];
+  const SharpChunks chunks{sizes_[size_index_], spec_.nvls_tree.chunk_bytes, 1, 0};
+  NvlsTreeMessage m;
+  m.chunk = j;
+  m.from = from;
+  m.to = to;
+  m.up = up;
+  m.bytes = chunks.chunk_bytes(j);
+  FlowSpec fs;
+  fs.src_host = static_cast<int>(a.nic[rail]);
+  fs.dst_host = static_cast<int>(b.nic[rail]);
+  fs.bytes = m.bytes;
+  fs.start = ctx_.sim.now();
+  fs.priority = spec_.priority;
+  fs.dscp = spec_.dscp;
+  fs.qps = spec_.qps;
+  fs.tag = "collective";
+  // One connection per pair of heads and direction, as NCCL's tree connections: its
+  // messages in order.
+  const uint32_t flow = transport_.add_flow(
+      fs, 0,
+      connection_sport(a.head_rank[rail], b.head_rank[rail], static_cast<uint32_t>(rail) | 0x400u),
+      /*recycle=*/true);
+  if (st.message_of_flow.size() <= flow) st.message_of_flow.resize(flow + 1, 0);
+  st.messages.push_back(m);
+  st.message_of_flow[flow] = static_cast<int64_t>(st.messages.size());
+  ++st.flows_open;
+  st.network_data += m.bytes;
+  current_.wire_bytes += m.bytes;
+  current_.network_bytes += m.bytes;
+  ++current_.messages;
+  current_.rank_data_sent[a.head_rank[rail]] += m.bytes;
+  transport_.start_flow_in_order(flow);
+}
+
+bool CollectiveRunner::nvls_tree_delivered(uint32_t flow) {
+  if (!nvls_tree_ || flow >= nvls_tree_->message_of_flow.size()) return false;
+  const int64_t entry = nvls_tree_->message_of_flow[flow];
+  if (entry <= 0) return false;
+  const NvlsTreeMessage m = nvls_tree_->messages[static_cast<size_t>(entry - 1)];
+  const NvlsTreeServer& b = nvls_tree_->servers[static_cast<size_t>(m.to)];
+  current_.rank_data_received[b.head_rank[static_cast<size_t>(m.chunk % nvls_tree_->heads)]] +=
+      m.bytes;
+  if (m.up) {
+    nvls_tree_step(m.to, m.chunk);
+  } else {
+    nvls_tree_result(m.to, m.chunk);
+  }
+  return true;
+}
+
+bool CollectiveRunner::nvls_tree_completed(uint32_t flow) {
+  if (!nvls_tree_ || flow >= nvls_tree_->message_of_flow.size()) return false;
+  if (nvls_tree_->message_of_flow[flow] <= 0) return false;
+  nvls_tree_->message_of_flow[flow] = 0;
+  --nvls_tree_->flows_open;
+  nvls_tree_finish_if_done();
+  return true;
+}
+
+// Done when every GPU has every result chunk and every network message is acknowledged.
+void CollectiveRunner::nvls_tree_finish_if_done() {
+  NvlsTreeState& st = *nvls_tree_;
+  if (st.groups_done < st.servers.size() || st.flows_open > 0) return;
+  if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
+  for (const NvlsTreeServer& server : st.servers) {
+    const auto& counters = sharp_->counters(server.group);
+    for (size_t i = 0; i < counters.size(); ++i) {
+      current_.rank_data_sent[server.ranks[i]] += counters[i].data_sent;
+      current_.rank_data_received[server.ranks[i]] += counters[i].data_received;
+      current_.wire_bytes += counters[i].data_sent;
+      current_.nvlink_bytes += counters[i].data_sent;  // over NVLink
+    }
+    // Messages: each chunk a GPU pushes, and each multicast a head sends.
+    const int64_t c = sharp_->chunks(server.group).chunks();
+    current_.messages += static_cast<uint64_t>(c) * (counters.size() + 1);
+  }
+  st.groups_done = 0;  // finished once
+  finish_iteration();
+}
+
+}  // namespace models
