@@ -3,6 +3,7 @@
 // byte, bounds the server. Each oracle is the shared resource's rate, and each mechanism's
 // removal lifts the bound.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "scenario_helpers.hpp"
 
@@ -93,4 +94,36 @@ TEST_CASE("the presets carry their servers' PCIe layout", "[gpu][pcie]") {
   h100["gpu_pcie_rate"] = 0;
   const models::CollectiveResult without = run_one(servers(h100, 2, int64_t{64} << 20));
   CHECK(with.busbw_gbps() > 0.98 * without.busbw_gbps());
+}
+
+TEST_CASE(
+    "GPUDirect RDMA off: each network step waits its data written to and read from host "
+    "memory",
+    "[gpu][pcie]") {
+  // Two servers of one GPU and one NIC, 1 channel, one message per step: the ring all-reduce
+  // of S is 2 steps of S/2 across the network, each staged twice at the GPU's PCIe rate. The
+  // host memory (unlimited here) and the link are fast enough not to bound the rate: only the
+  // staging's store-and-forward adds, 2 steps x 2 x (S/2) / R.
+  const int64_t size = 1 << 20;
+  const scen::Json node = {{"preset", "generic"},
+                           {"gpus", 1},
+                           {"nics", 1},
+                           {"nic_rate", "400Gbps"},
+                           {"nvlink_rate", "3600Gbps"},
+                           {"gpu_pcie_rate", "460Gbps"},
+                           {"host_memory_rate", 0}};
+  auto run = [&](bool gdr) {
+    scen::Json j = servers(node, 2, size);
+    j["topology"]["nodes"]["gpudirect_rdma"] = gdr;
+    j["workload"]["collective"]["chunk"] = 0;
+    j["workload"]["collective"]["channels"] = 1;
+    return run_one(j);
+  };
+  const models::CollectiveResult direct = run(true);
+  const models::CollectiveResult staged = run(false);
+  const double added = static_cast<double>(staged.time.ps - direct.time.ps);
+  const double expected = 2 * 2 * (size / 2) * 8e12 / 460e9;
+  INFO("direct " << direct.time.ps / 1e6 << " us, staged " << staged.time.ps / 1e6 << " us, added "
+                 << added / 1e6 << " us, expected " << expected / 1e6 << " us");
+  CHECK(std::abs(added - expected) / expected < 0.02);
 }

@@ -120,6 +120,10 @@ bool CollectiveRunner::same_server(const CollectiveMessage& m) const {
 
 sim::Time CollectiveRunner::step_cost(const CollectiveMessage& m) const {
   sim::Time t = step_latency(protocol_);
+  if (spec_.staging_rate_bps > 0 && !same_server(m)) {
+    // Staged through host memory: written there before the send, read back after arrival.
+    t += sim::Time(2 * sim::serialization_time(m.wire_bytes, spec_.staging_rate_bps).ps);
+  }
   if (!spec_.nccl_costs) return t;
   // NCCL's step latency includes the hardware's; the simulation moves the message itself.
   // Not its ring plateau factor (nccl_.factor): that stands for the chunked pipeline's

@@ -101,6 +101,14 @@ struct CollectiveSpec {
   sim::Time nvlink_hop, network_hop;
   // Software time charged before each message is posted (kernel/proxy hand-off), per
   // protocol, on top of NCCL's costs; 0 by default.
+  // GPUDirect RDMA off (topology.nodes.gpudirect_rdma false): NCCL's network buffers are in
+  // host memory, so the sending GPU writes a step's data there before its proxy posts the
+  // send, and the receiving GPU reads it from there once it has arrived (src/transport/net.cc:
+  // without GDR the buffers are host memory the kernel stores to and loads from). Each network
+  // message waits its bytes twice at the GPU's PCIe rate (`staging_rate_bps`; 0 = GPUDirect
+  // RDMA, or a PCIe rate not modelled). Their bandwidth is the shared DMA links' (PCIe, host
+  // memory); this is their latency, one step of store-and-forward on each side.
+  int64_t staging_rate_bps = 0;
   sim::Time step_latency_simple;
   sim::Time step_latency_ll128;
   sim::Time step_latency_ll;

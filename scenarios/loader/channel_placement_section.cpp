@@ -85,6 +85,7 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
     return;
   }
   const topo::GpuCluster& g = f.topo.gpus;
+  if (!g.params.gpudirect_rdma) s.staging_rate_bps = g.params.gpu_pcie_rate_bps;
   models::PlacementInput in;
   for (int server = 0; server < g.servers; ++server) in.servers.push_back(server_rails(f, server));
   std::vector<int> gpu_of_host(f.host_node.size(), -1);
