@@ -1,4 +1,4 @@
-// NVLS (NVLink SHARP) all-reduce inside one GPU server (models/collectives/nvls_run.cpp): the
+// NVLS (NVLink SHARP) all-reduce inside one GPU server (models/collectives/in_network_run.cpp): the
 // time against the pipelined formula, bus bandwidth above the ring's and above the NVLink rate,
 // each GPU's NVLink bytes (S each way against the ring's 2(G-1)/G·S), either fabric, the `auto`
 // choice, determinism and the refusals.

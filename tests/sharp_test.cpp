@@ -194,6 +194,9 @@ TEST_CASE("SHARP: each host sends S once and receives it once, about half a ring
     CHECK(sharp.collectives[0].rank_data_received[r] == size);
     CHECK(ring.collectives[0].rank_data_sent[r] == 2 * (n - 1) * size / n);
   }
+  // All of it through the NICs (collectives.csv's network_bytes), none over NVLink.
+  CHECK(sharp.collectives[0].network_bytes == int64_t{n} * size);
+  CHECK(sharp.collectives[0].nvlink_bytes == 0);
   // On the wire (the links' counters): a host's link carries S plus headers each way, and
   // nothing else in the data VL.
   for (int h = 0; h < n; ++h) {

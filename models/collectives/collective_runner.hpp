@@ -70,8 +70,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   double work_done() const;
   const CollectiveSpec& spec() const { return spec_; }
   const std::vector<CollectiveResult>& results() const { return results_; }
-  // Where algorithms "sharp" (an InfiniBand fabric's in-network reduction; sharp_run.cpp) and
-  // "nvls" (a GPU server's NVSwitch; nvls_run.cpp) run.
+  // Where algorithms "sharp" (an InfiniBand fabric's in-network reduction) and
+  // "nvls" (a GPU server's NVSwitch) run (in_network_run.cpp).
   void set_sharp(SharpAllReduce* sharp) { sharp_ = sharp; }
   // Called once, when the last size has finished.
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
@@ -110,8 +110,12 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void finish_iteration();
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
   sim::Time step_latency(CollectiveProtocol p) const;
-  void run_sharp(int64_t size);  // one iteration of algorithm sharp (sharp_run.cpp)
-  void run_nvls(int64_t size);   // one iteration of algorithm nvls (nvls_run.cpp)
+  // One iteration of algorithm sharp or nvls (in_network_run.cpp): a SharpAllReduce group
+  // run whole; its counters (host i of the group = ranks[i]) over NVLink or the NICs.
+  void run_sharp(int64_t size);
+  void run_nvls(int64_t size);
+  void run_in_network(int64_t size, uint32_t group, bool nvlink);
+  void add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks, bool nvlink);
   // Algorithm nvls_tree (nvls_tree_run.cpp): one iteration; chunk j's tree (0 or 1, by its
   // rail); a step of chunk j at server position s got one of what it waits for; the chunk's
   // result at s; a message between two servers' heads; the transport's news of those

@@ -26,7 +26,7 @@ enum class CollectiveAlgorithm {
   Direct,
   Hierarchical,  // hierarchical.cpp: intra-server, per rail, intra-server again
   Sharp,
-  Nvls,      // nvls_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
+  Nvls,      // in_network_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
   NvlsTree,  // nvls_tree_run.cpp: NVLS inside each server, binary trees of heads across them
 };
 // NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
@@ -125,7 +125,7 @@ struct CollectiveSpec {
   int hierarchical_min_servers = 2;
   int hierarchical_min_local = 2;
   int64_t hierarchical_min_bytes = 0;
-  // NVLS (nvls_run.cpp): set by the loader when every rank is a GPU of one server whose
+  // NVLS (in_network_run.cpp): set by the loader when every rank is a GPU of one server whose
   // NVSwitch reduces (topologies/gpu_nodes.hpp); the NVSwitch's reduction rate and latency,
   // NVLS's chunk (the collective's "chunk", else NCCL_NVLS_CHUNKSIZE's 128 KiB, NVIDIA/nccl
   // src/transport/nvls.cc) and window (the collective's "slots", NCCL_STEPS).

@@ -176,16 +176,9 @@ void CollectiveRunner::nvls_tree_finish_if_done() {
   if (st.groups_done < st.servers.size() || st.flows_open > 0) return;
   if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
   for (const NvlsTreeServer& server : st.servers) {
-    const auto& counters = sharp_->counters(server.group);
-    for (size_t i = 0; i < counters.size(); ++i) {
-      current_.rank_data_sent[server.ranks[i]] += counters[i].data_sent;
-      current_.rank_data_received[server.ranks[i]] += counters[i].data_received;
-      current_.wire_bytes += counters[i].data_sent;
-      current_.nvlink_bytes += counters[i].data_sent;  // over NVLink
-    }
-    // Messages: each chunk a GPU pushes, and each multicast a head sends.
-    const int64_t c = sharp_->chunks(server.group).chunks();
-    current_.messages += static_cast<uint64_t>(c) * (counters.size() + 1);
+    // Messages: each chunk a GPU pushes, and (below) each multicast a head sends.
+    add_in_network_counters(server.group, server.ranks, /*nvlink=*/true);
+    current_.messages += static_cast<uint64_t>(sharp_->chunks(server.group).chunks());
   }
   st.groups_done = 0;  // finished once
   finish_iteration();

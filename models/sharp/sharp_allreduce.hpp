@@ -53,7 +53,7 @@ class SharpAllReduce final : public sim::EventHandler {
   }
   // The same with the group's own parameters (chunk, window, and its aggregation nodes'
   // reduction rate and latency): NVLS groups of a GPU server's NVLink endpoints, reduced by
-  // the server's NVSwitch (topologies/gpu_nodes.hpp, collectives/nvls_run.cpp).
+  // the server's NVSwitch (topologies/gpu_nodes.hpp, collectives/in_network_run.cpp).
   // `headed`: a group for NVLS-tree (set_heads), never shared with a plain one.
   uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl, const SharpParams& params,
                  bool headed = false);

@@ -1,4 +1,4 @@
-// Algorithm "nvls" of an all-reduce (models/collectives/nvls_run.cpp): where it exists — every
+// Algorithm "nvls" of an all-reduce (models/collectives/in_network_run.cpp): where it exists — every
 // rank a GPU of one server whose NVSwitch reduces (topology.nodes' nvls_reduction_rate,
 // topologies/gpu_nodes.hpp) — and its parameters for the run; refused elsewhere, with the
 // collective's path.
