@@ -161,3 +161,26 @@ TEST_CASE("NVLS-tree is refused where it cannot run", "[nvls_tree]") {
   some["workload"]["collective"]["ranks"] = {"n0g0", "n0g1", "n0g2", "n1g0", "n1g1", "n1g2"};
   CHECK_THROWS_WITH(test_support::load(some), Catch::Contains("next to every NIC"));
 }
+
+TEST_CASE("NVLS-tree on 3 and 4 servers: every server's share crosses each tree edge once each way",
+          "[nvls_tree]") {
+  const int64_t size = 4 << 20;
+  for (int servers : {3, 4}) {
+    scen::Json nodes = kSlowNics;
+    nodes["count"] = servers;
+    scen::Json j = scenario(nodes, "100Gbps", allreduce("nvls_tree", size));
+    j["topology"]["nodes_per_leaf"] = servers;
+    const scen::Scenario s = test_support::load(j);
+    const scen::RunOutcome out = scen::run_scenario(s);
+    const models::CollectiveResult& r = out.collectives[0];
+    INFO(servers << " servers");
+    CHECK(r.ranks == 4 * servers);
+    // A tree of m servers has m - 1 edges; each rail's share S/4 crosses each once up and once
+    // down: 2 (m - 1) S over the 4 rails.
+    CHECK(r.network_bytes == 2 * (servers - 1) * size);
+    for (int rank = 0; rank < r.ranks; ++rank) {
+      // Every GPU got the whole result back from its NVSwitch (S), a head its share too.
+      CHECK(r.rank_data_received[rank] >= size + size / 4);
+    }
+  }
+}
