@@ -272,9 +272,8 @@ void CollectiveRunner::post_after_relay(uint32_t message) {
   start_message_flow(message, src, network_destination(m), m.wire_bytes, /*relay=*/false);
 }
 
-void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int dst_host,
-                                          int64_t bytes, bool relay) {
-  const CollectiveMessage& m = schedule_.messages[message];
+uint32_t CollectiveRunner::add_message_flow(int src_host, int dst_host, int64_t bytes,
+                                            uint16_t sport) {
   FlowSpec fs;
   fs.src_host = src_host;
   fs.dst_host = dst_host;
@@ -284,10 +283,16 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
   fs.dscp = spec_.dscp;
   fs.qps = spec_.qps;
   fs.tag = "collective";
+  return transport_.add_flow(fs, 0, sport, /*recycle=*/true);
+}
+
+void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int dst_host,
+                                          int64_t bytes, bool relay) {
+  const CollectiveMessage& m = schedule_.messages[message];
   // The relay leg is its own connection (to the proxy GPU): another source port.
-  const uint32_t flow = transport_.add_flow(
-      fs, 0, connection_sport(m.src_rank, m.dst_rank, m.channel + (relay ? 0x800u : 0u)),
-      /*recycle=*/true);
+  const uint32_t flow =
+      add_message_flow(src_host, dst_host, bytes,
+                       connection_sport(m.src_rank, m.dst_rank, m.channel + (relay ? 0x800u : 0u)));
   if (message_of_flow_.size() <= flow) message_of_flow_.resize(flow + 1, 0);
   message_of_flow_[flow] =
       relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1;

@@ -105,6 +105,9 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // the receiving server).
   int network_destination(const CollectiveMessage& m) const;
   const ChannelLayout& channel_layout(const CollectiveMessage& m) const;
+  // A recycled transport flow of the collective's class between two endpoints, on the
+  // connection whose source port is `sport`; not started.
+  uint32_t add_message_flow(int src_host, int dst_host, int64_t bytes, uint16_t sport);
   // A transport flow for `message` (its last leg, or a PXN relay leg).
   void start_message_flow(uint32_t message, int src_host, int dst_host, int64_t bytes, bool relay);
   void finish_iteration();

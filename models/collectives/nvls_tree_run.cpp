@@ -43,7 +43,7 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
     }
   }
   NvlsTreeState& st = *nvls_tree_;
-  const SharpChunks chunks{size, spec_.nvls_tree.chunk_bytes, 1, 0};
+  const SharpChunks chunks{size, spec_.nvls_tree.chunk_bytes, 1, 0};  // chunk counts only
   st.chunks = chunks.chunks();
   st.pending.assign(st.servers.size() * static_cast<size_t>(st.chunks), 0);
   for (size_t s = 0; s < st.servers.size(); ++s) {
@@ -55,7 +55,6 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
   st.messages.clear();
   st.flows_open = 0;
   st.groups_done = 0;
-  st.network_data = 0;
   for (size_t s = 0; s < st.servers.size(); ++s) {
     NvlsTreeServer& server = st.servers[s];
     std::vector<uint32_t> hosts;
@@ -118,26 +117,15 @@ void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   m.to = to;
   m.up = up;
   m.bytes = chunks.chunk_bytes(j);
-  FlowSpec fs;
-  fs.src_host = static_cast<int>(a.nic[rail]);
-  fs.dst_host = static_cast<int>(b.nic[rail]);
-  fs.bytes = m.bytes;
-  fs.start = ctx_.sim.now();
-  fs.priority = spec_.priority;
-  fs.dscp = spec_.dscp;
-  fs.qps = spec_.qps;
-  fs.tag = "collective";
   // One connection per pair of heads and direction, as NCCL's tree connections: its
   // messages in order.
-  const uint32_t flow = transport_.add_flow(
-      fs, 0,
-      connection_sport(a.head_rank[rail], b.head_rank[rail], static_cast<uint32_t>(rail) | 0x400u),
-      /*recycle=*/true);
+  const uint32_t flow = add_message_flow(
+      static_cast<int>(a.nic[rail]), static_cast<int>(b.nic[rail]), m.bytes,
+      connection_sport(a.head_rank[rail], b.head_rank[rail], static_cast<uint32_t>(rail) | 0x400u));
   if (st.message_of_flow.size() <= flow) st.message_of_flow.resize(flow + 1, 0);
   st.messages.push_back(m);
   st.message_of_flow[flow] = static_cast<int64_t>(st.messages.size());
   ++st.flows_open;
-  st.network_data += m.bytes;
   current_.wire_bytes += m.bytes;
   current_.network_bytes += m.bytes;
   ++current_.messages;

@@ -37,7 +37,6 @@ struct NvlsTreeState {
   std::vector<int64_t> message_of_flow;  // [transport flow] message + 1, 0 = not ours
   size_t flows_open = 0;                 // posted, not yet complete
   size_t groups_done = 0;
-  int64_t network_data = 0;  // data bytes the network messages carried
 };
 
 }  // namespace models
