@@ -139,6 +139,17 @@ TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun"
   const scen::RunOutcome again = run("nvls_tree");
   CHECK(again.collectives[0].time.ps == a.time.ps);
   CHECK(again.events == tree.events);
+  // Its channels are NCCL's 16 NVLS channels, each `slots` chunks in flight: with one channel
+  // the window (8 chunks of 128 KiB) is shorter than a chunk's round trip across the servers.
+  CHECK(test_support::load(scenario(kDgxH100x2, "400Gbps", allreduce("nvls_tree", size)))
+            .collectives[0]
+            .channels == 16);
+  scen::Json one = allreduce("nvls_tree", size);
+  one["channels"] = 1;
+  const scen::RunOutcome narrow =
+      scen::run_scenario(test_support::load(scenario(kDgxH100x2, "400Gbps", one)));
+  INFO("one channel: busbw " << narrow.collectives[0].busbw_gbps() << " GB/s");
+  CHECK(narrow.collectives[0].busbw_gbps() < 0.8 * a.busbw_gbps());
 }
 
 TEST_CASE("NVLS-tree is refused where it cannot run", "[nvls_tree]") {

@@ -138,8 +138,8 @@ struct CollectiveSpec {
   // NVLS-tree (nvls_tree_run.cpp): set by the loader when every rank is a GPU, the ranks span
   // at least two servers whose NVSwitches reduce, with more than two ranks on each and a rank
   // next to each of their NICs. Per server its ranks, NICs by rail and heads (the rank next to
-  // each NIC); the NVSwitch's parameters as for NVLS, with a window of NCCL_NVLS_NCHANNELS (16)
-  // channels of `slots` chunks each (NCCL runs NVLS_TREE on all its NVLS channels).
+  // each NIC); the NVSwitch's parameters as for NVLS, with a window of `channels` (NCCL's NVLS
+  // channels: NCCL_NVLS_NCHANNELS, 16, unless given) x `slots` chunks.
   bool nvls_tree_available = false;
   SharpParams nvls_tree;
   std::vector<NvlsTreeServer> nvls_tree_servers;

@@ -321,6 +321,12 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
   }
   if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
   if (reduce) read_nvls(r, f, s);  // nvls_section.hpp
+  if (s.algorithm == CollectiveAlgorithm::NvlsTree) {
+    // NVLS-tree's channels are NCCL's NVLS channels (NCCL_NVLS_NCHANNELS, 16, src/transport/
+    // nvls.cc), each with `slots` chunks in flight: the window of its NVSwitch groups.
+    if (s.channels == 0) s.channels = 16;
+    s.nvls_tree.max_outstanding_chunks = s.channels * s.slots;
+  }
   read_channel_placement(r, f, s);
   if (s.chunk_bytes == kAutoChunk) {
     // NCCL chunks the data of GPU ranks; plain hosts send a step's data as one message.

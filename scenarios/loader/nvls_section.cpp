@@ -89,9 +89,7 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
     s.nvls_tree.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
     s.nvls_tree.latency = sim::Time(gpus.params.nvls_latency_ps);
     s.nvls_tree.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
-    // NCCL runs NVLS_TREE on its NVLS channels (NCCL_NVLS_NCHANNELS, 16; enqueue.cc), each
-    // with NCCL_STEPS slots.
-    s.nvls_tree.max_outstanding_chunks = 16 * s.slots;
+    // The window (channels x slots) is set with the channels (collective_section.cpp).
     return;
   }
   const topo::GpuCluster& gpus = f.topo.gpus;
