@@ -190,22 +190,30 @@ TEST_CASE("NVLS runs alike on either fabric and is identical on rerun", "[nvls]"
   CHECK(a.counters.dump() == b.counters.dump());
 }
 
-TEST_CASE("auto picks NVLS for single-server all-reduces from nvls_min up", "[nvls]") {
-  const scen::Json c = {{"op", "all_reduce"}, {"algorithm", "auto"}, {"protocol", "auto"},
-                        {"min", "64KiB"},     {"max", "4MiB"},       {"factor", 4},
-                        {"nvls_min", "1MiB"}};
+TEST_CASE("auto picks NVLS where NCCL's model does, or from nvls_min up with thresholds",
+          "[nvls]") {
+  scen::Json c = {{"op", "all_reduce"}, {"algorithm", "auto"}, {"protocol", "auto"},
+                  {"min", "64KiB"},     {"max", "4MiB"},       {"factor", 4},
+                  {"nvls_min", "1MiB"}};
   const scen::RunOutcome h100 = scen::run_scenario(test_support::load(nvls_scenario(kDgxH100, c)));
   REQUIRE(h100.collectives.size() == 4);  // 64 KiB, 256 KiB, 1 MiB, 4 MiB
-  // Below nvls_min, NCCL's tuning model's pick on one server: the ring with LL
-  // (nccl_tuning_test.cpp).
-  CHECK(h100.collectives[0].algorithm == models::CollectiveAlgorithm::Ring);
-  CHECK(h100.collectives[1].algorithm == models::CollectiveAlgorithm::Ring);
-  CHECK(h100.collectives[1].protocol == models::CollectiveProtocol::LL);
-  CHECK(h100.collectives[2].algorithm == models::CollectiveAlgorithm::Nvls);  // 1 MiB
-  CHECK(h100.collectives[2].protocol == models::CollectiveProtocol::Simple);
-  CHECK(h100.collectives[3].algorithm == models::CollectiveAlgorithm::Nvls);
-  // No NVLS on A100's NVSwitch (the ring), nor across servers (there auto picks the tree at
-  // 4 MiB by NCCL's model, or the hierarchical all-reduce with "tuning": "thresholds").
+  // NCCL's tuning model on one server: the ring with LL to 1 MiB, NVLS from 2 MiB
+  // (nccl_tuning_test.cpp); nvls_min is the thresholds' knob.
+  for (int k = 0; k < 3; ++k) {
+    CHECK(h100.collectives[k].algorithm == models::CollectiveAlgorithm::Ring);
+    CHECK(h100.collectives[k].protocol == models::CollectiveProtocol::LL);
+  }
+  CHECK(h100.collectives[3].algorithm == models::CollectiveAlgorithm::Nvls);  // 4 MiB
+  CHECK(h100.collectives[3].protocol == models::CollectiveProtocol::Simple);
+  // "tuning": "thresholds": NVLS from nvls_min up.
+  c["tuning"] = "thresholds";
+  const scen::Scenario t = test_support::load(nvls_scenario(kDgxH100, c));
+  CHECK(models::resolve_algorithm(t.collectives[0], 512 << 10) !=
+        models::CollectiveAlgorithm::Nvls);
+  CHECK(models::resolve_algorithm(t.collectives[0], 1 << 20) == models::CollectiveAlgorithm::Nvls);
+  c.erase("tuning");
+  // No NVLS on A100's NVSwitch (the ring). Across servers NCCL's model picks NVLS-tree at
+  // 4 MiB (NVLS itself needs one server), the thresholds the hierarchical all-reduce.
   const scen::RunOutcome a100 = scen::run_scenario(
       test_support::load(nvls_scenario({{"count", 1}, {"preset", "dgx-a100"}}, c)));
   REQUIRE(a100.collectives.size() == 4);
@@ -214,8 +222,9 @@ TEST_CASE("auto picks NVLS for single-server all-reduces from nvls_min up", "[nv
   two["topology"]["hosts_per_leaf"] = 16;
   const scen::Scenario s2 = test_support::load(two);
   CHECK_FALSE(s2.collectives[0].nvls_available);
+  CHECK(s2.collectives[0].nvls_tree_available);
   CHECK(models::resolve_algorithm(s2.collectives[0], 4 << 20) ==
-        models::CollectiveAlgorithm::DoubleBinaryTree);
+        models::CollectiveAlgorithm::NvlsTree);
   two["workload"]["collective"]["tuning"] = "thresholds";
   CHECK(models::resolve_algorithm(test_support::load(two).collectives[0], 4 << 20) ==
         models::CollectiveAlgorithm::Hierarchical);

@@ -40,6 +40,14 @@ scen::Json scenario(const scen::Json& nodes, const std::string& rate, const scen
   return j;
 }
 
+// The link between server `server`'s NIC on `rail` and its rail's leaf: from the NIC, or to it.
+const auto& nic_link(const scen::RunOutcome& out, int server, int rail, bool from_nic = true) {
+  const std::string nic = "n" + std::to_string(server) + "r" + std::to_string(rail);
+  const std::string leaf = "rail" + std::to_string(rail) + "_leaf0";
+  return from_nic ? test_support::link_between(out, nic, leaf)
+                  : test_support::link_between(out, leaf, nic);
+}
+
 scen::Json allreduce(const char* algorithm, int64_t size) {
   return {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size", size}, {"costs", "none"}};
 }
@@ -61,10 +69,7 @@ TEST_CASE("NVLS-tree time is the busiest NIC link's time plus the pipeline fill,
   double busiest_ps = 0;
   for (int server = 0; server < 2; ++server) {
     for (int rail = 0; rail < 4; ++rail) {
-      const std::string nic = "n" + std::to_string(server) + "r" + std::to_string(rail);
-      const std::string leaf = "rail" + std::to_string(rail) + "_leaf0";
-      for (const auto* l : {&test_support::link_between(out, nic, leaf),
-                            &test_support::link_between(out, leaf, nic)}) {
+      for (const auto* l : {&nic_link(out, server, rail), &nic_link(out, server, rail, false)}) {
         busiest_ps = std::max(busiest_ps, static_cast<double>(l->wire_bytes) * 8e12 / 100e9);
       }
     }
@@ -105,9 +110,7 @@ TEST_CASE("NVLS-tree: S up and S down per GPU's NVLink, a rail's share per NIC, 
   const int prio = s.collectives[0].priority;
   for (int server = 0; server < 2; ++server) {
     for (int rail = 0; rail < rails; ++rail) {
-      const std::string nic = "n" + std::to_string(server) + "r" + std::to_string(rail);
-      const auto& l =
-          test_support::link_between(out, nic, "rail" + std::to_string(rail) + "_leaf0");
+      const auto& l = nic_link(out, server, rail);
       lo = std::min(lo, l.class_wire_bytes[prio]);
       hi = std::max(hi, l.class_wire_bytes[prio]);
     }
@@ -194,4 +197,26 @@ TEST_CASE("NVLS-tree on 3 and 4 servers: every server's share crosses each tree 
       CHECK(r.rank_data_received[rank] >= size + size / 4);
     }
   }
+}
+
+TEST_CASE("NVLS-tree with GPUDirect RDMA off: each network message is staged through host memory",
+          "[nvls_tree]") {
+  // One chunk per rail (4 x 128 KiB): on 2 servers each rail's chunk crosses the network
+  // twice, up to the root and back down, one after the other. Staged, each waits its bytes
+  // twice at the GPU's PCIe rate before it is posted (the head's store, the other head's load).
+  const int64_t size = 4 * 128 * 1024;
+  auto run = [&](bool gdr) {
+    scen::Json nodes = kSlowNics;
+    nodes["gpu_pcie_rate"] = "460Gbps";
+    nodes["gpudirect_rdma"] = gdr;
+    return scen::run_scenario(
+        test_support::load(scenario(nodes, "100Gbps", allreduce("nvls_tree", size))));
+  };
+  const scen::RunOutcome direct = run(true);
+  const scen::RunOutcome staged = run(false);
+  const int64_t stage_ps = sim::serialization_time(128 * 1024, 460'000'000'000).ps;
+  const int64_t extra = staged.collectives[0].time.ps - direct.collectives[0].time.ps;
+  INFO("staged " << staged.collectives[0].time.ps << " ps, direct " << direct.collectives[0].time.ps
+                 << " ps, one store or load " << stage_ps << " ps");
+  CHECK(std::abs(extra - 4 * stage_ps) <= 1000);
 }

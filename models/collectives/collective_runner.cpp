@@ -410,6 +410,8 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
     begin_iteration();
   } else if (kind == kLaunched) {
     launch_iteration();
+  } else if (kind == kNvlsTreePost) {
+    nvls_tree_post(static_cast<uint32_t>(arg));
   } else {
     post(static_cast<uint32_t>(arg));
   }

@@ -83,7 +83,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
-  enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2 };
+  enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2, kNvlsTreePost = 3 };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
   enum class Release : uint8_t { Delivered, Completed, All };
@@ -128,6 +128,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void nvls_tree_step(int s, int64_t chunk);
   void nvls_tree_result(int s, int64_t chunk);
   void nvls_tree_send(int from, int to, int64_t chunk, bool up);
+  void nvls_tree_post(uint32_t message);  // into NvlsTreeState::messages
   bool nvls_tree_delivered(uint32_t flow);
   bool nvls_tree_completed(uint32_t flow);
   void nvls_tree_finish_if_done();

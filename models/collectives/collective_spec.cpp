@@ -109,9 +109,6 @@ bool auto_hierarchical_ranks(const CollectiveSpec& s) {
 CollectiveAlgorithm resolve_algorithm(const CollectiveSpec& s, int64_t size_bytes) {
   if (s.algorithm != CollectiveAlgorithm::Auto) return s.algorithm;
   if (s.tuning.enabled) {
-    if (s.op == CollectiveOp::AllReduce && s.nvls_available && size_bytes >= s.nvls_min_bytes) {
-      return CollectiveAlgorithm::Nvls;
-    }
     if (s.op == CollectiveOp::AllToAll || s.op == CollectiveOp::SendRecv) {
       return CollectiveAlgorithm::Direct;
     }

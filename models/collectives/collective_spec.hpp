@@ -131,9 +131,9 @@ struct CollectiveSpec {
   // src/transport/nvls.cc) and window (the collective's "slots", NCCL_STEPS).
   bool nvls_available = false;
   SharpParams nvls;
-  // "auto": all-reduces from this size up run NVLS where available; smaller ones keep tree/LL
-  // (NVLS's fixed cost, NVIDIA/nccl src/graph/tuning.cc). A user's threshold, not a simulated
-  // crossover: NVLS charges no kernel/sync time here and wins at every size (README "NVLS").
+  // "auto" with "tuning": "thresholds": all-reduces from this size up run NVLS where
+  // available; smaller ones keep the tree or the ring. A user's threshold; with NCCL's tuning
+  // model (the default on GPU ranks) NVLS competes by its predicted time (nccl_tuning.hpp).
   int64_t nvls_min_bytes = 1024 * 1024;
   // NVLS-tree (nvls_tree_run.cpp): set by the loader when every rank is a GPU, the ranks span
   // at least two servers whose NVSwitches reduce, with more than two ranks on each and a rank

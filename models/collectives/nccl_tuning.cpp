@@ -39,6 +39,19 @@ const GenerationCaps& caps(GpuGeneration g) {
   static const GenerationCaps blackwell{282.0, 40.0, {55.6, 31.67, 20.0}, {70.0, 42.8, 24.0}};
   return g == GpuGeneration::Ampere ? ampere : g == GpuGeneration::Hopper ? hopper : blackwell;
 }
+// NVLS: nvlsEfficiency (Hopper 0.85, Blackwell 0.74; none before Hopper) and the NVLS_TREE
+// per-channel caps perChMaxNVLSTreeBws (1 node / 2 nodes / more; NVLS_TREE never runs on one).
+double nvls_efficiency(GpuGeneration g) {
+  return g == GpuGeneration::Hopper ? 0.85 : g == GpuGeneration::Blackwell ? 0.74 : 0.0;
+}
+double nvls_tree_cap(GpuGeneration g, int index2) {
+  static constexpr std::array<double, 3> hopper = {0.0, 57.7, 45.5};
+  static constexpr std::array<double, 3> blackwell = {0.0, 96.0, 80.0};
+  return g == GpuGeneration::Blackwell ? blackwell[index2] : hopper[index2];
+}
+// NCCL_MAX_NVLS_ARITY: the NVLS graph's channels at most (one head GPU each).
+constexpr int kMaxNvlsArity = 32;
+
 // Multi-node LL cap: the host CPU's row (Intel: {39, 39, 20.4}), not the GPU's.
 constexpr std::array<double, 3> kLlMaxIntel = {39.0, 39.0, 20.4};
 
@@ -78,23 +91,30 @@ double first_at_most(const std::array<double, N>& speeds, double limit) {
   return speeds.back();
 }
 
+// NCCL counts an NVLink at 20.6 GB/s on Hopper (SM90_NVLINK_BW) for 25 GB/s each way, 20.0 on
+// Ampere; Blackwell's taken at 0.8 of the link (assumed). topo.h.
+double nccl_nvlink_gbs(GpuGeneration g, double nvlink_gbs) {
+  return nvlink_gbs * (g == GpuGeneration::Hopper ? 20.6 / 25.0 : 0.8);
+}
+
+// A GPU's PCIe link as NCCL counts it: Gen5 x16 48 GB/s (SM90 on), Gen4 24.
+double nccl_pcie_gbs(GpuGeneration g) {
+  return g != GpuGeneration::Ampere ? 48.0 : 24.0;
+}
+
 }  // namespace
 
 void nccl_search_graph(GpuGeneration g, double nvlink_gbs, double nic_gbs, int rails, int nodes,
                        int& channels, double& bw) {
   const bool sm90 = g != GpuGeneration::Ampere;
-  // NCCL counts an NVLink at 20.6 GB/s on Hopper (SM90_NVLINK_BW) for 25 GB/s each way, 20.0
-  // on Ampere; Blackwell's taken at 0.8 of the link (assumed). topo.h.
-  const double nvlink_share = g == GpuGeneration::Hopper ? 20.6 / 25.0 : 0.8;
-  const double total = nvlink_gbs * nvlink_share;
+  const double total = nccl_nvlink_gbs(g, nvlink_gbs);
   if (nodes <= 1) {
     bw = sm90 ? first_at_most(kSm90Intra, total) : first_at_most(kIntra, total);
     channels = std::max(1, std::min(32, static_cast<int>(total / bw)));
   } else {
     // A channel takes one NIC's bandwidth at the first speed under both the NIC and the GPU's
-    // PCIe link (Gen5 x16 counted 48 GB/s, Gen4 24).
-    const double pcie = sm90 ? 48.0 : 24.0;
-    const double max_bw = std::min(nic_gbs, pcie);
+    // PCIe link.
+    const double max_bw = std::min(nic_gbs, nccl_pcie_gbs(g));
     bw = sm90 ? first_at_most(kSm90Inter, max_bw) : first_at_most(kInter, max_bw);
     const int per_nic = std::max(1, static_cast<int>(nic_gbs / bw));
     channels = std::max(1, std::min(32, rails * per_nic));
@@ -104,6 +124,69 @@ void nccl_search_graph(GpuGeneration g, double nvlink_gbs, double nic_gbs, int r
   if (bw >= 25 && !(sm90 && bw < 50 && channels > 4)) {
     channels *= 2;
     bw /= 2;
+  }
+}
+
+void nccl_nvls_graph(GpuGeneration g, double nvlink_gbs, int gpus, double nic_gbs, int rails,
+                     int nodes, int& channels, double& bw_intra, double& bw_inter) {
+  channels = 0;
+  bw_intra = bw_inter = 0;
+  if (g == GpuGeneration::Ampere || gpus < 3) return;  // NVLS: SM90 on, more than two GPUs
+  const double total = nccl_nvlink_gbs(g, nvlink_gbs);
+  const int max_channels = std::min(kMaxNvlsArity, gpus);
+  // A channel's head GPU takes the channel's data twice over its NVLink (ncclTopoSearchTryNvls
+  // follows NVSwitch -> GPU and GPU -> NVSwitch at the graph's bwIntra, twice for the head),
+  // every other GPU once: c channels at s fit when (c + 1) s is within the GPU's NVLink.
+  const auto fits = [&](int c, double s) { return (c + 1) * s <= total + 1e-9; };
+  // The speeds tried, fastest first: the intra-server array on one server, the inter-server
+  // one across servers (the SM90 arrays for Hopper and Blackwell, assumed for Blackwell).
+  const double* speeds = nodes <= 1 ? kSm90Intra.data() : kSm90Inter.data();
+  const size_t count = nodes <= 1 ? kSm90Intra.size() : kSm90Inter.size();
+  size_t i = 0;
+  if (nodes <= 1) {
+    // One server: every GPU heads a channel (minChannels = maxChannels), at the first speed
+    // where they all fit.
+    while (i + 1 < count && !fits(max_channels, speeds[i])) ++i;
+    if (!fits(max_channels, speeds[i])) return;
+    channels = max_channels;
+    bw_intra = speeds[i];
+    // Second pass: bwInter is raised while below twice bwIntra (nothing inside one server
+    // carries it).
+    bw_inter = bw_intra;
+    while (bw_inter < 2 * bw_intra && i > 0) bw_inter = speeds[--i];
+    return;
+  }
+  // Across servers each channel also enters a head from a NIC at bwInter (= bwIntra during the
+  // first pass), within the GPU's path to the NIC; a NIC carries as many channels as fit its
+  // rate. The search keeps the graph with more channels, or more channels x bandwidth, lowering
+  // the speed while no graph exists or the next speed is above 0.49 of the best's, and stops at
+  // a graph with every channel.
+  const double max_bw = std::min(nic_gbs, nccl_pcie_gbs(g));
+  const auto channels_at = [&](double s) {
+    const int by_nics = rails * static_cast<int>(nic_gbs / s + 1e-9);
+    const int by_nvlink = static_cast<int>(total / s + 1e-9) - 1;
+    return std::max(0, std::min({max_channels, by_nics, by_nvlink}));
+  };
+  while (i + 1 < count && speeds[i] > max_bw) ++i;
+  size_t best = count;
+  for (; i < count; ++i) {
+    if (best < count && speeds[i] / speeds[best] <= 0.49) break;
+    const int c = channels_at(speeds[i]);
+    if (c > channels || (c > 0 && c * speeds[i] > channels * bw_intra)) {
+      channels = c;
+      bw_intra = speeds[i];
+      best = i;
+    }
+    if (channels == max_channels) break;
+  }
+  if (channels == 0) return;
+  // Second pass: bwInter raised (channels fixed) while below twice bwIntra and the NICs and the
+  // GPUs' paths to them still carry every channel.
+  bw_inter = bw_intra;
+  for (size_t k = best; k > 0 && bw_inter < 2 * bw_intra; --k) {
+    const double next = speeds[k - 1];
+    if (next > max_bw || rails * static_cast<int>(nic_gbs / next + 1e-9) < channels) break;
+    bw_inter = next;
   }
 }
 
@@ -146,12 +229,31 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
   const bool tree = a == CollectiveAlgorithm::DoubleBinaryTree;
   const bool ring_op = op == CollectiveOp::AllReduce || op == CollectiveOp::AllGather ||
                        op == CollectiveOp::ReduceScatter;
-  if (!(ring && ring_op) && !(tree && op == CollectiveOp::AllReduce)) return -1;
   const int p = protocol_index(proto);
   const int m = std::max(1, t.nodes);
   const int n = std::max(2, t.ranks);
   const int ppn = std::max(1, n / m);
   const int index2 = m <= 2 ? m - 1 : 2;
+  if (a == CollectiveAlgorithm::Nvls || a == CollectiveAlgorithm::NvlsTree) {
+    const bool nvls = a == CollectiveAlgorithm::Nvls;
+    const double efficiency = nvls_efficiency(t.generation);
+    if (op != CollectiveOp::AllReduce || p != kSimple || t.nvls_channels < 2 || efficiency <= 0 ||
+        (nvls && m != 1) || (!nvls && (m < 2 || !t.nvls_tree))) {
+      return -1;
+    }
+    // Per channel: the NVSwitch side at bwIntra x nvlsEfficiency less one channel's share,
+    // doubled (the all-reduce pipelines its reduce and its multicast), against bwInter
+    // (doubled for NVLS-tree on two servers) and NVLS-tree's cap.
+    const int c = t.nvls_channels;
+    const double intra = t.nvls_bw_intra * efficiency * (c - 1) / c * 2.0;
+    const double inter = t.nvls_bw_inter * (!nvls && m <= 2 ? 2.0 : 1.0);
+    double bw = std::min(intra, inter);
+    if (!nvls) bw = std::min(bw, nvls_tree_cap(t.generation, index2));
+    const double algbw = c * bw * n / (2.0 * (n - 1));
+    return nccl_latencies(t, op, a, proto, bytes).base_us +
+           static_cast<double>(bytes) / (1000.0 * algbw);
+  }
+  if (!(ring && ring_op) && !(tree && op == CollectiveOp::AllReduce)) return -1;
   const GenerationCaps& c = caps(t.generation);
   const double ll_max = m == 1 ? c.ll_max_one_node : kLlMaxIntel[index2];
   const double bus = t.graph_channels * t.graph_bw;
@@ -185,7 +287,8 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
 void nccl_choose(const NcclTuning& t, CollectiveOp op, int64_t bytes,
                  CollectiveAlgorithm& algorithm, CollectiveProtocol& protocol) {
   const CollectiveAlgorithm algorithms[] = {CollectiveAlgorithm::DoubleBinaryTree,
-                                            CollectiveAlgorithm::Ring};
+                                            CollectiveAlgorithm::Ring, CollectiveAlgorithm::Nvls,
+                                            CollectiveAlgorithm::NvlsTree};
   const CollectiveProtocol protocols[] = {CollectiveProtocol::LL, CollectiveProtocol::LL128,
                                           CollectiveProtocol::Simple};
   double best = -1;

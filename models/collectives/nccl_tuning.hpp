@@ -29,12 +29,28 @@ struct NcclTuning {
   int graph_channels = 1;
   double graph_bw = 0;
   int comm_channels = 1;
+  // The NVLS search graph (search.cc, pattern NVLS; nccl_nvls_graph): its channels (one head
+  // GPU each) and per-channel bandwidths inside the server (GPU <-> NVSwitch) and to the NICs.
+  // 0 channels: no NVLS for these ranks. NVLS runs inside one server (across servers NCCL
+  // needs CollNet for it, off by default), NVLS_TREE across servers where the runner has its
+  // heads (`nvls_tree`: CollectiveSpec::nvls_tree_available).
+  int nvls_channels = 0;
+  double nvls_bw_intra = 0;
+  double nvls_bw_inter = 0;
+  bool nvls_tree = false;
 };
 
 // The search graph of servers with NVLink at `nvlink_gbs` each way per GPU, `rails` NICs of
 // `nic_gbs` (GB/s) each, spanning `nodes` servers: channels and GB/s per channel.
 void nccl_search_graph(GpuGeneration g, double nvlink_gbs, double nic_gbs, int rails, int nodes,
                        int& channels, double& bw);
+
+// The NVLS search graph of servers of `gpus` GPUs (the ranks on each) whose NVSwitch reduces:
+// up to min(32, gpus) channels, each headed by one GPU that takes its channel's data twice
+// over its NVLink, the bandwidths as NCCL's search settles them (docs/references.md "NCCL").
+// Ampere has no NVLS (0 channels).
+void nccl_nvls_graph(GpuGeneration g, double nvlink_gbs, int gpus, double nic_gbs, int rails,
+                     int nodes, int& channels, double& bw_intra, double& bw_inter);
 
 // NCCL's latency terms of one call (tuning.cc's latencies), µs: the call's base latency,
 // the latency of a step over NVLink and of a step over the network, and the factor the ring's
@@ -53,13 +69,16 @@ NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlg
                              CollectiveProtocol p, int64_t bytes);
 
 // NCCL's predicted time in µs of `bytes` of `op` by (algorithm, protocol), or a negative value
-// where NCCL would not run that pair (the tree beyond all-reduce).
+// where NCCL would not run that pair (the tree, NVLS and NVLS-tree beyond all-reduce; NVLS and
+// NVLS-tree with LL or LL128, or without their graph; NVLS across servers, NVLS-tree inside
+// one).
 double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
                           CollectiveProtocol p, int64_t bytes);
 
-// The pair with the least predicted time among the ring and the tree (all-reduce) and LL,
-// LL128, Simple, in NCCL's loop order (tree before ring, LL before LL128 before Simple; the
-// first of equal times). `algorithm` / `protocol` other than Auto are kept fixed.
+// The pair with the least predicted time among the tree, the ring, NVLS and NVLS-tree (the
+// last three all-reduce only, NVLS and NVLS-tree where the graph has them) and LL, LL128,
+// Simple, in NCCL's loop order (tree, ring, NVLS, NVLS-tree; LL, LL128, Simple; the first of
+// equal times). `algorithm` / `protocol` other than Auto are kept fixed.
 void nccl_choose(const NcclTuning& t, CollectiveOp op, int64_t bytes,
                  CollectiveAlgorithm& algorithm, CollectiveProtocol& protocol);
 

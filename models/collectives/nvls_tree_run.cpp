@@ -107,9 +107,6 @@ void CollectiveRunner::nvls_tree_result(int s, int64_t j) {
 
 void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   NvlsTreeState& st = *nvls_tree_;
-  const size_t rail = static_cast<size_t>(j % st.heads);
-  const NvlsTreeServer& a = st.servers[static_cast<size_t>(from)];
-  const NvlsTreeServer& b = st.servers[static_cast<size_t>(to)];
   const SharpChunks chunks{sizes_[size_index_], spec_.nvls_tree.chunk_bytes, 1, 0};
   NvlsTreeMessage m;
   m.chunk = j;
@@ -117,15 +114,38 @@ void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   m.to = to;
   m.up = up;
   m.bytes = chunks.chunk_bytes(j);
+  st.messages.push_back(m);
+  ++st.flows_open;  // from now on: the collective is not done before it is acknowledged
+  const uint32_t index = static_cast<uint32_t>(st.messages.size() - 1);
+  // The software time before the head posts it, as for any network message of a collective
+  // (step_cost): the step latency set for Simple, and with GPUDirect RDMA off the staging
+  // through host memory (the head's store before the send, the receiving head's load after
+  // it). NCCL's own NVLS_TREE latency is the launch cost (nccl_tuning.cpp), not a per-step
+  // one.
+  sim::Time cost = step_latency(protocol_);
+  if (spec_.staging_rate_bps > 0) {
+    cost += sim::Time(2 * sim::serialization_time(m.bytes, spec_.staging_rate_bps).ps);
+  }
+  if (cost.ps > 0) {
+    ctx_.sim.after(cost, this, kNvlsTreePost, index);
+  } else {
+    nvls_tree_post(index);
+  }
+}
+
+void CollectiveRunner::nvls_tree_post(uint32_t index) {
+  NvlsTreeState& st = *nvls_tree_;
+  const NvlsTreeMessage& m = st.messages[index];
+  const size_t rail = static_cast<size_t>(m.chunk % st.heads);
+  const NvlsTreeServer& a = st.servers[static_cast<size_t>(m.from)];
+  const NvlsTreeServer& b = st.servers[static_cast<size_t>(m.to)];
   // One connection per pair of heads and direction, as NCCL's tree connections: its
   // messages in order.
   const uint32_t flow = add_message_flow(
       static_cast<int>(a.nic[rail]), static_cast<int>(b.nic[rail]), m.bytes,
       connection_sport(a.head_rank[rail], b.head_rank[rail], static_cast<uint32_t>(rail) | 0x400u));
   if (st.message_of_flow.size() <= flow) st.message_of_flow.resize(flow + 1, 0);
-  st.messages.push_back(m);
-  st.message_of_flow[flow] = static_cast<int64_t>(st.messages.size());
-  ++st.flows_open;
+  st.message_of_flow[flow] = static_cast<int64_t>(index) + 1;
   current_.wire_bytes += m.bytes;
   current_.network_bytes += m.bytes;
   ++current_.messages;

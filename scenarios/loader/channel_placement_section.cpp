@@ -50,6 +50,13 @@ models::NcclTuning nccl_tuning(const topo::GpuCluster& g, const models::Placemen
                             static_cast<double>(g.params.nic_rate_bps) / 8e9, rails, t.nodes,
                             t.graph_channels, t.graph_bw);
   t.comm_channels = s.channels;
+  if (s.nvls_available || s.nvls_tree_available) {
+    // NVLS's graph: the ranks of a server are its GPUs in NCCL's topology.
+    models::nccl_nvls_graph(t.generation, static_cast<double>(g.params.nvlink_rate_bps) / 8e9,
+                            t.ranks / t.nodes, static_cast<double>(g.params.nic_rate_bps) / 8e9,
+                            rails, t.nodes, t.nvls_channels, t.nvls_bw_intra, t.nvls_bw_inter);
+    t.nvls_tree = s.nvls_tree_available;
+  }
   return t;
 }
 

@@ -10,6 +10,9 @@ namespace scen {
 
 namespace {
 
+// NCCL_NVLS_NCHANNELS: the channels NCCL runs NVLS and NVLS_TREE on (src/transport/nvls.cc).
+constexpr int kNvlsChannels = 16;
+
 // NVLS-tree: why it does not exist for these ranks ("" when it does); fills
 // s.nvls_tree_servers when it does.
 std::string nvls_tree_servers(const topo::Fabric& f, models::CollectiveSpec& s) {
@@ -93,6 +96,15 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
     return;
   }
   const topo::GpuCluster& gpus = f.topo.gpus;
+  if (s.algorithm == models::CollectiveAlgorithm::Auto && nvls_tree_servers(f, s).empty()) {
+    // `auto` may pick NVLS-tree (NCCL's tuning model), on NCCL's 16 NVLS channels.
+    s.nvls_tree_available = true;
+    s.nvls_tree.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
+    s.nvls_tree.latency = sim::Time(gpus.params.nvls_latency_ps);
+    s.nvls_tree.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+    s.nvls_tree.max_outstanding_chunks = kNvlsChannels * s.slots;
+    return;
+  }
   const bool asked = s.algorithm == models::CollectiveAlgorithm::Nvls;
   // Why NVLS does not exist for these ranks ("" when it does).
   std::string why;
