@@ -2,7 +2,7 @@
 // its threshold: either a fixed number of bytes (static) or α × the shared-pool bytes still free
 // (dynamic; Choudhury & Hahne, "Dynamic queue length thresholds for shared-memory packet
 // switches", IEEE/ACM ToN 1998 — the Broadcom-style MMU the ns-3 HPCC simulator models,
-// REFERENCES.md "One common MMU model"). With N (port, priority) pairs congested at once the
+// docs/references.md "One common MMU model"). With N (port, priority) pairs congested at once the
 // dynamic threshold settles where each holds α·S / (1 + N·α) of a pool of S bytes: one busy
 // queue may take most of the buffer, many share it, and a fraction of the pool always stays
 // free for a queue that becomes busy.
@@ -17,7 +17,7 @@ enum class ThresholdMode : uint8_t { Static, Dynamic };
 // α as an exact fraction, so that thresholds stay integer arithmetic on the event path.
 struct Alpha {
   int32_t num = 1;
-  int32_t den = 8;  // 1/8: the typical value (REFERENCES.md, ns-3 HPCC simulator)
+  int32_t den = 8;  // 1/8: the typical value (ns-3 HPCC simulator; docs/references.md)
   friend bool operator==(const Alpha&, const Alpha&) = default;
 };
 

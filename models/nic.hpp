@@ -8,7 +8,7 @@
 // With a finite host drain rate (NicParams::rx_drain_rate_bps) arriving data waits in a
 // receive buffer until the host has taken it, and the NIC may pause lossless priorities
 // upstream when that buffer fills (PFC sent by the NIC, as on real RDMA NICs whose host
-// cannot keep up; Guo et al., SIGCOMM 2016, REFERENCES.md).
+// cannot keep up; Guo et al., SIGCOMM 2016; docs/references.md).
 #pragma once
 
 #include <array>

@@ -61,7 +61,7 @@ struct Packet {
 };
 
 // A packet is one cache line at most: the pool is walked per hop and its memory traffic sets
-// the speed of large fabrics (README, Benchmarks).
+// the speed of large fabrics (docs/benchmarks.md).
 static_assert(sizeof(Packet) <= 64, "Packet must fit in one cache line");
 
 // Chunked storage: handles stay valid and references stay stable while the pool grows.

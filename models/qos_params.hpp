@@ -15,7 +15,7 @@ constexpr int kDscpValues = 64;  // 6-bit Differentiated Services codepoint (RFC
 // DSCP → priority. The default is the class-selector rule (the top three bits of the DSCP,
 // RFC 2474 §4.2.2.2), which also puts the codepoints of the common RoCE deployment where they
 // belong: DSCP 26 (AF31) for RoCE data → priority 3, DSCP 48 (CS6) for CNPs → priority 6
-// (NVIDIA "RoCE configuration for lossless fabrics"; REFERENCES.md).
+// (NVIDIA "RoCE configuration for lossless fabrics"; docs/references.md "RoCE traffic classes").
 struct DscpMap {
   std::array<uint8_t, kDscpValues> priority{};
   DscpMap() {

@@ -26,7 +26,8 @@ namespace models {
 enum class Forwarding : uint8_t { CutThrough, StoreAndForward };
 
 struct SwitchParams {
-  sim::Time latency{500'000};  // 500 ns: mid-range of Ethernet switches (REFERENCES.md: 350–600 ns)
+  // 500 ns: mid-range of Ethernet switches (350–600 ns, docs/references.md "Fabric figures").
+  sim::Time latency{500'000};
   Forwarding forwarding = Forwarding::CutThrough;
   SwitchBufferParams buffer;
   // Adaptive routing (models/adaptive_routing.cpp) on an Ethernet switch (Spectrum-X style);

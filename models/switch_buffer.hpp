@@ -1,6 +1,6 @@
 // The switch MMU: packet memory accounted per (ingress port, priority) and per (egress port,
 // priority), as merchant-silicon MMUs do (Broadcom-style; the ns-3 HPCC simulator's
-// SwitchMmu; REFERENCES.md "One common MMU model").
+// SwitchMmu; docs/references.md "One common MMU model").
 //
 // The buffer is split into three parts:
 //   - reserves: `reserve_bytes` guaranteed to each (ingress port, priority), counted first;

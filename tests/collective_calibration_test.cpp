@@ -127,7 +127,7 @@ TEST_CASE("nccl-tests traces simulated with known overhead and NVLink rate are f
 
 TEST_CASE("the per-step overhead and the NVLink rate shape the simulated all-reduce",
           "[calibrate][nccl]") {
-  // Oracle (REFERENCES.md "Collectives"): ring all-reduce T = 2(n-1)·α + 2(n-1)/n · S/B; the
+  // Oracle (docs/references.md "Collectives"): ring all-reduce T = 2(n-1)·α + 2(n-1)/n · S/B; the
   // overhead adds 2(n-1) x its value to every size, the NVLink rate sets the slope.
   const calib::ClusterSpec c = one_server();
   uint64_t state = 1;

@@ -1,4 +1,4 @@
-// Collectives against the α-β formulas (REFERENCES.md "Collectives"), with α and B taken
+// Collectives against the α-β formulas (docs/references.md "Collectives"), with α and B taken
 // from the model itself: B is the payload rate of a host link (MTU payload per MTU + headers
 // + framing on the wire) and α the unloaded latency of one step beyond its serialization
 // (models/ideal_fct: tx latency, propagation, switch latency). A step's receiver moves on when

@@ -1,6 +1,6 @@
 // DCQCN: the reaction point's arithmetic against hand-computed values, the notification
 // point's CNP interval, and end-to-end behaviour on one bottleneck (fairness, recovery, rate
-// bounds, nothing without marking) with the presets of REFERENCES.md.
+// bounds, nothing without marking) with the presets of docs/references.md.
 #include "models/roce/dcqcn.hpp"
 
 #include <catch2/catch.hpp>

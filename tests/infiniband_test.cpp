@@ -1,5 +1,5 @@
 // InfiniBand link-level flow control: credits per virtual lane, returned in flow-control packets.
-// Oracles: the credit-loop throughput formula (REFERENCES.md "InfiniBand link layer"), the
+// Oracles: the credit-loop throughput formula (docs/references.md "InfiniBand link layer"), the
 // cut-through latency closed form, conservation and the buffer bound under incast, and the
 // independence of VLs.
 #include <catch2/catch.hpp>

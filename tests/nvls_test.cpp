@@ -41,8 +41,8 @@ scen::Json nvls_scenario(const scen::Json& nodes, const scen::Json& collective,
   return j;
 }
 
-// The pipeline of NVLS on the NVSwitch (REFERENCES.md "Collectives", the SHARP formula with one
-// level): T = S/B_eff + fill, B_eff = min(B, R) (B the NVLink rate, on wire bytes: payload and
+// The pipeline of NVLS on the NVSwitch (docs/references.md "Collectives", the SHARP formula with
+// one level): T = S/B_eff + fill, B_eff = min(B, R) (B the NVLink rate, on wire bytes: payload and
 // headers; R the reduction rate, on payload). In detail: the reduction of the last packet ends
 // at the later of (all of S in at B, then that packet reduced at R) and (the first packet in,
 // then all of S reduced at R); before, a packet's way in (cable, NVSwitch latency, its last bit:

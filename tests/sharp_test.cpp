@@ -1,5 +1,5 @@
 // In-network reduction (SHARP) on InfiniBand: the aggregation tree, the pipelined time against
-// REFERENCES.md "Collectives" (T = S/B_b + 2·D·(L + c/B_b), B_b = min(link rate, reduction
+// docs/references.md "Collectives" (T = S/B_b + 2·D·(L + c/B_b), B_b = min(link rate, reduction
 // rate)), each host's traffic against a ring's, data-flow correctness (a reduction waits for
 // every child) and determinism.
 #include <algorithm>
@@ -34,7 +34,7 @@ scen::Json sharp_scenario(const scen::Json& topology, const scen::Json& collecti
   return j;
 }
 
-// REFERENCES.md "Collectives": T = S/B_b + 2·D·(L + c/B_b). The bytes the links carry are wire
+// docs/references.md "Collectives": T = S/B_b + 2·D·(L + c/B_b). The bytes the links carry are wire
 // bytes (payload + 26 bytes of IB headers per packet), the reduction rate counts payload; so
 // S/B_b = max(S_wire/B, S/R), likewise for one chunk. L per level: the cable's propagation, the
 // switch's latency and the aggregation node's.

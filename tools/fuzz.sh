@@ -38,7 +38,7 @@ shared="${RDMASIM_SHARED:-}"
 seed_opt=()
 [ -z "${RDMASIM_FUZZ_SEED:-}" ] || seed_opt=(-seed="$RDMASIM_FUZZ_SEED")
 # Executions per target for RDMASIM_FUZZ_RUNS=ci: about 30 s each at the rates measured on a
-# 2-core machine (README, Fuzzing).
+# 2-core machine (docs/testing.md, "Fuzzing").
 ci_runs() {
   case "$1" in
     fuzz_scenario) echo 60000 ;;

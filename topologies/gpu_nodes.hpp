@@ -39,7 +39,7 @@ struct HostPathOverride {
 
 // A server's GPUs and NICs. Presets (gpu_node_preset): dgx-h100 (8 H100, 8 x 400 Gb/s
 // ConnectX-7, NVLink 4: 450 GB/s each way per GPU), dgx-a100 (8 A100, 8 x 200 Gb/s
-// ConnectX-6, NVLink 3: 300 GB/s each way), REFERENCES.md "Collectives".
+// ConnectX-6, NVLink 3: 300 GB/s each way), docs/references.md "Collectives".
 struct GpuNodeParams {
   std::string preset = "dgx-h100";
   int gpus = 8;
@@ -77,7 +77,7 @@ struct GpuNodeParams {
   // one all-reduce group; 0 = this NVSwitch cannot reduce (no NVLS). dgx-h100: 2194 Gb/s
   // (274.3 GB/s), fitted to real all_reduce_perf on one 8 x H100 server, whose algbw
   // levels off at 274.2-274.4 GB/s from 8 GiB up (busbw ~480 GB/s; ../shared/traces/
-  // nccl-tests_all_reduce_h100_1node_8gpu.txt, REFERENCES.md "Collectives"): NVIDIA publishes
+  // nccl-tests_all_reduce_h100_1node_8gpu.txt, docs/references.md "Collectives"): NVIDIA publishes
   // no reduction throughput of the NVSwitch, and NCCL's own cost model likewise rates Hopper
   // NVLS below the links (nvlsEfficiency 0.85, NVIDIA/nccl src/graph/tuning.cc).
   int64_t nvls_reduction_rate_bps = 0;

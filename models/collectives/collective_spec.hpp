@@ -29,7 +29,7 @@ enum class CollectiveAlgorithm {
   Nvls,      // in_network_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
   NvlsTree,  // nvls_tree_run.cpp: NVLS inside each server, binary trees of heads across them
 };
-// NCCL protocols (NVIDIA/nccl #281, REFERENCES.md "Collectives"): Simple sends the data as is;
+// NCCL protocols (NVIDIA/nccl #281, docs/references.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
 // 8-byte line.
 enum class CollectiveProtocol { Auto, Simple, LL128, LL };

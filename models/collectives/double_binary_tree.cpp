@@ -1,4 +1,4 @@
-// NCCL's pipelined double binary tree all-reduce (REFERENCES.md "Collectives"; docs/
+// NCCL's pipelined double binary tree all-reduce (docs/references.md "Collectives"; docs/
 // collectives.md "Double binary tree"). Chunks are reduced up to the root (a rank forwards
 // chunk k once all its children's chunk k arrived) and broadcast back down (a rank forwards
 // chunk k to its children once its parent's arrived; the root once it has reduced it). Up and

@@ -1,4 +1,4 @@
-// Recursive halving-doubling all-reduce (Rabenseifner; REFERENCES.md "Collectives"), n a power
+// Recursive halving-doubling all-reduce (Rabenseifner; docs/references.md "Collectives"), n a power
 // of two. Reduce-scatter by recursive halving: at step i rank r exchanges with r xor n/2^(i+1)
 // the half of its current block range that the partner keeps, so after log2(n) steps each rank
 // holds one reduced block; the all-gather retraces the steps in reverse, doubling the range.

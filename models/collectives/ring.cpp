@@ -1,4 +1,4 @@
-// Ring algorithms (REFERENCES.md "Collectives"). All-reduce is a reduce-scatter then an
+// Ring algorithms (docs/references.md "Collectives"). All-reduce is a reduce-scatter then an
 // all-gather around the ring: 2(n-1) steps, at step j rank r sends segment (r - j) mod n to
 // rank r + 1, which needs it for its step j + 1; so every rank sends 2(n-1)/n of the data.
 // All-gather and reduce-scatter are the n-1 steps of one half. Broadcast pipelines the data

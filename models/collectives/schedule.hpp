@@ -109,7 +109,7 @@ void hierarchical_schedule(const ScheduleRequest& r, ScheduleBuilder& b);
 // The parent of each rank in NCCL's two binary trees (-1 for a root): tree 0 is the in-order
 // tree in which odd ranks are leaves; tree 1 is tree 0 mirrored (even rank count) or shifted
 // by one (odd), so that every rank is interior in at most one tree (NCCL's double binary tree,
-// REFERENCES.md "Collectives").
+// docs/references.md "Collectives").
 std::vector<int> binary_tree_parents(int ranks, int tree);
 
 }  // namespace models

@@ -1,4 +1,4 @@
-// A data-parallel training step (REFERENCES.md: MFU): forward over the layers, backward in
+// A data-parallel training step (docs/references.md: MFU): forward over the layers, backward in
 // reverse, each layer's gradients joining the current bucket; a full bucket (or the last
 // layer's) is all-reduced as soon as it is ready, one all-reduce at a time in bucket order
 // (one communication stream, as PyTorch DDP with NCCL); the optimizer runs once backward is

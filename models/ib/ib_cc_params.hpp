@@ -1,8 +1,8 @@
-// InfiniBand congestion control (IBA specification volume 1, annex A10; REFERENCES.md
-// "InfiniBand link layer"): the parameters, named as in the annex's SwitchCongestionSetting,
-// CACongestionSetting and CongestionControlTable attributes (and OpenSM's cc_* options), and the
-// arithmetic of the congestion control table, kept here as pure functions so that tests can
-// check them against hand values.
+// InfiniBand congestion control (IBA specification volume 1, annex A10; docs/references.md
+// "InfiniBand congestion control"): the parameters, named as in the annex's
+// SwitchCongestionSetting, CACongestionSetting and CongestionControlTable attributes (and
+// OpenSM's cc_* options), and the arithmetic of the congestion control table, kept here as pure
+// functions so that tests can check them against hand values.
 //
 //   switch port (congestion point): a data packet joining a VL queue of more than `threshold`
 //     bytes gets FECN, unless smaller than Packet_Size, skipped by Marking_Rate, or the port is a

@@ -1,4 +1,4 @@
-// InfiniBand link-layer parameters (IBA specification volume 1, chapter 7; REFERENCES.md
+// InfiniBand link-layer parameters (IBA specification volume 1, chapter 7; docs/references.md
 // "InfiniBand link layer"), with their defaults and why.
 #pragma once
 

@@ -1,4 +1,4 @@
-// DCQCN's end-host roles (Zhu et al., SIGCOMM 2015; REFERENCES.md). The switch is the
+// DCQCN's end-host roles (Zhu et al., SIGCOMM 2015; docs/references.md). The switch is the
 // congestion point (EcnMarker). The notification point, at the receiver NIC, turns CE-marked
 // data into congestion notifications: a CNP per QP at most once per interval, or a flag on the
 // ACK. The reaction point, at the sender NIC, keeps a rate limiter per QP — its own alpha,

@@ -16,7 +16,7 @@ bool dcqcn_preset(const std::string& name, DcqcnParams& p) {
     // ConnectX-4+ firmware knobs (NVIDIA "DCQCN CC Parameters" page, confirmed there: dce_tcp_g
     // 1019 in 1/1024, dce_tcp_rtt 1 us, initial_alpha_value 1023, rpg_min_dec_fac 50 %,
     // rpg_min_rate 1 Mb/s, rpg_gd 11, rate_reduce_monitor_period 4 us); rate-increase knobs as
-    // transcribed by Google's Isekai simulator (REFERENCES.md): rpg_time_reset 300 us,
+    // transcribed by Google's Isekai simulator (docs/references.md): rpg_time_reset 300 us,
     // rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, rpg_threshold 1,
     // clamp_tgt_rate off, clamp_tgt_rate_after_time_inc on. rate_to_set_on_first_cnp: Isekai's
     // 85000 Mb/s at 100 Gb/s; NVIDIA's page lists 0 (= keep the current rate) as the default
@@ -45,7 +45,7 @@ bool dcqcn_preset(const std::string& name, DcqcnParams& p) {
   }
   if (name == "dcqcn-paper") {
     // The DCQCN authors' simulator configuration (bobzhuyb/ns3-rdma mix/config.txt, 40 Gb/s
-    // era; REFERENCES.md): CNP interval 50 us, alpha resume interval 55 us, RP timer 60 us,
+    // era; docs/references.md): CNP interval 50 us, alpha resume interval 55 us, RP timer 60 us,
     // byte counter 300,000 B, g = 1/256, 5 fast-recovery stages, AI 40 Mb/s, HAI 200 Mb/s. As
     // in the paper, each CNP cuts the rate at once (no monitor period) with target := current,
     // and updates alpha; alpha starts at 1. Not in that set, so switched off or neutral here:
@@ -74,8 +74,8 @@ bool dcqcn_preset(const std::string& name, DcqcnParams& p) {
   }
   if (name == "hpcc-ns3") {
     // The ns-3 HPCC simulator's DCQCN ("mlx" mode) with its 100 Gb/s run script
-    // (REFERENCES.md): the receiver flags congestion on the ACK of every marked packet (no CNP,
-    // no interval); alpha updated every 1 us with g = 1/256, starting at 1; at most one
+    // (docs/references.md): the receiver flags congestion on the ACK of every marked packet (no
+    // CNP, no interval); alpha updated every 1 us with g = 1/256, starting at 1; at most one
     // decrease every 4 us; target clamped only after a timer increase; increases on a 300 us
     // timer alone (no byte counter), 1 fast-recovery stage, AI 20 Mb/s, HAI 200 Mb/s; min rate
     // 1 Gb/s.

@@ -1,6 +1,6 @@
 // DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015)
 // parameters, named after the NVIDIA ConnectX firmware knobs (mlxconfig / sysfs roce_rp and
-// roce_np), and the three published default sets shipped as presets (REFERENCES.md).
+// roce_np), and the three published default sets shipped as presets (docs/references.md).
 #pragma once
 
 #include <cstdint>

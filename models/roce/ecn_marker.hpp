@@ -1,6 +1,6 @@
 // ECN marking at a switch egress (RFC 3168), RED-style on the bytes queued in the packet's
 // (port, priority): probability 0 up to Kmin, rising linearly to Pmax at Kmax, 1 above Kmax
-// (REFERENCES.md). Kmin, Kmax, Pmax and whether to mark at all may differ per port and
+// (docs/references.md). Kmin, Kmax, Pmax and whether to mark at all may differ per port and
 // priority (the overrides' "ecn" object). Only ECN-capable packets are marked (CE); the decision is
 // taken at enqueue (the queue the packet joins) or at dequeue (the queue it leaves), per
 // configuration.
@@ -16,7 +16,7 @@ namespace models {
 
 struct EcnParams {
   bool enabled = false;
-  // ns-3 HPCC simulator run script at 100 Gb/s (REFERENCES.md): 400 KB / 1600 KB / 0.2.
+  // ns-3 HPCC simulator run script at 100 Gb/s (docs/references.md): 400 KB / 1600 KB / 0.2.
   int64_t kmin_bytes = 400'000;
   int64_t kmax_bytes = 1'600'000;
   double pmax = 0.2;

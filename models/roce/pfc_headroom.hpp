@@ -1,6 +1,7 @@
 // PFC headroom: the bytes that can still arrive at a lossless ingress (port, priority) after
-// it decides XOFF (REFERENCES.md, PFC: cable round trip, the frame being sent when XOFF must go
-// out, the PFC frame, the frame the upstream is sending when it acts, its response time).
+// it decides XOFF (docs/references.md "PFC": cable round trip, the frame being sent when XOFF
+// must go out, the PFC frame, the frame the upstream is sending when it acts, its response
+// time).
 //
 // The bound, exact for this model. The switch accounts a packet whole once its first bit has
 // passed the cable (d) and the switch's latency (L); the packet whose admission would pass the

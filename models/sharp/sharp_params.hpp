@@ -17,13 +17,15 @@ struct SharpParams {
   int64_t reduction_rate_bps = 0;
   // Latency an aggregation node adds each time a chunk passes it (reduction on the way up,
   // replication on the way down). No per-level figure is published; 100 ns, of the order of a
-  // switch hop (REFERENCES.md: 100-130 ns).
+  // switch hop (100-130 ns, docs/references.md "Fabric figures").
   sim::Time latency{100'000};
   // The reduction grain: a node sends a chunk on once the whole chunk is reduced (or, going
-  // down, received). 128 KiB: the low end of NCCL's Simple chunk (REFERENCES.md "Collectives").
+  // down, received). 128 KiB: the low end of NCCL's Simple chunk (docs/references.md
+  // "Collectives").
   int64_t chunk_bytes = 131'072;
   // Chunks a host may have outstanding (sent, result not yet back), and so the chunk slots of
-  // every aggregation node of the tree: 8, as NCCL_STEPS (REFERENCES.md, NCCL channels).
+  // every aggregation node of the tree: 8, as NCCL_STEPS (docs/references.md "Protocols, chunks,
+  // steps").
   int max_outstanding_chunks = 8;
 };
 

@@ -214,8 +214,9 @@ const FieldTable<models::SwitchParams>& ib_switch_fields() {
 
 void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
                              LinkDefaults& link_defaults) {
-  // InfiniBand defaults: Quantum-2-class switching latency (REFERENCES.md: 100-130 ns per
-  // switch); IB headers LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes, no Ethernet framing.
+  // InfiniBand defaults: Quantum-2-class switching latency (100-130 ns per switch,
+  // docs/references.md "Fabric figures"); IB headers LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26
+  // bytes, no Ethernet framing.
   s.switch_defaults.latency = kInfinibandSwitchLatency;
   s.nic.header_bytes = 26;
   s.nic.framing_bytes = 0;

@@ -21,7 +21,7 @@
 namespace scen {
 
 // Default switching latency of an InfiniBand switch: the upper end of the 100-130 ns per switch
-// of Quantum-2-class switches (REFERENCES.md).
+// of Quantum-2-class switches (docs/references.md "Fabric figures").
 inline constexpr sim::Time kInfinibandSwitchLatency{130'000};
 
 // Every fabric a scenario may name ("roce", "infiniband"): also the folders a run over several

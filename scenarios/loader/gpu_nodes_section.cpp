@@ -54,7 +54,7 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
            "rate of each NIC (dgx-h100: 400Gbps ConnectX-7, dgx-a100: 200Gbps)"),
       rate("nvlink_rate", &GpuNodeParams::nvlink_rate_bps,
            "NVLink rate of each GPU, each way, to the NVSwitch domain (H100 450 GB/s = "
-           "3600Gbps, A100 300 GB/s = 2400Gbps; REFERENCES.md)"),
+           "3600Gbps, A100 300 GB/s = 2400Gbps; docs/references.md)"),
       latency("nvlink_latency", &GpuNodeParams::nvlink_latency_ps,
               "GPU <-> NVSwitch propagation (assumed; NVLink is 'sub-microsecond' GPU to GPU)"),
       latency("nvswitch_latency", &GpuNodeParams::nvswitch_latency_ps,

@@ -9,7 +9,7 @@
 // time-series samples. Their per-item costs are measured peak RSS on leaf-spine and fat-tree
 // fabrics of 512 to 8,192 hosts and all-to-all workloads of 4k to 65k flows (the Release build;
 // within 15 % there, and 19.7 GiB estimated against 19.6 GiB measured for a 50,016-host
-// leaf-spine; README "Memory").
+// leaf-spine; docs/cli.md "Memory").
 #pragma once
 
 #include <cstdint>

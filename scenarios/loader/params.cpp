@@ -132,7 +132,7 @@ const FieldTable<SwitchParams>& port_fields() {
     f.push_back(Field<SwitchParams>{
         "alpha", "fraction",
         "dynamic threshold factor: a (port, priority) may hold alpha x free shared pool "
-        "(1/8 typical; REFERENCES.md, ns-3 HPCC); 1/1024..64",
+        "(1/8 typical; docs/references.md, ns-3 HPCC); 1/1024..64",
         [](JsonReader& r, SwitchParams& s) {
           if (!r.has("alpha")) return;
           const JsonReader v = r.at("alpha");

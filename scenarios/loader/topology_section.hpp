@@ -16,7 +16,8 @@ topo::Fabric build_fabric_checked(topo::Topology t, const std::string& path_pref
 // Topology file format (what `rdmasim topo gen -o` writes).
 Json topology_to_json(const topo::Topology& t);
 
-// Speed of light in fibre: about 5 ns per metre (REFERENCES.md), so 5 ps per millimetre.
+// Speed of light in fibre: about 5 ns per metre (docs/references.md "Fabric figures"), so 5 ps
+// per millimetre.
 constexpr int64_t kFibrePsPerMm = 5;
 
 }  // namespace scen

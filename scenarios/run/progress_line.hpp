@@ -1,6 +1,7 @@
-// `rdmasim run --progress`: a line on stderr, refreshed in place, with the simulated time, the
-// share of the run done, events per second and an estimate of the time left. Quiet for the
-// first two seconds so short runs print nothing.
+// `rdmasim run`'s progress line (when stderr is a terminal; `--quiet` turns it off): a line on
+// stderr, refreshed in place, with the simulated time, the share of the run done, events per
+// second and an estimate of the time left. Quiet for the first two seconds so short runs print
+// nothing.
 //
 // The share is of the work when the run ends with its workload (stop.until "workload-done")
 // and the workload is finite (flows' bytes delivered, collectives' and training steps' work

@@ -12,7 +12,7 @@
 
 namespace scen::sweep {
 
-// The headline metric columns of results.csv, in order (README "Parameter sweeps").
+// The headline metric columns of results.csv, in order (docs/sweeps.md).
 const std::vector<std::string>& metric_columns();
 
 // The metric cells of one run's results (RunOutcome.results), in metric_columns() order; a

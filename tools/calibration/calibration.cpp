@@ -37,7 +37,7 @@ FabricParams from_values(const std::vector<double>& v) {
   return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], {}};  // small messages: fitted afterwards
 }
 
-// nccl-tests' bus bandwidth factor (PERFORMANCE.md; REFERENCES.md "Collectives").
+// nccl-tests' bus bandwidth factor (PERFORMANCE.md; docs/references.md "Collectives").
 double busbw_factor(const std::string& op, int n) {
   if (op == "all_reduce") return 2.0 * (n - 1) / n;
   if (op == "all_gather" || op == "reduce_scatter" || op == "all_to_all") {
@@ -250,7 +250,7 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "latency traces at one switch count only: per-switch latency kept at the "
-                  "prior %.0f ns (REFERENCES.md), the host latency absorbs the path",
+                  "prior %.0f ns (docs/references.md), the host latency absorbs the path",
                   prior.hop_latency_ns);
     res.notes.push_back(buf);
   }

@@ -60,7 +60,8 @@ struct CalibrationResult {
 constexpr double kHuberDelta = 0.02;
 
 // The prior a parameter keeps when no trace determines it: the per-switch latency of the
-// fabric kind (REFERENCES.md: InfiniBand 100-130 ns, RoCE Ethernet 350-600 ns).
+// fabric kind (docs/references.md "Fabric figures": InfiniBand 100-130 ns, RoCE Ethernet
+// 350-600 ns).
 FabricParams prior_params(const ClusterSpec& c);
 
 CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& experiments,

@@ -1,7 +1,7 @@
 // The cluster a trace was measured on, described so rdmasim can simulate the traced experiment:
 // nodes, GPUs and NICs per node, link speed, fabric kind, the topology (a generator, a file or
 // inline, exactly as a scenario's "topology" section) and the pair of hosts perftest ran
-// between. Example (docs/clusters/ and README "Calibrating against your cluster"):
+// between. Example (scenarios/clusters/ and docs/calibration.md):
 //   {"name": "cx6-hdr", "nodes": 2, "gpus_per_node": 8, "nics_per_node": 1,
 //    "link_rate": "200Gbps", "fabric": "infiniband",
 //    "topology": {"generator": "leaf-spine", "leaves": 1, "spines": 1, "hosts_per_leaf": 2,

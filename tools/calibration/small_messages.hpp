@@ -1,5 +1,5 @@
 // What limits messages below a few KiB on a real RDMA NIC, as parameters calibration fits
-// where a trace has such sizes (sizes below --min-size; README "Small messages"):
+// where a trace has such sizes (sizes below --min-size; docs/calibration.md "Small messages"):
 //  - inline sends: a message of at most `inline_threshold` bytes travels inside its work
 //    request, so the NIC skips the payload's DMA read and the latency drops by a step
 //    (perftest's ib_write_lat inlines up to 220 B by default on ConnectX);
