@@ -149,3 +149,38 @@ TEST_CASE("NCCL's costs: refused on plain-host ranks", "[nccl][costs]") {
   j["workload"]["collective"]["costs"] = "none";
   CHECK_NOTHROW(test_support::load(j));
 }
+
+TEST_CASE("NCCL's protocol throughput: a rank sends LL and LL128 data at most at the model's cap",
+          "[nccl][costs]") {
+  // One dgx-h100, ring, 16 MiB: each rank sends 2 (n - 1)/n S = 1.75 S of data. NCCL's model
+  // caps LL at min(llMaxBw 141, 0.5 x 12 x 30) = 141 GB/s and LL128 at min(0.92 x 360,
+  // 12 x 36.7) = 331.2 GB/s (nccl_tuning_test.cpp); NVLink alone would carry LL's data at
+  // 225 GB/s (half its 450: 8-byte lines of 4 data bytes) and LL128's at 421.9.
+  const int64_t size = 16 << 20;
+  const double data = 1.75 * static_cast<double>(size);
+  auto time_us = [&](const char* protocol, const scen::Json& rate) {
+    scen::Json c = {
+        {"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", protocol}, {"size", size}};
+    if (!rate.is_null()) c[std::string(protocol) + "_rate"] = rate;
+    return us(run(h100(1, c)).r.time);
+  };
+  const double ll = time_us("ll", nullptr);
+  const double ll_free = time_us("ll", 0);
+  INFO("LL " << ll << " us capped, " << ll_free << " us uncapped; the cap alone " << data / 141e3
+             << " us");
+  CHECK(ll >= data / 141e3);
+  CHECK(ll < 1.1 * data / 141e3 + 15.0);  // the cap and NCCL's latency floor
+  CHECK(ll_free < 0.8 * ll);
+  const double ll128 = time_us("ll128", nullptr);
+  CHECK(ll128 >= data / 331.2e3);
+  CHECK(time_us("ll128", 0) < ll128);
+  // A rate given: 20 GB/s, far below the links, sets the time (within 3 % of data / rate plus
+  // NCCL's latency floor).
+  const double slow = time_us("ll", "160Gbps");
+  INFO("LL at 20 GB/s: " << slow << " us against " << data / 20e3 << " us of data");
+  CHECK(std::abs(slow - (data / 20e3 + 15.0)) / (data / 20e3) < 0.03);
+  // Simple is not capped (its bandwidth is the links').
+  CHECK(models::nccl_protocol_rate_gbs(
+            run(h100(1, {{"op", "all_reduce"}, {"size", 1024}})).s.collectives[0].tuning,
+            models::CollectiveAlgorithm::Ring, models::CollectiveProtocol::Simple) == 0);
+}

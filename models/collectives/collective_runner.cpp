@@ -92,6 +92,19 @@ void CollectiveRunner::begin_iteration() {
     if (spec_.nccl_costs) {
       nccl_ = nccl_latencies(spec_.tuning, spec_.op, current_.algorithm, current_.protocol, size);
     }
+    int64_t rate = current_.protocol == CollectiveProtocol::LL      ? spec_.ll_rate_bps
+                   : current_.protocol == CollectiveProtocol::LL128 ? spec_.ll128_rate_bps
+                                                                    : 0;
+    double rate_bps = static_cast<double>(rate);
+    if (rate < 0) {
+      rate_bps = spec_.nccl_costs ? 8e9 * nccl_protocol_rate_gbs(spec_.tuning, current_.algorithm,
+                                                                 current_.protocol)
+                                  : 0.0;
+    }
+    const int channels = std::max(1, spec_.channels);
+    channel_rate_bps_ = rate_bps / channels;
+    channel_free_.assign(channel_rate_bps_ > 0 ? static_cast<size_t>(spec_.ranks()) * channels : 0,
+                         sim::Time{});
   }
   const sim::Time launch = launch_latency();
   if (launch.ps > 0) {
@@ -205,7 +218,19 @@ void CollectiveRunner::begin_timeline(size_t messages) {
 }
 
 void CollectiveRunner::ready(uint32_t message) {
-  const sim::Time lat = step_cost(schedule_.messages[message]);
+  const CollectiveMessage& m = schedule_.messages[message];
+  sim::Time lat = step_cost(m);
+  if (channel_rate_bps_ > 0) {
+    // The protocol's throughput: this channel of the sender posts no sooner than its previous
+    // message's data at the channel's share of the rank's rate.
+    const int channels = std::max(1, spec_.channels);
+    sim::Time& free = channel_free_[static_cast<size_t>(m.src_rank) * channels +
+                                    m.channel % static_cast<uint32_t>(channels)];
+    const sim::Time at = std::max(ctx_.sim.now() + lat, free);
+    free =
+        at + sim::Time(std::llround(static_cast<double>(m.data_bytes) * 8e12 / channel_rate_bps_));
+    lat = at - ctx_.sim.now();
+  }
   if (lat.ps > 0) {
     ctx_.sim.after(lat, this, kPost, message);
   } else {

@@ -151,6 +151,10 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // Messages whose successor edges (of the given kind) are to be released next.
   std::vector<std::pair<uint32_t, Release>> released_;
   NcclLatencies nccl_;  // this size's NCCL latency terms (when spec_.nccl_costs)
+  // This size's protocol throughput per channel of a rank (bits/s, 0 = none; CollectiveSpec::
+  // ll_rate_bps), and when each (rank, channel) may next post.
+  double channel_rate_bps_ = 0;
+  std::vector<sim::Time> channel_free_;
   sim::Time iteration_start_;
   CollectiveResult current_;
   std::vector<CollectiveResult> results_;

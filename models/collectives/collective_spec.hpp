@@ -97,6 +97,13 @@ struct CollectiveSpec {
   // server or two servers' NICs (set when the network is built). `launch_latency` >= 0
   // replaces NCCL's launch latency (also without NCCL's costs).
   bool nccl_costs = false;
+  // NCCL's per-protocol throughput of a rank (nccl_protocol_rate_gbs: its tuning model's caps
+  // of LL and LL128, which the GPU's threads storing and polling flag-carrying lines keep below
+  // the links' rate), shared by the rank's channels: each channel of a rank posts its next
+  // message no sooner than its previous one's data at its share of the rate. Bits per second
+  // of data; -1 = NCCL's model's (with `nccl_costs`, else none), 0 = no cap.
+  int64_t ll_rate_bps = -1;
+  int64_t ll128_rate_bps = -1;
   sim::Time launch_latency{-1};
   sim::Time nvlink_hop, network_hop;
   // Software time charged before each message is posted (kernel/proxy hand-off), per

@@ -223,6 +223,44 @@ NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlg
   return l;
 }
 
+namespace {
+
+// tuning.cc's bus bandwidth of the ring or the tree under protocol index p, GB/s.
+double protocol_bus_bw(const NcclTuning& t, bool tree, int p) {
+  const int m = std::max(1, t.nodes);
+  const int index2 = m <= 2 ? m - 1 : 2;
+  const GenerationCaps& c = caps(t.generation);
+  const double ll_max = m == 1 ? c.ll_max_one_node : kLlMaxIntel[index2];
+  const double bus = t.graph_channels * t.graph_bw;
+  if (!tree) {
+    return p == kLL      ? std::min(ll_max, 0.5 * bus)
+           : p == kLL128 ? std::min(0.92 * bus, t.graph_channels * c.ring_ll128_per_channel)
+                         : bus;
+  }
+  const double tree_bw = std::min(0.92 * bus, t.graph_channels * c.tree_per_channel[index2]);
+  return p == kLL      ? std::min(tree_bw / 3.8, ll_max)
+         : p == kLL128 ? std::min(tree_bw * (m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                                  t.graph_channels * c.tree_ll128_per_channel[index2])
+                       : tree_bw;
+}
+
+}  // namespace
+
+double nccl_protocol_rate_gbs(const NcclTuning& t, CollectiveAlgorithm a, CollectiveProtocol p) {
+  const int index = protocol_index(p);
+  if (index == kSimple || t.graph_bw <= 0) return 0;
+  switch (a) {
+    case CollectiveAlgorithm::DoubleBinaryTree:
+      return protocol_bus_bw(t, true, index);
+    case CollectiveAlgorithm::Ring:
+    case CollectiveAlgorithm::Hierarchical:
+    case CollectiveAlgorithm::HalvingDoubling:
+      return protocol_bus_bw(t, false, index);
+    default:
+      return 0;
+  }
+}
+
 double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
                           CollectiveProtocol proto, int64_t bytes) {
   const bool ring = a == CollectiveAlgorithm::Ring;
@@ -254,16 +292,10 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
            static_cast<double>(bytes) / (1000.0 * algbw);
   }
   if (!(ring && ring_op) && !(tree && op == CollectiveOp::AllReduce)) return -1;
-  const GenerationCaps& c = caps(t.generation);
-  const double ll_max = m == 1 ? c.ll_max_one_node : kLlMaxIntel[index2];
-  const double bus = t.graph_channels * t.graph_bw;
   const NcclLatencies l = nccl_latencies(t, op, a, proto, bytes);
+  const double bw = protocol_bus_bw(t, tree, p);
   double lat = 0, algbw = 0;
   if (ring) {
-    const double bw = p == kLL ? std::min(ll_max, 0.5 * bus)
-                      : p == kLL128
-                          ? std::min(0.92 * bus, t.graph_channels * c.ring_ll128_per_channel)
-                          : bus;
     const bool all_reduce = op == CollectiveOp::AllReduce;
     const int steps = all_reduce ? 2 * (n - 1) : n - 1;
     const int inter = m == 1 ? 0 : all_reduce ? 2 * (m - 1) : m - 1;
@@ -271,11 +303,6 @@ double nccl_model_time_us(const NcclTuning& t, CollectiveOp op, CollectiveAlgori
     lat = l.base_us + (steps - inter) * l.nvlink_step_us + inter * l.net_step_us;
     lat *= l.factor;
   } else {
-    const double tree_bw = std::min(0.92 * bus, t.graph_channels * c.tree_per_channel[index2]);
-    const double bw = p == kLL      ? std::min(tree_bw / 3.8, ll_max)
-                      : p == kLL128 ? std::min(tree_bw * (m == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                                               t.graph_channels * c.tree_ll128_per_channel[index2])
-                                    : tree_bw;
     algbw = bw * 0.5;
     lat = l.base_us + 2 * ((ppn - 1) * l.nvlink_step_us + log2i(m) * l.net_step_us);
     const int log_size = log2i(bytes >> 6);

@@ -68,6 +68,15 @@ struct NcclLatencies {
 NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlgorithm a,
                              CollectiveProtocol p, int64_t bytes);
 
+// NCCL's throughput of one rank under LL or LL128, GB/s of data it sends with all its channels
+// together: tuning.cc's bus bandwidth of the pair, which caps each protocol (ring: LL
+// min(llMaxBw, 0.5 busBw), LL128 min(0.92 busBw, channels x perChMaxRingLL128Bw); tree: LL
+// min(treeBw / 3.8, llMaxBw), LL128 min(treeBw x 7/9 or 120/128, channels x
+// perChMaxTreeLL128Bw)). 0 for Simple, whose bandwidth is the links', and for NVLS, NVLS-tree,
+// CollNet and direct. Algorithms NCCL does not run (hierarchical, halving-doubling) take the
+// ring's.
+double nccl_protocol_rate_gbs(const NcclTuning& t, CollectiveAlgorithm a, CollectiveProtocol p);
+
 // NCCL's predicted time in µs of `bytes` of `op` by (algorithm, protocol), or a negative value
 // where NCCL would not run that pair (the tree, NVLS and NVLS-tree beyond all-reduce; NVLS and
 // NVLS-tree with LL or LL128, or without their graph; NVLS across servers, NVLS-tree inside
