@@ -179,6 +179,10 @@ TEST_CASE("NCCL's protocol throughput: a rank sends LL and LL128 data at most at
   const double slow = time_us("ll", "160Gbps");
   INFO("LL at 20 GB/s: " << slow << " us against " << data / 20e3 << " us of data");
   CHECK(std::abs(slow - (data / 20e3 + 15.0)) / (data / 20e3) < 0.03);
+  // A rate that is none is refused with its path.
+  CHECK_THROWS_WITH(
+      test_support::load(h100(1, {{"op", "all_reduce"}, {"size", 1024}, {"ll_rate", "fast"}})),
+      Catch::Contains("workload.collective.ll_rate"));
   // Simple is not capped (its bandwidth is the links').
   CHECK(models::nccl_protocol_rate_gbs(
             run(h100(1, {{"op", "all_reduce"}, {"size", 1024}})).s.collectives[0].tuning,
