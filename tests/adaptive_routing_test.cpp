@@ -58,7 +58,7 @@ Run run(const scen::Json& j) {
 }  // namespace
 
 TEST_CASE("adaptive routing: a k=8 fat-tree permutation ends >= 10 % sooner than static routing",
-          "[infiniband][adaptive]") {
+          "[mechanism][infiniband][adaptive]") {
   const std::string size = "512KB";
   const int64_t all_bytes = int64_t{128} * 512'000;
   const Run hashed = run(permutation(size, false, "shortest-path"));
@@ -89,7 +89,8 @@ TEST_CASE("adaptive routing: a k=8 fat-tree permutation ends >= 10 % sooner than
   CHECK(ar.last_finish_us <= 0.9 * lft.last_finish_us);
 }
 
-TEST_CASE("adaptive routing: same scenario and seed give the same run", "[infiniband][adaptive]") {
+TEST_CASE("adaptive routing: same scenario and seed give the same run",
+          "[mechanism][infiniband][adaptive]") {
   const scen::Json j = permutation("128KB", true, "minhop");
   const Run a = run(j), b = run(j);
   CHECK(a.out_of_order > 0);
@@ -98,7 +99,7 @@ TEST_CASE("adaptive routing: same scenario and seed give the same run", "[infini
 
 TEST_CASE(
     "adaptive routing on RoCE (fabric.switch.adaptive_routing): sooner, out of order, no NACK",
-    "[roce][adaptive]") {
+    "[mechanism][roce][adaptive]") {
   // The same permutation on a lossless RoCE fabric (PFC on priority 3, no ECN): the Ethernet
   // switch's AR reads its egress queues only; NICs accept out-of-order packets.
   auto roce = [](bool adaptive) {
@@ -132,7 +133,7 @@ TEST_CASE(
 }
 
 TEST_CASE("routing: unknown algorithms and non-boolean adaptive_routing are refused with the path",
-          "[adaptive][lft][input]") {
+          "[mechanism][adaptive][lft][input]") {
   auto refused = [](const scen::Json& j, const std::string& path) {
     try {
       (void)test_support::load(j);

@@ -53,7 +53,7 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("ARCHITECTURE.md: every file its tables name exists", "[docs]") {
+TEST_CASE("ARCHITECTURE.md: every file its tables name exists", "[unit][docs]") {
   std::ifstream in(kSource + "/ARCHITECTURE.md");
   REQUIRE(in);
   std::string line, folder;

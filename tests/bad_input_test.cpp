@@ -128,7 +128,7 @@ void expect_refused(const Json& scenario, const Refusal& want,
 }  // namespace
 
 TEST_CASE("bad input: control, a valid minimal scenario runs and writes its outputs",
-          "[bad_input]") {
+          "[unit][bad_input]") {
   TempDir dir;
   const fs::path scenario = dir.write("scenario.json", minimal_scenario());
   const fs::path out_dir = dir.path() / "out";
@@ -156,7 +156,7 @@ TEST_CASE("bad input: control, a valid minimal scenario runs and writes its outp
   CHECK(fs::exists(out2 / "summary.json"));
 }
 
-TEST_CASE("bad input: JSON syntax error names file:line:col", "[bad_input]") {
+TEST_CASE("bad input: JSON syntax error names file:line:col", "[unit][bad_input]") {
   TempDir dir;
   // Line 3, column 16 is the stray comma after the opening brace.
   const fs::path p = dir.write_text("broken.json",
@@ -167,55 +167,55 @@ TEST_CASE("bad input: JSON syntax error names file:line:col", "[bad_input]") {
   expect_refused(dir, p, {"broken.json:3:16", "nothing", {"valid JSON"}});
 }
 
-TEST_CASE("bad input: unknown key at the top level", "[bad_input]") {
+TEST_CASE("bad input: unknown key at the top level", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["wrokload"] = Json::object();
   expect_refused(s, {"wrokload", "{}", {"no such key"}});
 }
 
-TEST_CASE("bad input: unknown nested key fabric.nic.mtuu", "[bad_input]") {
+TEST_CASE("bad input: unknown nested key fabric.nic.mtuu", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["fabric"]["nic"]["mtuu"] = "4KiB";
   expect_refused(s, {"fabric.nic.mtuu", "\"4KiB\"", {"no such key"}});
 }
 
-TEST_CASE("bad input: duration with an unknown unit", "[bad_input]") {
+TEST_CASE("bad input: duration with an unknown unit", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["links"][1]["latency"] = "5 parsecs";
   expect_refused(s, {"topology.links[1].latency", "\"5 parsecs\"", {"with a unit", "\"1us\""}});
 }
 
-TEST_CASE("bad input: a bare number where a duration string is needed", "[bad_input]") {
+TEST_CASE("bad input: a bare number where a duration string is needed", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["fabric"]["nic"]["rto"] = 200;
   expect_refused(s, {"fabric.nic.rto", "200", {"a duration with a unit"}});
 }
 
-TEST_CASE("bad input: negative link rate", "[bad_input]") {
+TEST_CASE("bad input: negative link rate", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["links"][1]["rate"] = "-100Gbps";
   expect_refused(s, {"topology.links[1].rate", "\"-100Gbps\"", {"non-negative rate"}});
 }
 
-TEST_CASE("bad input: zero link latency", "[bad_input]") {
+TEST_CASE("bad input: zero link latency", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["links"][0]["latency"] = "0ns";
   expect_refused(s, {"topology.links[0].latency", "\"0ns\"", {"at least 1ps"}});
 }
 
-TEST_CASE("bad input: flow to a node that does not exist", "[bad_input]") {
+TEST_CASE("bad input: flow to a node that does not exist", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["workload"]["flows"][0]["dst"] = "h9";
   expect_refused(s, {"workload.flows[0].dst", "\"h9\"", {"the name of a host"}});
 }
 
-TEST_CASE("bad input: flow from a host to itself", "[bad_input]") {
+TEST_CASE("bad input: flow from a host to itself", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["workload"]["flows"][0]["dst"] = "h0";
   expect_refused(s, {"workload.flows[0].dst", "\"h0\"", {"other than src"}});
 }
 
-TEST_CASE("bad input: flow without a required key", "[bad_input]") {
+TEST_CASE("bad input: flow without a required key", "[unit][bad_input]") {
   // Used to escape as a JSON library exception ("internal error", exit 1).
   Json s = minimal_scenario();
   s["workload"]["flows"][0].erase("dst");
@@ -226,44 +226,45 @@ TEST_CASE("bad input: flow without a required key", "[bad_input]") {
   expect_refused(incast, {"workload.incast.receiver", "nothing", {"required key"}});
 }
 
-TEST_CASE("bad input: disconnected topology", "[bad_input]") {
+TEST_CASE("bad input: disconnected topology", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["nodes"].push_back({{"name", "h2"}, {"kind", "host"}});  // no link
   expect_refused(s, {"topology.nodes[3]", std::nullopt, {"h2", "not connected"}});
 }
 
-TEST_CASE("bad input: self-loop link", "[bad_input]") {
+TEST_CASE("bad input: self-loop link", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["links"].push_back(
       {{"a", "s0"}, {"b", "s0"}, {"rate", "100Gbps"}, {"latency", "1us"}});
   expect_refused(s, {"topology.links[2]", std::nullopt, {"self-loop"}});
 }
 
-TEST_CASE("bad input: duplicate node name", "[bad_input]") {
+TEST_CASE("bad input: duplicate node name", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["nodes"].push_back({{"name", "s0"}, {"kind", "switch"}});
   expect_refused(s, {"topology.nodes[3].name", "\"s0\"", {"duplicate"}});
 }
 
-TEST_CASE("bad input: empty workload", "[bad_input]") {
+TEST_CASE("bad input: empty workload", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["workload"] = Json::object();
   expect_refused(s, {"workload", "{}", {"at least one flow"}});
 }
 
-TEST_CASE("bad input: missing scenario file", "[bad_input]") {
+TEST_CASE("bad input: missing scenario file", "[unit][bad_input]") {
   TempDir dir;
   expect_refused(dir, dir.path() / "no_such_scenario.json",
                  {"no_such_scenario.json", "nothing", {"a readable file"}});
 }
 
-TEST_CASE("bad input: missing topology file referenced by {\"file\": ...}", "[bad_input]") {
+TEST_CASE("bad input: missing topology file referenced by {\"file\": ...}", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"] = {{"file", "no_such_topology.json"}};
   expect_refused(s, {"no_such_topology.json", "nothing", {"a readable file"}});
 }
 
-TEST_CASE("bad input: error inside a topology file names the file and the path", "[bad_input]") {
+TEST_CASE("bad input: error inside a topology file names the file and the path",
+          "[unit][bad_input]") {
   TempDir dir;
   Json t = minimal_topology();
   t["links"][1]["rate"] = "fast";
@@ -274,7 +275,7 @@ TEST_CASE("bad input: error inside a topology file names the file and the path",
                  {"topo.json: links[1].rate", "\"fast\"", {"rate"}});
 }
 
-TEST_CASE("bad input: out-of-range integers", "[bad_input]") {
+TEST_CASE("bad input: out-of-range integers", "[unit][bad_input]") {
   Json prio = minimal_scenario();
   prio["fabric"]["nic"]["data_priority"] = 9;
   expect_refused(prio, {"fabric.nic.data_priority", "9", {"[0, 7]"}});
@@ -284,7 +285,7 @@ TEST_CASE("bad input: out-of-range integers", "[bad_input]") {
   expect_refused(ack, {"fabric.nic.ack_every", "0", {"an integer in [1, "}});
 }
 
-TEST_CASE("bad input: PFC and ECN thresholds that contradict each other", "[bad_input]") {
+TEST_CASE("bad input: PFC and ECN thresholds that contradict each other", "[unit][bad_input]") {
   Json prio = minimal_scenario();
   prio["fabric"]["pfc"] = {{"enabled", true}, {"priorities", {9}}};
   expect_refused(prio, {"fabric.pfc.priorities[0]", "9", {"[0, 7]"}});
@@ -302,7 +303,7 @@ TEST_CASE("bad input: PFC and ECN thresholds that contradict each other", "[bad_
   expect_refused(pmax, {"fabric.ecn.pmax", "1.5", {"[0, 1]"}});
 }
 
-TEST_CASE("bad input: DCQCN presets, knobs and sampled flows", "[bad_input]") {
+TEST_CASE("bad input: DCQCN presets, knobs and sampled flows", "[unit][bad_input]") {
   Json preset = minimal_scenario();
   preset["fabric"]["dcqcn"] = {{"enabled", true}, {"preset", "dctcp"}};
   expect_refused(preset, {"fabric.dcqcn.preset", "\"dctcp\"", {"hpcc-ns3", "dcqcn-paper"}});
@@ -324,7 +325,8 @@ TEST_CASE("bad input: DCQCN presets, knobs and sampled flows", "[bad_input]") {
   expect_refused(flow, {"outputs.timeseries.flows[0]", "7", {"a flow id in [0,"}});
 }
 
-TEST_CASE("bad input: MMU parameters out of range or contradicting the buffer", "[bad_input]") {
+TEST_CASE("bad input: MMU parameters out of range or contradicting the buffer",
+          "[unit][bad_input]") {
   Json alpha = minimal_scenario();
   alpha["fabric"]["switch"] = {{"threshold_mode", "dynamic"}, {"alpha", 0}};
   expect_refused(alpha, {"fabric.switch.alpha", "0", {"[1/1024, 64]"}});
@@ -357,7 +359,7 @@ TEST_CASE("bad input: MMU parameters out of range or contradicting the buffer", 
 }
 
 TEST_CASE("bad input: traffic classes (DSCP table, scheduler weights, flow classes)",
-          "[bad_input][qos]") {
+          "[unit][bad_input][qos]") {
   Json map = minimal_scenario();
   map["fabric"]["qos"] = {{"dscp_to_priority", {{"64", 1}}}};
   expect_refused(map, {"fabric.qos.dscp_to_priority.64", "\"64\"", {"a DSCP \"0\" .. \"63\""}});
@@ -401,18 +403,18 @@ TEST_CASE("bad input: traffic classes (DSCP table, scheduler weights, flow class
   expect_refused(over, {"overrides[0].set.scheduler", "0", {"a DWRR weight"}});
 }
 
-TEST_CASE("bad input: unknown topology generator", "[bad_input]") {
+TEST_CASE("bad input: unknown topology generator", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"] = {{"generator", "torus"}, {"k", 4}};
   expect_refused(s, {"topology.generator", "\"torus\"", {"leaf-spine", "fat-tree"}});
 }
 
-TEST_CASE("bad input: --set without '='", "[bad_input]") {
+TEST_CASE("bad input: --set without '='", "[unit][bad_input]") {
   expect_refused(minimal_scenario(), {"--set", "fabric.nic.mtu", {"path.to.key=value"}},
                  {"--set", "fabric.nic.mtu"});
 }
 
-TEST_CASE("bad input: --set to an array element that does not exist", "[bad_input]") {
+TEST_CASE("bad input: --set to an array element that does not exist", "[unit][bad_input]") {
   expect_refused(minimal_scenario(),
                  {"--set topology.links[5].rate", "2 elements", {"an existing array element"}},
                  {"--set", "topology.links[5].rate=1Gbps"});
@@ -422,12 +424,12 @@ TEST_CASE("bad input: --set to an array element that does not exist", "[bad_inpu
                  {"--set", "links[2].rate=1Gbps"});
 }
 
-TEST_CASE("bad input: --set to an invalid value is checked like the file", "[bad_input]") {
+TEST_CASE("bad input: --set to an invalid value is checked like the file", "[unit][bad_input]") {
   expect_refused(minimal_scenario(), {"fabric.nic.mtu", "1", {"at least 64 bytes"}},
                  {"--set", "fabric.nic.mtu=1"});
 }
 
-TEST_CASE("bad input: include cycle", "[bad_input]") {
+TEST_CASE("bad input: include cycle", "[unit][bad_input]") {
   TempDir dir;
   dir.write("a.json", Json{{"include", {"b.json"}}});
   dir.write("b.json", Json{{"include", {"a.json"}}});
@@ -437,7 +439,7 @@ TEST_CASE("bad input: include cycle", "[bad_input]") {
                  {"b.json: include[0]", "\"a.json\"", {"no include cycle"}});
 }
 
-TEST_CASE("bad input: an include name the operating system refuses", "[bad_input]") {
+TEST_CASE("bad input: an include name the operating system refuses", "[unit][bad_input]") {
   // A component longer than NAME_MAX (255 on Linux): resolving it fails inside
   // std::filesystem, which must come out as a refusal of that include, not an exception.
   TempDir dir;
@@ -448,7 +450,7 @@ TEST_CASE("bad input: an include name the operating system refuses", "[bad_input
                  {"include[0]", "\"" + name + "/a.json\"", {"a usable file name"}});
 }
 
-TEST_CASE("bad input: explicit route through switches that are not linked", "[bad_input]") {
+TEST_CASE("bad input: explicit route through switches that are not linked", "[unit][bad_input]") {
   // h0 - s0 - s1 - s2 - h1: the route s0 -> s2 skips s1.
   Json s = minimal_scenario();
   s["topology"] = Json::parse(R"({
@@ -463,7 +465,8 @@ TEST_CASE("bad input: explicit route through switches that are not linked", "[ba
   expect_refused(s, {"workload.flows[0].route[1]", "\"s2\"", {"a switch linked to \"s0\""}});
 }
 
-TEST_CASE("bad input: a refused run creates no part of a nested --out folder", "[bad_input]") {
+TEST_CASE("bad input: a refused run creates no part of a nested --out folder",
+          "[unit][bad_input]") {
   // --out points at a nested folder: nothing of it may be created when the input is bad.
   TempDir dir;
   Json s = minimal_scenario();
@@ -479,7 +482,7 @@ TEST_CASE("bad input: a refused run creates no part of a nested --out folder", "
   CHECK_FALSE(fs::exists(dir.path() / "results"));
 }
 
-TEST_CASE("bad input: NIC receive buffer and NIC-sent PFC", "[bad_input][nic_pfc]") {
+TEST_CASE("bad input: NIC receive buffer and NIC-sent PFC", "[unit][bad_input][nic_pfc]") {
   Json drain = minimal_scenario();
   drain["fabric"]["nic"] = {{"rx_drain_rate", "-5Gbps"}};
   expect_refused(drain, {"fabric.nic.rx_drain_rate", "\"-5Gbps\"", {}});
@@ -518,7 +521,7 @@ TEST_CASE("bad input: NIC receive buffer and NIC-sent PFC", "[bad_input][nic_pfc
   expect_refused(small, {"fabric.nic.rx_buffer", "40KB", {"more than fabric.nic.pfc_xoff"}});
 }
 
-TEST_CASE("bad input: per-port ECN overrides", "[bad_input][ecn]") {
+TEST_CASE("bad input: per-port ECN overrides", "[unit][bad_input][ecn]") {
   // kmin above the fabric's kmax (1600KB) once resolved for that (port, priority).
   Json kmin = minimal_scenario();
   kmin["overrides"] = Json::parse(

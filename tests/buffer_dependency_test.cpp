@@ -29,7 +29,8 @@ const std::string kRing = RDMASIM_SOURCE_DIR "/scenarios/deadlock-ring4.json";
 
 }  // namespace
 
-TEST_CASE("buffer dependencies: the ring of four explicit routes closes one cycle", "[deadlock]") {
+TEST_CASE("buffer dependencies: the ring of four explicit routes closes one cycle",
+          "[unit][deadlock]") {
   const scen::Scenario s = scen::load_scenario_file(kRing);
   const auto rt = topo::compute_routes(s.fabric, s.link_up);
   const auto r = topo::buffer_dependency_cycles(s.fabric, rt, flows_of(s));
@@ -48,7 +49,8 @@ TEST_CASE("buffer dependencies: the ring of four explicit routes closes one cycl
   }
 }
 
-TEST_CASE("buffer dependencies: up/down fabrics have none, for every host pair", "[deadlock]") {
+TEST_CASE("buffer dependencies: up/down fabrics have none, for every host pair",
+          "[unit][deadlock]") {
   for (const char* topology :
        {R"({"generator": "fat-tree", "k": 4})",
         R"({"generator": "leaf-spine", "leaves": 4, "spines": 3, "hosts_per_leaf": 4})"}) {
@@ -66,7 +68,7 @@ TEST_CASE("buffer dependencies: up/down fabrics have none, for every host pair",
 }
 
 TEST_CASE("buffer dependencies: a routing table that bounces between two switches cycles",
-          "[deadlock]") {
+          "[unit][deadlock]") {
   // Hand-made: two switches, each sending traffic for h1 to the other (a transient loop): both
   // ingress buffers wait on each other.
   scen::Json j;

@@ -73,16 +73,18 @@ void check_fit_back(double noise_amplitude, double tolerance) {
 
 }  // namespace
 
-TEST_CASE("parameters simulated at two switch counts are fitted back within 2 %", "[calibrate]") {
+TEST_CASE("parameters simulated at two switch counts are fitted back within 2 %",
+          "[mechanism][calibrate]") {
   check_fit_back(0.0, 0.02);
 }
 
 TEST_CASE("with 1 % multiplicative noise the parameters are fitted back within 3 %",
-          "[calibrate]") {
+          "[mechanism][calibrate]") {
   check_fit_back(0.01, 0.03);
 }
 
-TEST_CASE("the send engine's rate cap and per-message overhead shape the stream", "[calibrate]") {
+TEST_CASE("the send engine's rate cap and per-message overhead shape the stream",
+          "[mechanism][calibrate]") {
   // Oracle: N messages of S bytes stream in N x (wire(S) / max_send_rate + overhead) when the
   // engine is the bottleneck; without the mechanism the stream runs at line rate.
   const calib::ClusterSpec c = small_cluster();
@@ -101,7 +103,8 @@ TEST_CASE("the send engine's rate cap and per-message overhead shape the stream"
   }
 }
 
-TEST_CASE("calibrating on the ConnectX-6 perftest traces reproduces both curves", "[calibrate]") {
+TEST_CASE("calibrating on the ConnectX-6 perftest traces reproduces both curves",
+          "[mechanism][calibrate]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const calib::ClusterSpec c =
       calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/cx6-hdr-2node.json");
@@ -122,7 +125,7 @@ TEST_CASE("calibrating on the ConnectX-6 perftest traces reproduces both curves"
 }
 
 TEST_CASE("calibrate and validate from the command line with params.json as an overlay",
-          "[calibrate][cli]") {
+          "[mechanism][calibrate][cli]") {
   const test_support::TempDir dir("rdmasim_calibrate");
   // Traces made by rdmasim itself (perftest layout) at known parameters.
   const calib::ClusterSpec c = small_cluster();
@@ -209,7 +212,7 @@ TEST_CASE("calibrate and validate from the command line with params.json as an o
 }
 
 TEST_CASE("calibrate refuses a bad cluster description or host pair with exit code 2",
-          "[calibrate][cli]") {
+          "[mechanism][calibrate][cli]") {
   const test_support::TempDir dir("rdmasim_calibrate_bad");
   dir.write("lat.txt",
             "RDMA_Write Latency Test\n #bytes #iterations t_min[usec] t_max[usec] "

@@ -51,7 +51,8 @@ const CollectiveAlgorithm kHier = CollectiveAlgorithm::Hierarchical;
 
 }  // namespace
 
-TEST_CASE("collective auto: hierarchical on multi-server GPU communicators", "[collective][auto]") {
+TEST_CASE("collective auto: hierarchical on multi-server GPU communicators",
+          "[mechanism][collective][auto]") {
   // All 8 GPUs of 2 servers: hierarchical at every size (hierarchical_min 0).
   const scen::RunOutcome all = run_auto(servers_topology(2), scen::Json::object());
   CHECK(picks(all) == std::vector{kHier, kHier, kHier});
@@ -83,7 +84,8 @@ TEST_CASE("collective auto: hierarchical on multi-server GPU communicators", "[c
       std::vector{kTree, kRing, kRing});
 }
 
-TEST_CASE("collective auto: tree/ring where hierarchical does not apply", "[collective][auto]") {
+TEST_CASE("collective auto: tree/ring where hierarchical does not apply",
+          "[mechanism][collective][auto]") {
   // One server: nothing to do across servers.
   CHECK(picks(run_auto(servers_topology(1), scen::Json::object())) ==
         std::vector{kTree, kRing, kRing});

@@ -116,7 +116,7 @@ void check_fit_back(double noise_amplitude, double tolerance) {
 }  // namespace
 
 TEST_CASE("nccl-tests traces simulated with known overhead and NVLink rate are fitted back",
-          "[calibrate][nccl]") {
+          "[mechanism][calibrate][nccl]") {
   SECTION("exactly: within 2 %") {
     check_fit_back(0.0, 0.02);
   }
@@ -126,7 +126,7 @@ TEST_CASE("nccl-tests traces simulated with known overhead and NVLink rate are f
 }
 
 TEST_CASE("the per-step overhead and the NVLink rate shape the simulated all-reduce",
-          "[calibrate][nccl]") {
+          "[mechanism][calibrate][nccl]") {
   // Oracle (docs/references.md "Collectives"): ring all-reduce T = 2(n-1)·α + 2(n-1)/n · S/B; the
   // overhead adds 2(n-1) x its value to every size, the NVLink rate sets the slope.
   const calib::ClusterSpec c = one_server();
@@ -148,7 +148,7 @@ TEST_CASE("the per-step overhead and the NVLink rate shape the simulated all-red
 }
 
 TEST_CASE("sizes beyond the simulated bound lie on the steady-state line within 1 %",
-          "[calibrate][nccl]") {
+          "[mechanism][calibrate][nccl]") {
   const calib::SteadyLine l = calib::steady_line(100, 3, 300, 5);
   CHECK(l.bw == Approx(100.0));
   CHECK(l.a == Approx(2.0));
@@ -171,7 +171,8 @@ TEST_CASE("sizes beyond the simulated bound lie on the steady-state line within 
   CHECK_THROWS_AS(calib::simulate_collective(c, truth_params(c), e), scen::InputError);
 }
 
-TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring", "[calibrate][nccl]") {
+TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring",
+          "[mechanism][calibrate][nccl]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const calib::ClusterSpec c =
       calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/dgx-h100-1node.json");
@@ -236,7 +237,7 @@ TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring", "[
 }
 
 TEST_CASE("calibrate on an nccl-tests trace, validate on a held-out one, from the command line",
-          "[calibrate][nccl][cli]") {
+          "[mechanism][calibrate][nccl][cli]") {
   const test_support::TempDir dir("rdmasim_calibrate_nccl");
   dir.write("cluster.json", kClusterJson);
   const calib::ClusterSpec c = one_server();
@@ -292,7 +293,8 @@ TEST_CASE("calibrate on an nccl-tests trace, validate on a held-out one, from th
         Approx(4000e3).epsilon(0.02));
 }
 
-TEST_CASE("nccl-tests traces need GPU servers that hold their ranks", "[calibrate][nccl][cli]") {
+TEST_CASE("nccl-tests traces need GPU servers that hold their ranks",
+          "[mechanism][calibrate][nccl][cli]") {
   const test_support::TempDir dir("rdmasim_calibrate_nccl_bad");
   dir.write("plain.json", R"({"name": "x", "nodes": 2, "link_rate": "100Gbps",
     "topology": {"nodes": [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"},

@@ -60,7 +60,8 @@ AlphaBeta alpha_beta(const scen::Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("ring all-reduce takes 2(n-1)α + 2(n-1)/n S/B + one ACK return", "[collectives]") {
+TEST_CASE("ring all-reduce takes 2(n-1)α + 2(n-1)/n S/B + one ACK return",
+          "[mechanism][collectives]") {
   for (int n : {2, 4, 8}) {
     for (int64_t segment : {int64_t{4096} * 4, int64_t{4096} * 64}) {
       const int64_t size = segment * n;  // whole packets per step
@@ -84,7 +85,7 @@ TEST_CASE("ring all-reduce takes 2(n-1)α + 2(n-1)/n S/B + one ACK return", "[co
   }
 }
 
-TEST_CASE("collective runs are identical on rerun", "[collectives]") {
+TEST_CASE("collective runs are identical on rerun", "[mechanism][collectives]") {
   const scen::Json j = collective_scenario(star(6), {{"op", "all_reduce"},
                                                      {"algorithm", "ring"},
                                                      {"min", "1KiB"},
@@ -105,7 +106,7 @@ TEST_CASE("collective runs are identical on rerun", "[collectives]") {
   CHECK(a.results.dump() == b.results.dump());
 }
 
-TEST_CASE("collective input errors name the path", "[collectives]") {
+TEST_CASE("collective input errors name the path", "[mechanism][collectives]") {
   auto refused = [](const scen::Json& collective, const std::string& path) {
     try {
       (void)test_support::load(collective_scenario(star(3), collective));
@@ -125,7 +126,7 @@ TEST_CASE("collective input errors name the path", "[collectives]") {
 }
 
 TEST_CASE("halving-doubling all-reduce takes 2 log2(n) α + 2(n-1)/n S/B + one ACK return",
-          "[collectives]") {
+          "[mechanism][collectives]") {
   for (int n : {4, 8}) {
     const int64_t size = int64_t{4096} * 32 * n;
     const scen::Scenario s = test_support::load(collective_scenario(
@@ -147,7 +148,7 @@ TEST_CASE("halving-doubling all-reduce takes 2 log2(n) α + 2(n-1)/n S/B + one A
 }
 
 TEST_CASE("pipelined double binary tree all-reduce takes about 2 log2(n) α + 2 S/B",
-          "[collectives]") {
+          "[mechanism][collectives]") {
   // Every rank is interior in at most one tree.
   for (int n : {5, 8, 12}) {
     std::vector<int> interior(n, 0);
@@ -199,7 +200,7 @@ TEST_CASE("pipelined double binary tree all-reduce takes about 2 log2(n) α + 2 
 TEST_CASE(
     "large all-reduce bus bandwidth reaches the link's payload rate times the protocol "
     "efficiency",
-    "[collectives]") {
+    "[mechanism][collectives]") {
   const int n = 4;
   const int64_t size = int64_t{32} << 20;
   for (const auto& [protocol, efficiency] : std::vector<std::pair<std::string, double>>{
@@ -218,7 +219,7 @@ TEST_CASE(
 }
 
 TEST_CASE("all-to-all on a 2:1 oversubscribed leaf-spine takes about twice as long",
-          "[collectives]") {
+          "[mechanism][collectives]") {
   auto run = [](const std::string& fabric_rate) {
     scen::Json topo = {{"generator", "leaf-spine"},
                        {"leaves", 8},
@@ -246,7 +247,8 @@ TEST_CASE("all-to-all on a 2:1 oversubscribed leaf-spine takes about twice as lo
   CHECK(half / full <= 2.2);
 }
 
-TEST_CASE("the collectives table has nccl-tests' columns and conventions", "[collectives]") {
+TEST_CASE("the collectives table has nccl-tests' columns and conventions",
+          "[mechanism][collectives]") {
   // all_gather's size is the total output: on 4 ranks each rank contributes a quarter, so
   // every rank receives 3/4 of the size, and busbw = algbw × 3/4.
   const scen::Scenario s = test_support::load(collective_scenario(star(4), {{"op", "all_gather"},
@@ -293,7 +295,7 @@ TEST_CASE("the collectives table has nccl-tests' columns and conventions", "[col
                   0) == 0);
 }
 
-TEST_CASE("every collective conserves bytes per rank", "[collectives]") {
+TEST_CASE("every collective conserves bytes per rank", "[mechanism][collectives]") {
   const int n = 4;
   const int64_t size = int64_t{4096} * 16 * n;
   struct Case {

@@ -27,7 +27,7 @@ std::string flows(int n, double unit_ns, int64_t bytes = 1000000) {
 
 }  // namespace
 
-TEST_CASE("compare puts FCT percentiles side by side with the error", "[compare]") {
+TEST_CASE("compare puts FCT percentiles side by side with the error", "[cli][compare]") {
   const test_support::TempDir dir("rdmasim_compare");
   std::filesystem::create_directories(dir / "sim");
   dir.write("sim/flows.csv", flows(100, 1000));
@@ -52,7 +52,7 @@ TEST_CASE("compare puts FCT percentiles side by side with the error", "[compare]
   CHECK(test_support::contains(run.out, "-20.0%"));
 }
 
-TEST_CASE("compare refuses runs of different scenarios and malformed files", "[compare]") {
+TEST_CASE("compare refuses runs of different scenarios and malformed files", "[cli][compare]") {
   const test_support::TempDir dir("rdmasim_compare_bad");
   dir.write("a.csv", flows(3, 1000));
   dir.write("b.csv", flows(3, 1000, 2000000));

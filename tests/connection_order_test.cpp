@@ -48,7 +48,7 @@ Arrivals two_messages(bool in_order, uint16_t sport_a, uint16_t sport_b) {
 }  // namespace
 
 TEST_CASE("a connection's messages are served in order, as one QP's work requests",
-          "[transport][collective]") {
+          "[mechanism][transport][collective]") {
   // 1 MB at 100 Gb/s with 4 KiB packets and their headers: about 81 us each.
   const Arrivals fifo = two_messages(true, 50000, 50000);
   INFO("in order: " << fifo.first_us << " us, " << fifo.second_us << " us");

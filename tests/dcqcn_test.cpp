@@ -33,7 +33,7 @@ models::DcqcnParams preset(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("dcqcn: paper preset cuts by alpha/2 at once and raises alpha", "[dcqcn]") {
+TEST_CASE("dcqcn: paper preset cuts by alpha/2 at once and raises alpha", "[mechanism][dcqcn]") {
   Rig rig(preset("dcqcn-paper"));
   rig.notify_at(10_us);
   // alpha starts at 1: the first CNP halves the rate; alpha = (1-g) + g = 1.
@@ -55,7 +55,8 @@ TEST_CASE("dcqcn: paper preset cuts by alpha/2 at once and raises alpha", "[dcqc
   CHECK(rig.controller->alpha(0) == Approx((1 - g) * alpha + g));
 }
 
-TEST_CASE("dcqcn: firmware alpha updates once per period, flagged by notifications", "[dcqcn]") {
+TEST_CASE("dcqcn: firmware alpha updates once per period, flagged by notifications",
+          "[mechanism][dcqcn]") {
   models::DcqcnParams p = preset("nvidia-default");
   p.rate_to_set_on_first_cnp_bps = 0;
   p.rate_reduce_monitor_period = 1000_us;  // keep decreases out of the way
@@ -76,7 +77,7 @@ TEST_CASE("dcqcn: firmware alpha updates once per period, flagged by notificatio
 }
 
 TEST_CASE("dcqcn: decreases respect the monitor period, min decrease factor and min rate",
-          "[dcqcn]") {
+          "[mechanism][dcqcn]") {
   models::DcqcnParams p = preset("nvidia-default");
   Rig rig(p);
   rig.notify_at(0_us);
@@ -100,7 +101,8 @@ TEST_CASE("dcqcn: decreases respect the monitor period, min decrease factor and 
   CHECK(rig.qp().rate_bps == p.rpg_min_rate_bps);
 }
 
-TEST_CASE("dcqcn: increase stages run fast recovery, additive, then hyper increase", "[dcqcn]") {
+TEST_CASE("dcqcn: increase stages run fast recovery, additive, then hyper increase",
+          "[mechanism][dcqcn]") {
   models::DcqcnParams p = preset("hpcc-ns3");  // timer only, 1 fast-recovery stage
   Rig rig(p);
   rig.notify_at(0_us);      // limiter at line rate, alpha 1
@@ -127,7 +129,7 @@ TEST_CASE("dcqcn: increase stages run fast recovery, additive, then hyper increa
   CHECK(rig.controller->stats().limiters_released == 1);
 }
 
-TEST_CASE("dcqcn: additive and hyper steps of the target below line rate", "[dcqcn]") {
+TEST_CASE("dcqcn: additive and hyper steps of the target below line rate", "[mechanism][dcqcn]") {
   models::DcqcnParams p = preset("dcqcn-paper");
   p.rpg_byte_reset = 0;  // the timer alone, for exact stages
   p.rpg_threshold = 2;
@@ -144,7 +146,8 @@ TEST_CASE("dcqcn: additive and hyper steps of the target below line rate", "[dcq
   CHECK(rig.controller->target_rate(0) == kLine / 2 + p.rpg_ai_rate_bps + p.rpg_hai_rate_bps);
 }
 
-TEST_CASE("dcqcn: the notification point sends at most one CNP per QP per interval", "[dcqcn]") {
+TEST_CASE("dcqcn: the notification point sends at most one CNP per QP per interval",
+          "[mechanism][dcqcn]") {
   Rig rig(preset("dcqcn-paper"));  // 50 us
   int sent = 0;
   for (int k = 0; k < 1000; ++k) {  // a marked packet every 1 us for 1 ms
@@ -189,7 +192,7 @@ double jain(const std::vector<double>& x) {
 }  // namespace
 
 TEST_CASE("dcqcn: two flows on one bottleneck converge to a fair share, queue below Kmax",
-          "[dcqcn][slow]") {
+          "[mechanism][dcqcn][slow]") {
   scen::Json j = bottleneck(2, "dcqcn-paper");
   j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "r"}, {"size", "1GB"}, {"start", "0us"}},
                             {{"src", "h1"}, {"dst", "r"}, {"size", "1GB"}, {"start", "1ms"}}};
@@ -232,7 +235,7 @@ TEST_CASE("dcqcn: two flows on one bottleneck converge to a fair share, queue be
 }
 
 TEST_CASE("dcqcn: a flow returns to 95 % of line rate within 5 ms after congestion ends",
-          "[dcqcn][slow]") {
+          "[mechanism][dcqcn][slow]") {
   scen::Json j = bottleneck(2, "dcqcn-paper");
   // A long flow, and a 20 MB one that congests the bottleneck from 1 ms until it completes.
   j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "r"}, {"size", "1GB"}, {"start", "0us"}},
@@ -261,7 +264,7 @@ TEST_CASE("dcqcn: a flow returns to 95 % of line rate within 5 ms after congesti
   CHECK(recovered - ended <= 5'000_us);
 }
 
-TEST_CASE("dcqcn: without ECN marking rates stay at line rate", "[dcqcn]") {
+TEST_CASE("dcqcn: without ECN marking rates stay at line rate", "[mechanism][dcqcn]") {
   scen::Json j = bottleneck(2, "nvidia-default");
   j["fabric"]["ecn"]["enabled"] = false;
   j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "r"}, {"size", "20MB"}},
@@ -279,7 +282,7 @@ TEST_CASE("dcqcn: without ECN marking rates stay at line rate", "[dcqcn]") {
 }
 
 TEST_CASE("dcqcn: hpcc-ns3 flags the ACK of every marked packet instead of sending CNPs",
-          "[dcqcn]") {
+          "[mechanism][dcqcn]") {
   scen::Json j = bottleneck(4, "hpcc-ns3");
   j["workload"]["incast"] = {
       {"receiver", "r"}, {"senders", {"h0", "h1", "h2", "h3"}}, {"size", "4MB"}};
@@ -296,7 +299,7 @@ TEST_CASE("dcqcn: hpcc-ns3 flags the ACK of every marked packet instead of sendi
 }
 
 TEST_CASE("dcqcn: the victim of PFC congestion spreading gets its share back with DCQCN",
-          "[dcqcn][slow]") {
+          "[mechanism][dcqcn][slow]") {
   // roce-victim-flow.json: flow 12 (v -> w) crosses L0's uplink with the four incast flows from
   // L0. Max-min fair shares: the 12 incast flows split r's 100 Gb/s (8.33 each); the victim gets
   // what the four leave of the uplink: 100 - 4 x 8.33 = 66.7 Gb/s.
@@ -323,7 +326,8 @@ TEST_CASE("dcqcn: the victim of PFC congestion spreading gets its share back wit
   CHECK(with_dcqcn >= 0.8 * fair_gbps);
 }
 
-TEST_CASE("dcqcn: the shipped RoCE scenarios show what their descriptions say", "[dcqcn]") {
+TEST_CASE("dcqcn: the shipped RoCE scenarios show what their descriptions say",
+          "[mechanism][dcqcn]") {
   const auto run = [](const std::string& name) {
     return scen::run_scenario(
         scen::load_scenario_file(std::string(RDMASIM_SOURCE_DIR) + "/scenarios/" + name));

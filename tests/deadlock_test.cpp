@@ -20,7 +20,8 @@ double ns(const scen::Json& v) {
 
 }  // namespace
 
-TEST_CASE("deadlock: the ring of four is detected with its cycle in waiting order", "[deadlock]") {
+TEST_CASE("deadlock: the ring of four is detected with its cycle in waiting order",
+          "[mechanism][deadlock]") {
   const auto out = run_ring();
   REQUIRE(out.results["deadlocks"] == 1);
   CHECK(out.results["stop_reason"] == "deadlock");
@@ -37,14 +38,16 @@ TEST_CASE("deadlock: the ring of four is detected with its cycle in waiting orde
   CHECK(run_ring().results["deadlock_events"] == out.results["deadlock_events"]);
 }
 
-TEST_CASE("deadlock: with on_deadlock continue the run goes on and reports it once", "[deadlock]") {
+TEST_CASE("deadlock: with on_deadlock continue the run goes on and reports it once",
+          "[mechanism][deadlock]") {
   const auto out = run_ring({"stop.on_deadlock=continue", "stop.time=3ms"});
   CHECK(out.results["deadlocks"] == 1);
   CHECK(out.results["stop_reason"] == "time-limit");
   CHECK(out.end_time == sim::Time(3'000'000'000));
 }
 
-TEST_CASE("deadlock: without the cycle (three flows of four) nothing deadlocks", "[deadlock]") {
+TEST_CASE("deadlock: without the cycle (three flows of four) nothing deadlocks",
+          "[mechanism][deadlock]") {
   scen::Json j = scen::read_json_file(kRing);
   j["workload"]["flows"].erase(3);
   j["stop"] = {{"until", "workload-done"}, {"time", "50ms"}};
@@ -54,7 +57,8 @@ TEST_CASE("deadlock: without the cycle (three flows of four) nothing deadlocks",
   CHECK(out.results["flows_completed"] == 3);
 }
 
-TEST_CASE("deadlock: a 64-to-1 incast's long pause tree is never a deadlock", "[deadlock]") {
+TEST_CASE("deadlock: a 64-to-1 incast's long pause tree is never a deadlock",
+          "[mechanism][deadlock]") {
   scen::Json j;
   j["topology"] = {
       {"generator", "leaf-spine"}, {"leaves", 8}, {"spines", 2}, {"hosts_per_leaf", 9}};
@@ -75,7 +79,7 @@ TEST_CASE("deadlock: a 64-to-1 incast's long pause tree is never a deadlock", "[
 }
 
 TEST_CASE("deadlock: the PFC watchdog breaks the ring's deadlock and every flow completes",
-          "[deadlock][watchdog]") {
+          "[mechanism][deadlock][watchdog]") {
   const auto out = run_ring({"fabric.pfc.watchdog_timeout=100us",
                              "fabric.pfc.watchdog_recovery=100us", "stop.time=500ms"});
   CHECK(out.results["pfc"]["watchdog_triggers"].get<uint64_t>() > 0);

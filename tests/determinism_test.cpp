@@ -19,7 +19,8 @@ scen::Json fat_tree_flows(uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("determinism: the same scenario and seed give byte-identical outputs", "[determinism]") {
+TEST_CASE("determinism: the same scenario and seed give byte-identical outputs",
+          "[scenario][determinism]") {
   const scen::Scenario s =
       scen::load_scenario_file(std::string(RDMASIM_SOURCE_DIR) + "/scenarios/quickstart.json");
   const scen::RunOutcome a = scen::run_scenario(s);
@@ -30,7 +31,8 @@ TEST_CASE("determinism: the same scenario and seed give byte-identical outputs",
   CHECK(scen::summary_json(s, a) == scen::summary_json(s, b));
 }
 
-TEST_CASE("determinism: a different seed changes ECMP choices on a fat-tree", "[determinism]") {
+TEST_CASE("determinism: a different seed changes ECMP choices on a fat-tree",
+          "[scenario][determinism]") {
   const auto run = [](uint64_t seed) {
     return scen::links_csv(scen::run_scenario(test_support::load(fat_tree_flows(seed))));
   };
@@ -40,7 +42,7 @@ TEST_CASE("determinism: a different seed changes ECMP choices on a fat-tree", "[
 }
 
 TEST_CASE("determinism: PFC, ECN marking and DCQCN give byte-identical outputs",
-          "[determinism][dcqcn]") {
+          "[scenario][determinism][dcqcn]") {
   scen::LoadOptions o;
   o.sets = {"fabric.dcqcn.enabled=true", "stop.time=5ms"};
   const scen::Scenario s = scen::load_scenario_file(

@@ -23,7 +23,7 @@ uint64_t u(const scen::Json& j) {
 
 }  // namespace
 
-TEST_CASE("ecn: marks follow the RED curve of the queue each packet joins", "[ecn]") {
+TEST_CASE("ecn: marks follow the RED curve of the queue each packet joins", "[mechanism][ecn]") {
   using namespace sim::literals;
   sim::Simulator sim(7);
   models::PacketPool pool;
@@ -87,7 +87,8 @@ TEST_CASE("ecn: marks follow the RED curve of the queue each packet joins", "[ec
   CHECK(marked > 0);
 }
 
-TEST_CASE("ecn: an incast marks packets at the bottleneck and none without ECN", "[ecn]") {
+TEST_CASE("ecn: an incast marks packets at the bottleneck and none without ECN",
+          "[mechanism][ecn]") {
   scen::Json t;
   t["nodes"] = scen::Json::array({{{"name", "sw"}, {"kind", "switch"}}});
   for (int h = 0; h <= 4; ++h) {
@@ -115,7 +116,7 @@ TEST_CASE("ecn: an incast marks packets at the bottleneck and none without ECN",
   CHECK_FALSE(off.results.contains("ecn"));
 }
 
-TEST_CASE("ecn: two priorities on one port each follow their own RED curve", "[ecn]") {
+TEST_CASE("ecn: two priorities on one port each follow their own RED curve", "[mechanism][ecn]") {
   using namespace sim::literals;
   // Fabric default: Kmin 100 KB, Kmax 400 KB, Pmax 0.3. An override gives priority 5 of one
   // port of s1 a shallower curve: Kmin 20 KB, Kmax 200 KB, Pmax 0.5.
@@ -208,7 +209,7 @@ TEST_CASE("ecn: two priorities on one port each follow their own RED curve", "[e
   CHECK(marked[0] > 0);
 }
 
-TEST_CASE("ecn: an override can enable marking on one switch only", "[ecn]") {
+TEST_CASE("ecn: an override can enable marking on one switch only", "[mechanism][ecn]") {
   scen::Json j;
   j["topology"] =
       test_support::chain_topology({"100Gbps", "100Gbps", "100Gbps"}, {"1us", "1us", "1us"});

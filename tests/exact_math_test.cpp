@@ -25,7 +25,7 @@ uint64_t bits(double x) {
 
 }  // namespace
 
-TEST_CASE("exact math: integer powers by exactly rounded multiplications", "[exact_math]") {
+TEST_CASE("exact math: integer powers by exactly rounded multiplications", "[unit][exact_math]") {
   CHECK(sim::pow_int(0.5, 0) == 1.0);
   CHECK(sim::pow_int(0.5, 10) == 1.0 / 1024);  // powers of two are exact
   CHECK(sim::pow_int(3.0, 13) == 1594323.0);   // so are small integers
@@ -43,7 +43,7 @@ TEST_CASE("exact math: integer powers by exactly rounded multiplications", "[exa
   CHECK(bits(sim::pow_int(g, 1000)) == bits(sim::pow_int(g, 512) * sim::pow_int(g, 488)));
 }
 
-TEST_CASE("exact math: natural logarithm from basic operations", "[exact_math]") {
+TEST_CASE("exact math: natural logarithm from basic operations", "[unit][exact_math]") {
   CHECK(sim::log_exact(1.0) == 0.0);
   // Accurate to a few ulp over the whole range the exponential draws use, (0, 1] ...
   for (double x :
@@ -57,7 +57,7 @@ TEST_CASE("exact math: natural logarithm from basic operations", "[exact_math]")
   CHECK(bits(sim::log_exact(0.1)) == 0xC0026BB1BBB55515ULL);
 }
 
-TEST_CASE("exact math: exponential draws are pinned to the bit", "[exact_math]") {
+TEST_CASE("exact math: exponential draws are pinned to the bit", "[unit][exact_math]") {
   sim::Rng rng(42);
   const double a = rng.exponential(1000.0);
   const double b = rng.exponential(1000.0);
@@ -67,7 +67,7 @@ TEST_CASE("exact math: exponential draws are pinned to the bit", "[exact_math]")
   CHECK(bits(c) == 0x4091CE47A17572CBULL);  // 1139.57
 }
 
-TEST_CASE("exact math: no libm transcendental on the simulation path", "[exact_math]") {
+TEST_CASE("exact math: no libm transcendental on the simulation path", "[unit][exact_math]") {
   // pow, exp, log and their kin may round differently in another libm; the simulator's own
   // sources (kernel, models, scenario building) must use sim/exact_math.hpp instead. sqrt,
   // floor, ceil, ldexp and frexp are exact and stay allowed.

@@ -97,7 +97,8 @@ void check_case(const Case& c) {
 
 }  // namespace
 
-TEST_CASE("engine: single unloaded flow FCT equals the pipeline closed form", "[engine][fct]") {
+TEST_CASE("engine: single unloaded flow FCT equals the pipeline closed form",
+          "[mechanism][engine][fct]") {
   const std::vector<std::vector<std::string>> rate_sets = {
       {"100Gbps", "100Gbps"},                                // one switch, equal rates
       {"100Gbps", "100Gbps", "100Gbps", "100Gbps"},          // three switches
@@ -115,7 +116,7 @@ TEST_CASE("engine: single unloaded flow FCT equals the pipeline closed form", "[
 }
 
 TEST_CASE("engine: zero switching latency and store-and-forward differ by the serialisations",
-          "[engine][fct]") {
+          "[mechanism][engine][fct]") {
   // Store-and-forward adds one serialisation per switch for a single packet; cut-through adds
   // none. A mechanism check: removing the last-bit wait would make these equal.
   auto fct = [](bool ct) {
@@ -134,7 +135,7 @@ TEST_CASE("engine: zero switching latency and store-and-forward differ by the se
 }
 
 TEST_CASE("ideal FCT: the pipeline closed form equals the packet-by-packet recursion",
-          "[engine][fct]") {
+          "[mechanism][engine][fct]") {
   // Random paths (rates that do not divide, mixed cut-through and store-and-forward hops, per-hop
   // latencies) and packet counts; the oracle steps every packet through every hop.
   auto recursion = [](const std::vector<models::PathHop>& hops, int64_t packets, int64_t full,

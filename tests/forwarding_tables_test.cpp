@@ -93,7 +93,7 @@ int check_balanced(const Fabric& f, const RoutingTables& rt) {
 }  // namespace
 
 TEST_CASE("LFT minhop: reachable, minimal, destinations balanced per equal-cost set",
-          "[lft][routing]") {
+          "[unit][lft][routing]") {
   SECTION("k = 8 fat-tree") {
     const Fabric f = build_fabric(make_fat_tree({.k = 8}));
     RoutingTables rt = compute_routes(f);
@@ -134,7 +134,7 @@ TEST_CASE("LFT minhop: reachable, minimal, destinations balanced per equal-cost 
 }
 
 TEST_CASE("LFT ftree: d-mod-k, one core per destination, every core the same share",
-          "[lft][routing]") {
+          "[unit][lft][routing]") {
   const Fabric f = build_fabric(make_fat_tree({.k = 8}));
   RoutingTables rt = compute_updown_routes(f);
   rt.lft = compute_lft(f, rt, LftAlgorithm::FatTree);
@@ -168,7 +168,7 @@ TEST_CASE("LFT ftree: d-mod-k, one core per destination, every core the same sha
 }
 
 TEST_CASE("LFT minhop on a fat-tree sends an aggregation switch's arrivals up one port",
-          "[lft][routing]") {
+          "[unit][lft][routing]") {
   // OpenSM's min-hop balances each switch on its own: an edge switch sends destination d up to
   // agg d mod 4, and agg0_a then also gives out-of-pod destinations d mod 4 ... so the
   // destinations that arrive at agg0_a (d = a mod 4) all leave by one core port. The reason the

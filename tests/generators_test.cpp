@@ -34,7 +34,7 @@ void expect_param_refused(Topology (*make)(const Params&), const Params& p,
 
 }  // namespace
 
-TEST_CASE("generators: leaf-spine sizes, names and hosts first") {
+TEST_CASE("generators: leaf-spine sizes, names and hosts first", "[unit]") {
   LeafSpineParams p;
   p.leaves = 3;
   p.spines = 2;
@@ -54,7 +54,7 @@ TEST_CASE("generators: leaf-spine sizes, names and hosts first") {
   CHECK(f.topo.nodes[f.node_by_name("spine0")].tier == 2);
 }
 
-TEST_CASE("generators: leaf-spine spreads over spines x uplinks between leaves") {
+TEST_CASE("generators: leaf-spine spreads over spines x uplinks between leaves", "[unit]") {
   for (const int uplinks : {1, 3}) {
     LeafSpineParams p;
     p.leaves = 4;
@@ -73,7 +73,7 @@ TEST_CASE("generators: leaf-spine spreads over spines x uplinks between leaves")
   }
 }
 
-TEST_CASE("generators: fat-tree sizes follow Al-Fares (k^3/4 hosts, 5k^2/4 switches)") {
+TEST_CASE("generators: fat-tree sizes follow Al-Fares (k^3/4 hosts, 5k^2/4 switches)", "[unit]") {
   for (const int k : {2, 4, 8}) {
     const Fabric f = build_fabric(make_fat_tree({.k = k}));
     CHECK(count_kind(f.topo, NodeKind::Host) == k * k * k / 4);
@@ -92,7 +92,8 @@ TEST_CASE("generators: fat-tree sizes follow Al-Fares (k^3/4 hosts, 5k^2/4 switc
   CHECK(t.nodes[31].group == 3);  // agg3_1 is in pod 3
 }
 
-TEST_CASE("generators: fat-tree path diversity is (k/2)^2 across pods, k/2 within a pod") {
+TEST_CASE("generators: fat-tree path diversity is (k/2)^2 across pods, k/2 within a pod",
+          "[unit]") {
   for (const int k : {4, 6, 8}) {
     const int half = k / 2;
     const Fabric f = build_fabric(make_fat_tree({.k = k}));
@@ -105,7 +106,8 @@ TEST_CASE("generators: fat-tree path diversity is (k/2)^2 across pods, k/2 withi
   }
 }
 
-TEST_CASE("generators: clos3 with the HPCC parameters is 320 hosts, 56 switches, 480 links") {
+TEST_CASE("generators: clos3 with the HPCC parameters is 320 hosts, 56 switches, 480 links",
+          "[unit]") {
   const Fabric f = build_fabric(make_clos3(ClosParams{}));
   CHECK(count_kind(f.topo, NodeKind::Host) == 320);
   CHECK(count_kind(f.topo, NodeKind::Switch) == 56);
@@ -120,7 +122,7 @@ TEST_CASE("generators: clos3 with the HPCC parameters is 320 hosts, 56 switches,
   CHECK(count_shortest_paths(f, rt, 0, 16) == 4);  // other ToR, same pod
 }
 
-TEST_CASE("generators: clos3 reproduces the HPCC peer's fat.txt link for link") {
+TEST_CASE("generators: clos3 reproduces the HPCC peer's fat.txt link for link", "[unit]") {
   RDMASIM_REQUIRE_SHARED(shared);
   std::ifstream in(shared + "/peers/hpcc/fat.txt");
   REQUIRE(in.good());
@@ -146,7 +148,7 @@ TEST_CASE("generators: clos3 reproduces the HPCC peer's fat.txt link for link") 
   }
 }
 
-TEST_CASE("generators: rail-optimised sizes, names and one-switch same-rail paths") {
+TEST_CASE("generators: rail-optimised sizes, names and one-switch same-rail paths", "[unit]") {
   RailParams p;
   p.nodes = 6;
   p.rails = 4;
@@ -175,7 +177,7 @@ TEST_CASE("generators: rail-optimised sizes, names and one-switch same-rail path
   CHECK(count_shortest_paths(f, rt, host("n0r0"), host("n0r1")) == 3 * 2 * 2);  // other rail
 }
 
-TEST_CASE("generators: bad parameters are refused with the parameter name as path") {
+TEST_CASE("generators: bad parameters are refused with the parameter name as path", "[unit]") {
   expect_param_refused(make_fat_tree, FatTreeParams{.k = 5}, "k");
   expect_param_refused(make_fat_tree, FatTreeParams{.k = 0}, "k");
   expect_param_refused(make_fat_tree, FatTreeParams{.k = 4, .rate_bps = 0}, "rate_bps");
@@ -196,7 +198,7 @@ TEST_CASE("generators: bad parameters are refused with the parameter name as pat
                        "hosts_per_leaf");
 }
 
-TEST_CASE("generators: every generated fabric passes validation") {
+TEST_CASE("generators: every generated fabric passes validation", "[unit]") {
   CHECK_NOTHROW(build_fabric(make_leaf_spine({})));
   CHECK_NOTHROW(build_fabric(make_fat_tree({})));
   CHECK_NOTHROW(build_fabric(make_clos3({})));

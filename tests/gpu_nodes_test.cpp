@@ -47,7 +47,8 @@ int host_of(const scen::Scenario& s, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("GPU servers: an NVLink domain per server beside a rail-optimised fabric", "[gpu]") {
+TEST_CASE("GPU servers: an NVLink domain per server beside a rail-optimised fabric",
+          "[mechanism][gpu]") {
   const scen::Scenario s =
       test_support::load(gpu_scenario({{"generator", "rail"},
                                        {"nodes", {{"count", 2}, {"preset", "dgx-h100"}}},
@@ -88,7 +89,8 @@ TEST_CASE("GPU servers: an NVLink domain per server beside a rail-optimised fabr
   CHECK(topo::gpu_nic_indices(4, 8, 2) == std::vector<int>{1});
 }
 
-TEST_CASE("GPU servers on a leaf-spine: NICs fill the leaves, presets set the rates", "[gpu]") {
+TEST_CASE("GPU servers on a leaf-spine: NICs fill the leaves, presets set the rates",
+          "[mechanism][gpu]") {
   // dgx-a100: 200 Gb/s NICs, NVLink 300 GB/s each way.
   const scen::Scenario a =
       test_support::load(gpu_scenario({{"generator", "leaf-spine"},
@@ -126,7 +128,8 @@ TEST_CASE("GPU servers on a leaf-spine: NICs fill the leaves, presets set the ra
   CHECK(b.fabric.host_node.size() == 8 + 8);  // 8 NIC endpoints (4 in use) + 8 GPUs
 }
 
-TEST_CASE("an all-reduce inside one server runs over NVLink at the alpha-beta time", "[gpu]") {
+TEST_CASE("an all-reduce inside one server runs over NVLink at the alpha-beta time",
+          "[mechanism][gpu]") {
   // One dgx-h100 server: 8 GPUs on the NVSwitch at 450 GB/s each way. Ring all-reduce:
   // T = 2(n-1)α + 2(n-1)/n · S/B, with B the NVLink payload rate and α one step's unloaded
   // latency beyond serialisation (GPU -> NVSwitch -> GPU), from the model, and the last
@@ -167,7 +170,7 @@ TEST_CASE("an all-reduce inside one server runs over NVLink at the alpha-beta ti
 }
 
 TEST_CASE("hierarchical all-reduce moves the intra-server share over NVLink and beats the ring",
-          "[gpu]") {
+          "[mechanism][gpu]") {
   // 4 servers x 4 GPUs, NICs at 100 Gb/s, NVLink at 2.4 Tb/s (24x faster).
   const int servers = 4, local = 4, n = servers * local;
   const int64_t size = int64_t{4} << 20;
@@ -211,7 +214,7 @@ TEST_CASE("hierarchical all-reduce moves the intra-server share over NVLink and 
   CHECK(nccl_ring.time.ps * 2 < ring.time.ps);
 }
 
-TEST_CASE("GPU server input errors name the path", "[gpu]") {
+TEST_CASE("GPU server input errors name the path", "[mechanism][gpu]") {
   auto refused = [](const scen::Json& topology, const scen::Json& collective,
                     const std::string& path) {
     try {
@@ -248,7 +251,7 @@ TEST_CASE("GPU server input errors name the path", "[gpu]") {
 }
 
 TEST_CASE("hierarchical all-reduce pipelines its phases: the slowest phase plus the fill",
-          "[gpu][hierarchical]") {
+          "[mechanism][gpu][hierarchical]") {
   // 2 servers x 4 GPUs, NVLink at 2.4 Tb/s, NICs at 100 Gb/s: the rail's all-reduce of S/4
   // through each NIC is the slowest phase; reduce-scatter and all-gather over NVLink are each
   // about an eighth of it. Pipelined in blocks of 4 chunks, the all-reduce takes the slowest
@@ -287,7 +290,7 @@ TEST_CASE("hierarchical all-reduce pipelines its phases: the slowest phase plus 
 }
 
 TEST_CASE("GB200 NVL72: 72 GPUs in one NVLink domain, NVLS and the ring inside it",
-          "[gpu][nvl72]") {
+          "[mechanism][gpu][nvl72]") {
   scen::LoadOptions o;
   o.sets = {"workload.collective[0].min=4MiB", "workload.collective[0].max=4MiB",
             "workload.collective[1].min=4MiB", "workload.collective[1].max=4MiB",

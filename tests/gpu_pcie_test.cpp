@@ -43,7 +43,7 @@ models::CollectiveResult run_one(const scen::Json& j) {
 
 }  // namespace
 
-TEST_CASE("a GPU driving four NICs is capped by its own PCIe link", "[gpu][pcie]") {
+TEST_CASE("a GPU driving four NICs is capped by its own PCIe link", "[mechanism][gpu][pcie]") {
   const int64_t size = int64_t{64} << 20;
   const models::CollectiveResult capped = run_one(servers(kOneGpuFourNics, 2, size));
   // 2 ranks: each GPU sends S and receives S; its link carries S each way at 460 Gb/s.
@@ -60,7 +60,8 @@ TEST_CASE("a GPU driving four NICs is capped by its own PCIe link", "[gpu][pcie]
   CHECK(uncapped.busbw_gbps() > 3 * link_gbyte);  // four NICs' worth
 }
 
-TEST_CASE("GPUDirect RDMA off: staging crosses host memory twice each way", "[gpu][pcie]") {
+TEST_CASE("GPUDirect RDMA off: staging crosses host memory twice each way",
+          "[mechanism][gpu][pcie]") {
   const int64_t size = int64_t{64} << 20;
   // 200 GB/s of host memory per server: far below what 8 NICs move both ways, twice.
   const scen::Json staged = {
@@ -81,7 +82,7 @@ TEST_CASE("GPUDirect RDMA off: staging crosses host memory twice each way", "[gp
   CHECK(static_cast<double>(d.time.ps) < 0.6 * got);
 }
 
-TEST_CASE("the presets carry their servers' PCIe layout", "[gpu][pcie]") {
+TEST_CASE("the presets carry their servers' PCIe layout", "[mechanism][gpu][pcie]") {
   const scen::Scenario h = test_support::load(servers({{"preset", "dgx-h100"}}, 2, 1 << 20));
   CHECK(h.fabric.topo.gpus.params.gpu_pcie_rate_bps == 460'000'000'000);
   CHECK(h.fabric.topo.gpus.params.gpudirect_rdma);
@@ -99,7 +100,7 @@ TEST_CASE("the presets carry their servers' PCIe layout", "[gpu][pcie]") {
 TEST_CASE(
     "GPUDirect RDMA off: each network step waits its data written to and read from host "
     "memory",
-    "[gpu][pcie]") {
+    "[mechanism][gpu][pcie]") {
   // Two servers of one GPU and one NIC, 1 channel, one message per step: the ring all-reduce
   // of S is 2 steps of S/2 across the network, each staged twice at the GPU's PCIe rate. The
   // host memory (unlimited here) and the link are fast enough not to bound the rate: only the

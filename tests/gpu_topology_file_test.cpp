@@ -76,7 +76,8 @@ void check_same(const topo::Topology& a, const topo::Topology& b) {
 
 }  // namespace
 
-TEST_CASE("GPU topology: written and read back, the same network", "[gpu][topology_file]") {
+TEST_CASE("GPU topology: written and read back, the same network",
+          "[scenario][gpu][topology_file]") {
   const topo::Topology generated = read(rail_gpu_spec());
   REQUIRE(!generated.gpus.empty());
   const Json file = scen::topology_to_json(generated);
@@ -99,7 +100,7 @@ TEST_CASE("GPU topology: written and read back, the same network", "[gpu][topolo
   CHECK(a.nvlink_bytes > 0);
 }
 
-TEST_CASE("GPU topology: servers named in an inline topology", "[gpu][topology_file]") {
+TEST_CASE("GPU topology: servers named in an inline topology", "[scenario][gpu][topology_file]") {
   // Two servers of 2 GPUs, each with one NIC host on a single switch.
   Json t = test_support::star(2, "100Gbps", "500ns");
   t["gpu_servers"] = {{"preset", "generic"},
@@ -138,7 +139,8 @@ TEST_CASE("GPU topology: servers named in an inline topology", "[gpu][topology_f
   refused(Json::array(), "topology.gpu_servers.servers");
 }
 
-TEST_CASE("cli: topo gen writes a GPU topology a scenario file uses", "[gpu][topology_file][cli]") {
+TEST_CASE("cli: topo gen writes a GPU topology a scenario file uses",
+          "[scenario][gpu][topology_file][cli]") {
   test_support::TempDir dir("rdmasim_gpu_topo");
   const test_support::Run gen = test_support::rdmasim(
       {"topo", "gen", "rail", "--nodes", rail_gpu_spec()["nodes"].dump(), "--nodes_per_leaf", "2",

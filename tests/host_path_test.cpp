@@ -56,7 +56,7 @@ double gbps(const scen::FlowResult& f) {
 }  // namespace
 
 TEST_CASE("host path: a single message's latency adds the hand-computed PCIe terms",
-          "[host_path]") {
+          "[mechanism][host_path]") {
   // One 1000-byte packet (MTU 4096): doorbell + DMA read round trip + the payload read at the
   // PCIe rate before it leaves; at the receiver the DMA write latency + the payload written
   // at the PCIe rate before it is delivered and acknowledged.
@@ -86,7 +86,8 @@ TEST_CASE("host path: a single message's latency adds the hand-computed PCIe ter
   }
 }
 
-TEST_CASE("host path: a PCIe rate below line rate caps a flow's throughput", "[host_path]") {
+TEST_CASE("host path: a PCIe rate below line rate caps a flow's throughput",
+          "[mechanism][host_path]") {
   // Steady-state rate: the extra bytes of a longer flow over its extra time (the fixed
   // latencies cancel).
   auto rate_gbps = [](const scen::Json& host) {
@@ -107,7 +108,7 @@ TEST_CASE("host path: a PCIe rate below line rate caps a flow's throughput", "[h
 }
 
 TEST_CASE("host path: GPU servers set it per server and per rail, NVLink has none",
-          "[host_path][gpu]") {
+          "[mechanism][host_path][gpu]") {
   const int64_t bytes = 4 << 20;
   // Server 1's rail 1 has a PCIe Gen4 x8-like 100 Gb/s... set to 50 Gb/s: the receive side
   // (DMA writes) of n1r1 caps a flow into it; rail 0 (n1r0) keeps the server's Gen5 path.
@@ -131,7 +132,7 @@ TEST_CASE("host path: GPU servers set it per server and per rail, NVLink has non
   CHECK(nv_host.fct.ps == nv_plain.fct.ps);
 }
 
-TEST_CASE("host path: bad input names the path, parameters are listed", "[host_path]") {
+TEST_CASE("host path: bad input names the path, parameters are listed", "[mechanism][host_path]") {
   auto refused = [](const scen::Json& j, const std::string& path) {
     try {
       (void)test_support::load(j);

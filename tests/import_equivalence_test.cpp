@@ -22,7 +22,7 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 TEST_CASE("import: the HPCC fat.txt fabric equals the shipped websearch scenario's clos3",
-          "[import]") {
+          "[scenario][import]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/peers/hpcc/";
   const scen::Scenario imported = scen::load_scenario_json(
@@ -47,7 +47,7 @@ TEST_CASE("import: the HPCC fat.txt fabric equals the shipped websearch scenario
   CHECK(imported.nic.mtu == 1000);
 }
 
-TEST_CASE("import: the HPCC incast8 and an htsim matrix run to completion", "[import]") {
+TEST_CASE("import: the HPCC incast8 and an htsim matrix run to completion", "[scenario][import]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string hpcc = shared + "/peers/hpcc/";
   const scen::Scenario incast = scen::load_scenario_json(

@@ -48,7 +48,7 @@ json hpcc(const std::string& topo, const std::string& flows) {
 
 }  // namespace
 
-TEST_CASE("import: hpcc topology and flows become rdmasim scenario JSON") {
+TEST_CASE("import: hpcc topology and flows become rdmasim scenario JSON", "[scenario]") {
   const json got = hpcc(kTopo,
                         "2\n"
                         "0 1 3 100 2323151 2.000000261\n"
@@ -70,7 +70,7 @@ TEST_CASE("import: hpcc topology and flows become rdmasim scenario JSON") {
   CHECK(got == expected);
 }
 
-TEST_CASE("import: hpcc rewrites other ns-3 rate and delay spellings exactly") {
+TEST_CASE("import: hpcc rewrites other ns-3 rate and delay spellings exactly", "[scenario]") {
   const json got = hpcc(
       "5 1 4\n4\n"
       "0 4 100Gb/s 0.000001 0\n"  // bare delay: seconds, as in ns-3
@@ -90,7 +90,7 @@ TEST_CASE("import: hpcc rewrites other ns-3 rate and delay spellings exactly") {
   CHECK(got["workload"]["flows"].empty());
 }
 
-TEST_CASE("import: hpcc tolerates CRLF, trailing blanks and blank lines") {
+TEST_CASE("import: hpcc tolerates CRLF, trailing blanks and blank lines", "[scenario]") {
   const json crlf = hpcc(
       "4 1 3 \r\n3\r\n\r\n0 3 100Gbps 1000ns 0\r\n1 3 100Gbps 1000ns 0.001 \r\n"
       "2 3 25Gbps 1us 0\r\n\r\n",
@@ -100,7 +100,7 @@ TEST_CASE("import: hpcc tolerates CRLF, trailing blanks and blank lines") {
   CHECK(plain["workload"]["flows"][0]["start"] == "2000000000ns");
 }
 
-TEST_CASE("import: hpcc refuses malformed input, naming the file and line") {
+TEST_CASE("import: hpcc refuses malformed input, naming the file and line", "[scenario]") {
   struct Case {
     const char* what;
     std::string topo, flows, path, value;
@@ -144,7 +144,7 @@ TEST_CASE("import: hpcc refuses malformed input, naming the file and line") {
   }
 }
 
-TEST_CASE("import: htsim connection matrix becomes flows on a fat-tree") {
+TEST_CASE("import: htsim connection matrix becomes flows on a fat-tree", "[scenario]") {
   const json got = scen::import_htsim(
       "Nodes 16\r\n"
       "Connections 3\n"
@@ -166,7 +166,7 @@ TEST_CASE("import: htsim connection matrix becomes flows on a fat-tree") {
   CHECK(got == expected);
 }
 
-TEST_CASE("import: htsim refuses malformed input, naming the file and line") {
+TEST_CASE("import: htsim refuses malformed input, naming the file and line", "[scenario]") {
   struct Case {
     const char* what;
     std::string text;
@@ -214,7 +214,7 @@ TEST_CASE("import: htsim refuses malformed input, naming the file and line") {
 
 // The README in ../shared/peers: fat.txt has 320 hosts, 56 switches, 480 links, 100 Gbps host
 // links, 400 Gbps between switches, 1 µs per link; the 1 ms WebSearch file has 388 flows, 682 MB.
-TEST_CASE("import: hpcc fat.txt and the 1 ms WebSearch flows (shared data)") {
+TEST_CASE("import: hpcc fat.txt and the 1 ms WebSearch flows (shared data)", "[scenario]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/peers/hpcc/";
   const json s = scen::import_hpcc(read_text(dir + "fat.txt"), "fat.txt",
@@ -253,7 +253,7 @@ TEST_CASE("import: hpcc fat.txt and the 1 ms WebSearch flows (shared data)") {
                                     "start": "2000000261ns", "priority": 3})"));
 }
 
-TEST_CASE("import: hpcc 5 ms WebSearch flows: 3,100 flows, 5.24 GB (shared data)") {
+TEST_CASE("import: hpcc 5 ms WebSearch flows: 3,100 flows, 5.24 GB (shared data)", "[scenario]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/peers/hpcc/";
   const json s = scen::import_hpcc(read_text(dir + "fat.txt"), "fat.txt",
@@ -269,7 +269,7 @@ TEST_CASE("import: hpcc 5 ms WebSearch flows: 3,100 flows, 5.24 GB (shared data)
   CHECK((total + 5'000'000) / 10'000'000 == 524);  // 5.24 GB, to the nearest 10 MB
 }
 
-TEST_CASE("import: hpcc incast8 gives 8 flows of 1 MB to h8 at 2 s (shared data)") {
+TEST_CASE("import: hpcc incast8 gives 8 flows of 1 MB to h8 at 2 s (shared data)", "[scenario]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/peers/hpcc/";
   const json s = scen::import_hpcc(read_text(dir + "topo_incast8.txt"), "topo_incast8.txt",
@@ -285,7 +285,8 @@ TEST_CASE("import: hpcc incast8 gives 8 flows of 1 MB to h8 at 2 s (shared data)
   }
 }
 
-TEST_CASE("import: htsim perm_1024 on k=16 gives 1024 flows of 2 MB, a permutation (shared data)") {
+TEST_CASE("import: htsim perm_1024 on k=16 gives 1024 flows of 2 MB, a permutation (shared data)",
+          "[scenario]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string name = "perm_1024n_1024c_0u_2000000b.cm";
   const json s = scen::import_htsim(read_text(shared + "/peers/htsim/" + name), name, 16, "p");
@@ -309,7 +310,8 @@ TEST_CASE("import: htsim perm_1024 on k=16 gives 1024 flows of 2 MB, a permutati
 }
 
 TEST_CASE(
-    "import: htsim 128-host files on k=8: permutation and an incast from 8 racks (shared data)") {
+    "import: htsim 128-host files on k=8: permutation and an incast from 8 racks (shared data)",
+    "[scenario]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/peers/htsim/";
   const json perm = scen::import_htsim(read_text(dir + "perm_128n_128c_2MB.cm"), "perm", 8, "p");

@@ -44,7 +44,7 @@ scen::Json entry(int vl, int weight) {
 }  // namespace
 
 TEST_CASE("infiniband: two saturated VLs share a link in the ratio of their weights",
-          "[infiniband][arbitration]") {
+          "[mechanism][infiniband][arbitration]") {
   struct Case {
     int w0, w1;
   };
@@ -58,7 +58,7 @@ TEST_CASE("infiniband: two saturated VLs share a link in the ratio of their weig
 }
 
 TEST_CASE("infiniband: high-priority VL yields to low priority after its limit",
-          "[infiniband][arbitration]") {
+          "[mechanism][infiniband][arbitration]") {
   // VL 1 high, VL 0 low. Limit L x 4 KiB: 4L packets of 1 KiB, then one low-priority packet.
   // Limit 0: one high packet at a time. 255: no limit, low priority starves.
   for (const int limit : {0, 1, 2}) {

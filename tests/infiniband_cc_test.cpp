@@ -34,7 +34,8 @@ const scen::FlowResult& flow_from(const scen::RunOutcome& out, const std::string
 
 }  // namespace
 
-TEST_CASE("ib cc: table entries give rate and inter-packet delay by hand", "[infiniband][ibcc]") {
+TEST_CASE("ib cc: table entries give rate and inter-packet delay by hand",
+          "[mechanism][infiniband][ibcc]") {
   using models::CctEntry;
   // rate = line x 2^shift / (2^shift + multiplier)
   CHECK(models::cct_rate_bps(kLine, CctEntry{0, 0}) == kLine);
@@ -58,7 +59,7 @@ TEST_CASE("ib cc: table entries give rate and inter-packet delay by hand", "[inf
 }
 
 TEST_CASE("ib cc: CCTI rises per BECN to the limit and the timer lowers it to the minimum",
-          "[infiniband][ibcc]") {
+          "[mechanism][infiniband][ibcc]") {
   models::IbCcParams p;
   p.ccti_increase = 5;
   p.ccti_limit = 12;
@@ -104,7 +105,7 @@ TEST_CASE("ib cc: CCTI rises per BECN to the limit and the timer lowers it to th
 }
 
 TEST_CASE("ib cc: FECN marks only at ports whose queue passed the threshold",
-          "[infiniband][ibcc]") {
+          "[mechanism][infiniband][ibcc]") {
   // Three senders into one receiver through one switch: only the receiver's port queues.
   scen::Json j;
   j["topology"]["nodes"] = scen::Json::array({{{"name", "sw"}, {"kind", "switch"}}});
@@ -168,7 +169,7 @@ TEST_CASE("ib cc: FECN marks only at ports whose queue passed the threshold",
 // the incast flows but goes to an idle receiver; with congestion control its FCT must be at
 // least 30 % lower than without.
 TEST_CASE("ib cc: the victim of a 16-to-1 incast finishes at least 30 % sooner with CC",
-          "[infiniband][ibcc]") {
+          "[mechanism][infiniband][ibcc]") {
   scen::Json j = victim_scenario();
   j.erase("outputs");
   const scen::RunOutcome with_cc = scen::run_scenario(test_support::load(j));
@@ -205,7 +206,7 @@ TEST_CASE("ib cc: the victim of a 16-to-1 incast finishes at least 30 % sooner w
   CHECK(masked.results["infiniband"]["cc"]["victim_packets_unmarked"].get<uint64_t>() == 0);
 }
 
-TEST_CASE("ib cc: same scenario and seed give identical outputs", "[infiniband][ibcc]") {
+TEST_CASE("ib cc: same scenario and seed give identical outputs", "[mechanism][infiniband][ibcc]") {
   scen::Json j = victim_scenario();
   // Half the incast, to keep it short; the CCTI trace of two flows.
   for (auto& f : j["workload"]["flows"]) {
@@ -224,7 +225,7 @@ TEST_CASE("ib cc: same scenario and seed give identical outputs", "[infiniband][
   CHECK(scen::ib_cc_csv(a) == scen::ib_cc_csv(b));
 }
 
-TEST_CASE("ib cc: refused settings name the path", "[infiniband][ibcc][input]") {
+TEST_CASE("ib cc: refused settings name the path", "[mechanism][infiniband][ibcc][input]") {
   const auto error_path = [](const scen::Json& cc) {
     scen::Json j = victim_scenario();
     j["infiniband"]["cc"] = cc;
@@ -246,7 +247,7 @@ TEST_CASE("ib cc: refused settings name the path", "[infiniband][ibcc][input]") 
   CHECK(error_path({{"cct", {"0:0", "1:1"}}, {"ccti_limit", 1}}) == "accepted");
 }
 
-TEST_CASE("ib cc: parameters are listed and echoed", "[infiniband][ibcc]") {
+TEST_CASE("ib cc: parameters are listed and echoed", "[mechanism][infiniband][ibcc]") {
   const std::string list = scen::list_parameters();
   for (const std::string key :
        {"enabled", "threshold", "marking_rate", "packet_size", "victim_mask", "ccti_increase",
@@ -268,7 +269,7 @@ TEST_CASE("ib cc: parameters are listed and echoed", "[infiniband][ibcc]") {
 // (IPD = 3 packet times) and CCTI_Min = CCTI_Limit = 1, the first BECN pins each sender at
 // packet starts 4 packet times apart, a quarter of line rate, for the rest of its flow.
 TEST_CASE("ib cc: a QP held at a table entry sends at line x 2^shift / (2^shift + multiplier)",
-          "[infiniband][ibcc]") {
+          "[mechanism][infiniband][ibcc]") {
   scen::Json j;
   j["topology"]["nodes"] = scen::Json::array({{{"name", "sw"}, {"kind", "switch"}}});
   for (const std::string h : {"h0", "h1", "r"}) {

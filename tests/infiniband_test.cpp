@@ -37,7 +37,7 @@ scen::Json star(int hosts, const std::string& rate, const std::string& latency) 
 // block's first bit sent to its credit received is 2 x propagation + L + ser(8 B). The sender
 // then moves N x P blocks per round trip: throughput = min(line rate, N x P / RTT) blocks/s.
 TEST_CASE("infiniband: credit-loop throughput equals min(line rate, buffer / credit RTT)",
-          "[infiniband][credits]") {
+          "[mechanism][infiniband][credits]") {
   const int64_t rate = 400'000'000'000;
   const int64_t wire = 4096 + 64;  // 65 blocks exactly: header_bytes 64
   const int64_t blocks = wire / 64;
@@ -85,7 +85,7 @@ TEST_CASE("infiniband: credit-loop throughput equals min(line rate, buffer / cre
 }
 
 TEST_CASE("infiniband: 64-to-1 incast drops nothing and no VL buffer passes its size",
-          "[infiniband][credits]") {
+          "[mechanism][infiniband][credits]") {
   scen::Json j;
   j["name"] = "ib-incast";
   j["topology"] = star(65, "400Gbps", "100ns");
@@ -121,7 +121,8 @@ TEST_CASE("infiniband: 64-to-1 incast drops nothing and no VL buffer passes its 
 // A host that takes data out of its NIC at 100 Gb/s behind 400 Gb/s links: its NIC returns
 // credit only as the host drains the VL buffer, so the switch's port toward it waits for credit
 // and the flow runs at the drain rate, losslessly.
-TEST_CASE("infiniband: a slow receiver host holds its switch by credit", "[infiniband][credits]") {
+TEST_CASE("infiniband: a slow receiver host holds its switch by credit",
+          "[mechanism][infiniband][credits]") {
   scen::Json j;
   j["name"] = "ib-slow-receiver";
   j["topology"] = test_support::chain_topology({"400Gbps", "400Gbps"}, {"100ns", "100ns"});
@@ -146,7 +147,7 @@ TEST_CASE("infiniband: a slow receiver host holds its switch by credit", "[infin
 // on SL 0 (VL 0) crosses the same s1 -> s2 link to w. With its own VL the victim keeps the
 // link's spare 300 Gb/s; on one shared VL it waits behind the credit-stalled packets.
 TEST_CASE("infiniband: a congested VL does not stall another VL on the same link",
-          "[infiniband][vl]") {
+          "[mechanism][infiniband][vl]") {
   auto victim_gbps = [](int vls, int64_t& vl_stalled_ps) {
     scen::Json t;
     t["nodes"] = scen::Json::array({{{"name", "s1"}, {"kind", "switch"}},
@@ -196,7 +197,7 @@ TEST_CASE("infiniband: a congested VL does not stall another VL on the same link
 // Single packet over h switches at equal rates, cut-through: one way = h x L + one
 // serialisation + (h + 1) propagations; the FCT adds the ACK's way back.
 TEST_CASE("infiniband: cut-through single-packet latency to the picosecond",
-          "[infiniband][latency]") {
+          "[mechanism][infiniband][latency]") {
   for (const std::string preset : {"ndr", "xdr"}) {
     const int64_t rate = preset == "ndr" ? 400'000'000'000 : 800'000'000'000;
     for (const int h : {1, 3}) {
@@ -224,7 +225,7 @@ TEST_CASE("infiniband: cut-through single-packet latency to the picosecond",
   }
 }
 
-TEST_CASE("infiniband: fabric selection and refused settings", "[infiniband][input]") {
+TEST_CASE("infiniband: fabric selection and refused settings", "[mechanism][infiniband][input]") {
   auto base = [] {
     scen::Json j;
     j["topology"] = test_support::chain_topology({"400Gbps", "400Gbps"}, {"10ns", "10ns"});
@@ -309,7 +310,7 @@ TEST_CASE("infiniband: fabric selection and refused settings", "[infiniband][inp
 // a VL buffer of two packets then moves two packets per period, so a 256-packet flow takes 128
 // periods. Without the refresh the flow would never finish: this is what heals a lost update.
 TEST_CASE("infiniband: the periodic credit refresh alone keeps a link moving",
-          "[infiniband][credits]") {
+          "[mechanism][infiniband][credits]") {
   scen::Json j;
   j["name"] = "ib-refresh";
   j["topology"] = test_support::chain_topology({"400Gbps", "400Gbps"}, {"10ns", "10ns"});
@@ -327,7 +328,7 @@ TEST_CASE("infiniband: the periodic credit refresh alone keeps a link moving",
 }
 
 TEST_CASE("infiniband: same scenario and seed give identical outputs",
-          "[infiniband][determinism]") {
+          "[mechanism][infiniband][determinism]") {
   const scen::Scenario s =
       scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/ib-vs-roce-incast.json");
   REQUIRE(s.fabric_kind == scen::FabricKind::Infiniband);
@@ -341,7 +342,7 @@ TEST_CASE("infiniband: same scenario and seed give identical outputs",
 }
 
 TEST_CASE("infiniband: credits.csv can leave out short stalls, the counters keep them",
-          "[infiniband][credits]") {
+          "[mechanism][infiniband][credits]") {
   scen::Json j;
   j["name"] = "ib-log";
   j["topology"] = star(9, "400Gbps", "100ns");

@@ -22,7 +22,7 @@ scen::Json identity_table(int vls) {
 // senders). Packets are 1024 bytes on the wire (16 blocks) and the weights multiples of 16
 // blocks, so each table entry sends whole packets: VL i gets weight_i / sum of weights.
 TEST_CASE("infiniband: 15 VLs share a link in the ratio of their arbitration weights",
-          "[infiniband][vl16]") {
+          "[mechanism][infiniband][vl16]") {
   constexpr int kVls = 15;
   auto weight = [](int vl) { return 16 * (1 + vl % 4); };
   scen::Json t;
@@ -71,7 +71,7 @@ TEST_CASE("infiniband: 15 VLs share a link in the ratio of their arbitration wei
 // to w: on its own VL it keeps the link's spare 300 Gb/s; with SL 0 also on VL 12 it waits
 // behind the credit-stalled packets.
 TEST_CASE("infiniband: a congested VL above 7 does not stall VL 0 on the same link",
-          "[infiniband][vl16]") {
+          "[mechanism][infiniband][vl16]") {
   auto victim_gbps = [](int victim_vl, int64_t& vl12_stalled_ps) {
     scen::Json t;
     t["nodes"] = scen::Json::array({{{"name", "s1"}, {"kind", "switch"}},
@@ -124,7 +124,7 @@ TEST_CASE("infiniband: a congested VL above 7 does not stall VL 0 on the same li
 // s2 -> h1 on VL 2 again (s2's ports keep the fabric's table); s2 accounts what arrives on VL 5
 // in its VL 5 buffer and returns that credit to s1.
 TEST_CASE("infiniband: a per-port SL to VL table moves a flow's VL on that hop only",
-          "[infiniband][vl16]") {
+          "[mechanism][infiniband][vl16]") {
   auto run = [](bool with_override) {
     scen::Json j;
     j["name"] = "sl-to-vl-override";
@@ -169,7 +169,7 @@ TEST_CASE("infiniband: a per-port SL to VL table moves a flow's VL on that hop o
 }
 
 TEST_CASE("infiniband: refused VL counts and SL to VL tables name their JSON path",
-          "[infiniband][vl16][input]") {
+          "[mechanism][infiniband][vl16][input]") {
   auto base = [] {
     scen::Json j;
     j["topology"] = test_support::chain_topology({"400Gbps", "400Gbps"}, {"10ns", "10ns"});

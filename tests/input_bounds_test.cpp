@@ -36,7 +36,7 @@ std::string refused_path(const scen::Json& j) {
 }  // namespace
 
 TEST_CASE("sizes, times and rates beyond the bounds are refused with their path",
-          "[bounds][robustness]") {
+          "[unit][bounds][robustness]") {
   CHECK(refused_path(one_flow(INT64_MAX)) == "workload.flows[0].size");
   CHECK(refused_path(one_flow("2TiB")) == "workload.flows[0].size");
   CHECK(refused_path(one_flow("1TiB")) == "(accepted)");
@@ -56,7 +56,7 @@ TEST_CASE("sizes, times and rates beyond the bounds are refused with their path"
 }
 
 TEST_CASE("a flow of 2^63 - 1 bytes exits 2 in check and run, and in both importers",
-          "[bounds][robustness][cli]") {
+          "[unit][bounds][robustness][cli]") {
   TempDir dir("rdmasim_bounds");
   REQUIRE(!dir.write("huge.json", one_flow(INT64_MAX).dump()).empty());
   for (const bool run : {false, true}) {
@@ -87,7 +87,8 @@ TEST_CASE("a flow of 2^63 - 1 bytes exits 2 in check and run, and in both import
   CHECK_FALSE(std::filesystem::exists(dir / "t.json"));
 }
 
-TEST_CASE("import hpcc of a topology declaring 10^9 nodes exits 2", "[bounds][robustness][cli]") {
+TEST_CASE("import hpcc of a topology declaring 10^9 nodes exits 2",
+          "[unit][bounds][robustness][cli]") {
   TempDir dir("rdmasim_bounds");
   REQUIRE(!dir.write("topo.txt", "1000000000 1 1\n0\n0 1 100Gbps 1000ns 0\n").empty());
   REQUIRE(!dir.write("flows.txt", "0\n").empty());
@@ -99,7 +100,7 @@ TEST_CASE("import hpcc of a topology declaring 10^9 nodes exits 2", "[bounds][ro
 }
 
 TEST_CASE("JSON nested 100,000 deep and numbers beyond a double exit 2 with their place",
-          "[bounds][robustness][cli]") {
+          "[unit][bounds][robustness][cli]") {
   TempDir dir("rdmasim_bounds");
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   REQUIRE(!dir.write("deep.json", "{\"name\": " + deep + "}").empty());
@@ -128,7 +129,8 @@ TEST_CASE("JSON nested 100,000 deep and numbers beyond a double exit 2 with thei
   CHECK(rdmasim({"check", "ok.json"}, dir).exit_code == 0);
 }
 
-TEST_CASE("sweep -j beyond 4 per core is refused, never a crash", "[bounds][robustness][cli]") {
+TEST_CASE("sweep -j beyond 4 per core is refused, never a crash",
+          "[unit][bounds][robustness][cli]") {
   TempDir dir("rdmasim_bounds");
   const std::string sweep = RDMASIM_SOURCE_DIR "/scenarios/sweeps/allreduce-sizes.json";
   for (const char* j : {"100000", "1000"}) {
@@ -142,7 +144,7 @@ TEST_CASE("sweep -j beyond 4 per core is refused, never a crash", "[bounds][robu
 }
 
 TEST_CASE("inputs once reported as internal errors exit 2 with their path",
-          "[bounds][robustness][cli]") {
+          "[unit][bounds][robustness][cli]") {
   scen::Json incast;
   incast["name"] = "incast";
   incast["topology"] = test_support::star(4);
@@ -164,7 +166,7 @@ TEST_CASE("inputs once reported as internal errors exit 2 with their path",
   CHECK(cal.err.find("--min-size") != std::string::npos);
 }
 
-TEST_CASE("every binary and subcommand answers --help with exit 0", "[robustness][cli]") {
+TEST_CASE("every binary and subcommand answers --help with exit 0", "[unit][robustness][cli]") {
   TempDir dir("rdmasim_help");
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"},
                                                {"topo", "--help"},
@@ -190,7 +192,7 @@ TEST_CASE("every binary and subcommand answers --help with exit 0", "[robustness
 }
 
 TEST_CASE("no temporary file outlives a write, a failed one, or a killed writer",
-          "[robustness][cli]") {
+          "[unit][robustness][cli]") {
   TempDir dir("rdmasim_tmp");
   // topo gen -o FOLDER: refused, and nothing written beside the folder.
   std::filesystem::create_directories(dir / "outdir");
@@ -216,7 +218,8 @@ TEST_CASE("no temporary file outlives a write, a failed one, or a killed writer"
   CHECK(std::filesystem::exists(dir / live));
 }
 
-TEST_CASE("a key given twice in one JSON object is refused with its path", "[robustness][cli]") {
+TEST_CASE("a key given twice in one JSON object is refused with its path",
+          "[unit][robustness][cli]") {
   TempDir dir("rdmasim_dup");
   REQUIRE(!dir.write("dup.json",
                      R"({"name": "d", "topology": {"generator": "leaf-spine", "leaves": 1,
@@ -234,7 +237,7 @@ TEST_CASE("a key given twice in one JSON object is refused with its path", "[rob
   CHECK_NOTHROW(scen::read_json_file((dir / "ok.json").string()));
 }
 
-TEST_CASE("sweep --tasks must be a positive count", "[robustness][cli]") {
+TEST_CASE("sweep --tasks must be a positive count", "[unit][robustness][cli]") {
   TempDir dir("rdmasim_tasks");
   const std::string sweep = RDMASIM_SOURCE_DIR "/scenarios/sweeps/allreduce-sizes.json";
   for (const char* t : {"-3", "0", "99999999999"}) {
@@ -246,7 +249,8 @@ TEST_CASE("sweep --tasks must be a positive count", "[robustness][cli]") {
   }
 }
 
-TEST_CASE("error messages escape raw bytes: a binary file as a scenario", "[robustness][cli]") {
+TEST_CASE("error messages escape raw bytes: a binary file as a scenario",
+          "[unit][robustness][cli]") {
   CHECK(scen::printable(std::string("a\x01\t\xc2\xb5s\xff\x7f", 8)) ==
         "a\\x01\t\xc2\xb5s\\xff\\x7f");
   CHECK(scen::printable("\xe2\x82") == "\\xe2\\x82");  // a cut sequence

@@ -27,7 +27,7 @@ double ns(const scen::Json& v) {
 }  // namespace
 
 TEST_CASE("routing loop: stale routes during convergence deadlock the lossless flow",
-          "[link_events][deadlock]") {
+          "[mechanism][link_events][deadlock]") {
   const auto out = run_file(kLoop);
   REQUIRE(out.results["deadlocks"] == 1);
   const auto& e = out.results["deadlock_events"][0];
@@ -44,7 +44,7 @@ TEST_CASE("routing loop: stale routes during convergence deadlock the lossless f
 }
 
 TEST_CASE("routing loop: with routes converging at once there is no loop and no deadlock",
-          "[link_events][deadlock]") {
+          "[mechanism][link_events][deadlock]") {
   const auto out = run_file(kLoop, {"link_events.convergence_delay=0s"});
   CHECK(out.results["deadlocks"] == 0);
   CHECK(out.results["flows_completed"] == 1);
@@ -52,14 +52,15 @@ TEST_CASE("routing loop: with routes converging at once there is no loop and no 
 }
 
 TEST_CASE("routing loop: the watchdog recovers it and the flow completes",
-          "[link_events][watchdog]") {
+          "[mechanism][link_events][watchdog]") {
   const auto out = run_file(kLoopFixed);
   CHECK(out.results["deadlocks"] == 0);
   CHECK(out.results["flows_completed"] == 1);
   CHECK(out.results["pfc"]["watchdog_drops"].get<uint64_t>() > 0);
 }
 
-TEST_CASE("link events: a link that comes back up carries the flow again", "[link_events]") {
+TEST_CASE("link events: a link that comes back up carries the flow again",
+          "[mechanism][link_events]") {
   // h0 - s1 - s2 - h1, the only path; s1-s2 down from 50 us to 150 us.
   scen::Json j;
   j["topology"] =
@@ -79,7 +80,7 @@ TEST_CASE("link events: a link that comes back up carries the flow again", "[lin
 }
 
 TEST_CASE("link events: the static check sees the loop only in the routes during convergence",
-          "[link_events][deadlock]") {
+          "[mechanism][link_events][deadlock]") {
   const scen::Scenario s = scen::load_scenario_file(kLoop);
   const std::vector<topo::RouteDemand> flow = {{0, 1, 3, {}}};
   const auto before = scen::routes_for(s, s.link_up);
@@ -103,7 +104,8 @@ TEST_CASE("link events: the static check sees the loop only in the routes during
       "during convergence: A:0:p3 -> B:1:p3 -> A:0:p3"));
 }
 
-TEST_CASE("link events: bad events are refused with their path", "[link_events][bad_input]") {
+TEST_CASE("link events: bad events are refused with their path",
+          "[mechanism][link_events][bad_input]") {
   scen::Json j = scen::read_json_file(kLoop);
   j["link_events"]["events"][0]["b"] = "D";  // no A-D link
   CHECK_THROWS_WITH(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}),

@@ -32,7 +32,7 @@ uint64_t u(const scen::Json& j) {
 }  // namespace
 
 TEST_CASE("lossy: flows into one bottleneck with tail drop deliver every byte exactly once",
-          "[lossy]") {
+          "[mechanism][lossy]") {
   for (int senders : {2, 8}) {
     scen::Json j = star(senders, "100Gbps", "50KB");
     for (int h = 1; h <= senders; ++h) {
@@ -58,7 +58,8 @@ TEST_CASE("lossy: flows into one bottleneck with tail drop deliver every byte ex
   }
 }
 
-TEST_CASE("lossy: a dropped last packet is recovered by the retransmission timeout", "[lossy]") {
+TEST_CASE("lossy: a dropped last packet is recovered by the retransmission timeout",
+          "[mechanism][lossy]") {
   // h2 bursts 100 packets at 100 Gb/s into a 10 Gb/s egress whose queue holds 4 packets; h1's
   // single-packet message arrives while that queue is full. With no later packet there is no
   // gap for the receiver to NACK: only the timeout can recover it.
@@ -74,7 +75,8 @@ TEST_CASE("lossy: a dropped last packet is recovered by the retransmission timeo
   CHECK(out.flows[0].completed);
 }
 
-TEST_CASE("lossy: packets are conserved: created = consumed + dropped + in flight", "[lossy]") {
+TEST_CASE("lossy: packets are conserved: created = consumed + dropped + in flight",
+          "[mechanism][lossy]") {
   scen::Json j = star(8, "100Gbps", "30KB");
   for (int h = 1; h <= 8; ++h) {
     j["workload"]["flows"].push_back(
@@ -94,7 +96,7 @@ TEST_CASE("lossy: packets are conserved: created = consumed + dropped + in fligh
   }
 }
 
-TEST_CASE("lossy: random link loss is recovered and counted", "[lossy]") {
+TEST_CASE("lossy: random link loss is recovered and counted", "[mechanism][lossy]") {
   scen::Json j = star(1, "100Gbps", "0B");
   j["fabric"]["link"] = {{"loss_rate", 0.01}};
   j["workload"]["flows"] = {{{"src", "h1"}, {"dst", "h0"}, {"size", "1MB"}}};
@@ -107,7 +109,7 @@ TEST_CASE("lossy: random link loss is recovered and counted", "[lossy]") {
   CHECK(u(out.results["retransmitted_packets"]) > 0);
 }
 
-TEST_CASE("lossy: a routing loop drains through the TTL", "[lossy]") {
+TEST_CASE("lossy: a routing loop drains through the TTL", "[mechanism][lossy]") {
   // Explicit route bouncing between two switches longer than the hop limit allows.
   scen::Json t;
   t["nodes"] = {{{"name", "h0"}, {"kind", "host"}},

@@ -41,7 +41,8 @@ const Json kTwoFlows = {{"flows", {{{"src", "h0"}, {"dst", "h1"}, {"size", "1KB"
 
 }  // namespace
 
-TEST_CASE("memory: the estimate counts routing tables, ports, flows and samples", "[memory]") {
+TEST_CASE("memory: the estimate counts routing tables, ports, flows and samples",
+          "[scenario][memory]") {
   Json j = leaf_spine(4, {{"all_to_all", {{"hosts", "all"}, {"size", "1KB"}}}});
   j["outputs"] = {{"timeseries", {{"ports", {"leaf0:0", "h1"}}, {"interval", "1us"}}}};
   const scen::Scenario s = scen::load_scenario_json(j, ".", {});
@@ -69,7 +70,7 @@ TEST_CASE("memory: the estimate counts routing tables, ports, flows and samples"
 TEST_CASE(
     "memory: check prints the estimate, and a fabric beyond --max-memory is refused before "
     "it is built",
-    "[memory][cli]") {
+    "[scenario][memory][cli]") {
   TempDir dir("rdmasim_memory");
   dir.write("small.json", leaf_spine(2, kTwoFlows).dump());
   const Run ok = rdmasim({"check", "small.json", "--max-memory", "1GiB"}, dir);
@@ -100,7 +101,7 @@ TEST_CASE(
 TEST_CASE(
     "memory: a generator that would make more flows than fit is refused before it makes "
     "them",
-    "[memory][cli]") {
+    "[scenario][memory][cli]") {
   TempDir dir("rdmasim_memory_flows");
   // An all-to-all over 1,024 hosts: 1,047,552 flows, about 1 GiB.
   dir.write("a2a.json",
@@ -129,7 +130,7 @@ TEST_CASE(
 }
 
 TEST_CASE("memory: samples beyond the limit stop the run, before or while it runs",
-          "[memory][cli]") {
+          "[scenario][memory][cli]") {
   TempDir dir("rdmasim_memory_run");
   // To a fixed time, a 1 ps sampling period is known to be too much before the run.
   const Run timed =

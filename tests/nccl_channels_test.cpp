@@ -53,7 +53,7 @@ scen::Json rail_allreduce(int servers, int64_t size, const scen::Json& extra) {
 }  // namespace
 
 TEST_CASE("NCCL placement: each channel's ring enters at its rail's GPU, rails used evenly",
-          "[nccl][channels]") {
+          "[mechanism][nccl][channels]") {
   const models::PlacementInput in = two_servers(8, 16);
   const std::vector<models::ChannelLayout> rings = models::nccl_ring_layouts(in);
   REQUIRE(rings.size() == 16);
@@ -89,7 +89,7 @@ TEST_CASE("NCCL placement: each channel's ring enters at its rail's GPU, rails u
 }
 
 TEST_CASE("NCCL placement without PXN: paired channels leave by the last GPU's own NIC",
-          "[nccl][channels]") {
+          "[mechanism][nccl][channels]") {
   models::PlacementInput in = two_servers(8, 16);
   in.pxn = false;
   const std::vector<models::ChannelLayout> rings = models::nccl_ring_layouts(in);
@@ -116,7 +116,7 @@ TEST_CASE("NCCL placement without PXN: paired channels leave by the last GPU's o
 }
 
 TEST_CASE("NCCL placement: a 2 x 8 H100 ring all-reduce reaches the eight NICs' rate, evenly",
-          "[nccl][channels]") {
+          "[mechanism][slow][nccl][channels]") {
   const int64_t size = int64_t{256} << 20;
   // The NICs' rate alone: without NCCL's software costs (their fill is another test's).
   const scen::Scenario s = test_support::load(rail_allreduce(2, size, {{"costs", "none"}}));
@@ -165,7 +165,7 @@ TEST_CASE("NCCL placement: a 2 x 8 H100 ring all-reduce reaches the eight NICs' 
 }
 
 TEST_CASE("NCCL placement: PXN hands the data over NVLink, without it the NIC reads it itself",
-          "[nccl][channels]") {
+          "[mechanism][nccl][channels]") {
   const int64_t size = int64_t{4} << 20;
   const scen::RunOutcome with =
       scen::run_scenario(test_support::load(rail_allreduce(2, size, scen::Json::object())));
@@ -182,7 +182,7 @@ TEST_CASE("NCCL placement: PXN hands the data over NVLink, without it the NIC re
   CHECK(again.collectives[0].time == a.time);
 }
 
-TEST_CASE("NCCL placement keys are refused on plain hosts", "[nccl][channels]") {
+TEST_CASE("NCCL placement keys are refused on plain hosts", "[mechanism][nccl][channels]") {
   scen::Json j;
   j["name"] = "plain";
   j["topology"] = test_support::star(4);
@@ -196,7 +196,7 @@ TEST_CASE("NCCL placement keys are refused on plain hosts", "[nccl][channels]") 
 }
 
 TEST_CASE("NCCL trees: a chain per server from the channel's NIC GPU, the servers' binary tree",
-          "[nccl][tree]") {
+          "[mechanism][nccl][tree]") {
   const models::PlacementInput in = two_servers(8, 16);
   const std::vector<models::ChannelLayout> trees = models::nccl_tree_layouts(in);
   REQUIRE(trees.size() == 16);
@@ -220,7 +220,7 @@ TEST_CASE("NCCL trees: a chain per server from the channel's NIC GPU, the server
 }
 
 TEST_CASE("NCCL trees: on 2 x 8 H100 the tree's busbw passes the ring's, chains over NVLink",
-          "[nccl][tree]") {
+          "[mechanism][slow][nccl][tree]") {
   const int64_t size = int64_t{256} << 20;
   const scen::RunOutcome tree = scen::run_scenario(
       test_support::load(rail_allreduce(2, size, {{"algorithm", "double_binary_tree"}})));
@@ -251,7 +251,7 @@ TEST_CASE("NCCL trees: on 2 x 8 H100 the tree's busbw passes the ring's, chains 
   CHECK(static_cast<double>(hi - lo) <= 0.01 * static_cast<double>(hi));
 }
 
-TEST_CASE("calibrated NIC parameters never touch NVLink", "[nccl][nvlink]") {
+TEST_CASE("calibrated NIC parameters never touch NVLink", "[mechanism][nccl][nvlink]") {
   // One dgx-h100: a ring all-reduce over NVLink only. A NIC send engine fitted on a slower NIC
   // (max_send_rate, message_overhead, message rate) and a slow host receive path must not
   // change it: NVLink endpoints are GPU memory, not NICs.

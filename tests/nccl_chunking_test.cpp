@@ -47,7 +47,8 @@ scen::Json one_server(int64_t size, const scen::Json& chunk_value) {
 
 }  // namespace
 
-TEST_CASE("NCCL chunking: buffer / NCCL_STEPS x chunk steps, per protocol", "[nccl][chunking]") {
+TEST_CASE("NCCL chunking: buffer / NCCL_STEPS x chunk steps, per protocol",
+          "[unit][nccl][chunking]") {
   // Simple: 4 MiB / 8 = 512 KiB a step; a ring of all-reduce, all-gather, reduce-scatter
   // takes NCCL_STEPS / 2 = 4 steps a chunk, every other algorithm or op one.
   CHECK(chunk(CollectiveAlgorithm::Ring, CollectiveProtocol::Simple) == 2 * 1024 * 1024);
@@ -68,7 +69,8 @@ TEST_CASE("NCCL chunking: buffer / NCCL_STEPS x chunk steps, per protocol", "[nc
         0);
 }
 
-TEST_CASE("NCCL chunking: the tree's LL128 chunk shrinks for small sizes", "[nccl][chunking]") {
+TEST_CASE("NCCL chunking: the tree's LL128 chunk shrinks for small sizes",
+          "[unit][nccl][chunking]") {
   // 16 nodes x 8 ranks, 2 channels: (1 + log2 16 + 0.1 x 8) x 64 / 8 = 46.4 chunks a channel
   // wanted. 1 GiB has 932 of 576,000 B: unchanged. 4 MiB has 3: halved while above 128 KiB
   // (288,000, 144,000, 72,000), then 29 >= 11.6 chunks: 72,000.
@@ -84,7 +86,7 @@ TEST_CASE("NCCL chunking: the tree's LL128 chunk shrinks for small sizes", "[ncc
 }
 
 TEST_CASE("NCCL chunking: auto is NCCL's chunk on GPU ranks, and it pipelines the ring",
-          "[nccl][chunking]") {
+          "[unit][nccl][chunking]") {
   const int64_t size = 64 << 20;  // 8 MiB a step on 8 ranks and one channel: 4 NCCL chunks
   const scen::Scenario s = test_support::load(one_server(size, nullptr));
   REQUIRE(s.collectives.size() == 1);

@@ -47,7 +47,7 @@ double us(sim::Time t) {
 }  // namespace
 
 TEST_CASE("NCCL's costs: at the latency floor the simulated time is NCCL's model's",
-          "[nccl][costs]") {
+          "[mechanism][nccl][costs]") {
   struct Case {
     int servers;
     const char* algorithm;
@@ -80,7 +80,7 @@ TEST_CASE("NCCL's costs: at the latency floor the simulated time is NCCL's model
 }
 
 TEST_CASE("NCCL's costs: NVLS pays NCCL's 25 us a call, and nothing per step",
-          "[nccl][costs][nvls]") {
+          "[mechanism][nccl][costs][nvls]") {
   scen::Json collective = {{"op", "all_reduce"}, {"algorithm", "nvls"}, {"size", "1MiB"}};
   const Run with = run(h100(1, collective));
   collective["costs"] = "none";
@@ -89,7 +89,7 @@ TEST_CASE("NCCL's costs: NVLS pays NCCL's 25 us a call, and nothing per step",
 }
 
 TEST_CASE("NCCL's costs: launch_latency replaces the launch cost, and applies without costs",
-          "[nccl][costs]") {
+          "[mechanism][nccl][costs]") {
   const scen::Json base = {
       {"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", "simple"}, {"size", "64KiB"}};
   scen::Json none = base;
@@ -109,7 +109,8 @@ TEST_CASE("NCCL's costs: launch_latency replaces the launch cost, and applies wi
   CHECK(us(d.r.time) > us(a.r.time) + 14 * 2.0);
 }
 
-TEST_CASE("NCCL's costs: each step pays NCCL's step latency less the hardware's", "[nccl][costs]") {
+TEST_CASE("NCCL's costs: each step pays NCCL's step latency less the hardware's",
+          "[mechanism][nccl][costs]") {
   const scen::Json ring = {
       {"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", "ll"}, {"size", 8}};
   scen::Json ring_none = ring;
@@ -135,7 +136,7 @@ TEST_CASE("NCCL's costs: each step pays NCCL's step latency less the hardware's"
   CHECK(two_extra > one_extra + 10.0);
 }
 
-TEST_CASE("NCCL's costs: refused on plain-host ranks", "[nccl][costs]") {
+TEST_CASE("NCCL's costs: refused on plain-host ranks", "[mechanism][nccl][costs]") {
   scen::Json j;
   j["name"] = "hosts";
   j["topology"] = test_support::star(4);
@@ -151,7 +152,7 @@ TEST_CASE("NCCL's costs: refused on plain-host ranks", "[nccl][costs]") {
 }
 
 TEST_CASE("NCCL's protocol throughput: a rank sends LL and LL128 data at most at the model's cap",
-          "[nccl][costs]") {
+          "[mechanism][nccl][costs]") {
   // One dgx-h100, ring, 16 MiB: each rank sends 2 (n - 1)/n S = 1.75 S of data. NCCL's model
   // caps LL at min(llMaxBw 141, 0.5 x 12 x 30) = 141 GB/s and LL128 at min(0.92 x 360,
   // 12 x 36.7) = 331.2 GB/s (nccl_tuning_test.cpp); NVLink alone would carry LL's data at

@@ -66,7 +66,7 @@ std::vector<std::pair<int64_t, std::string>> runs(const models::NcclTuning& t) {
 
 }  // namespace
 
-TEST_CASE("NCCL tuning: the search graph of dgx-h100 and dgx-a100", "[nccl][tuning]") {
+TEST_CASE("NCCL tuning: the search graph of dgx-h100 and dgx-a100", "[unit][nccl][tuning]") {
   int channels = 0;
   double bw = 0;
   models::nccl_search_graph(models::GpuGeneration::Hopper, 450, 50, 8, 1, channels, bw);
@@ -84,7 +84,7 @@ TEST_CASE("NCCL tuning: the search graph of dgx-h100 and dgx-a100", "[nccl][tuni
   CHECK(bw == 24);
 }
 
-TEST_CASE("NCCL tuning: the NVLS graph of dgx-h100, 2 GPUs, dgx-a100", "[nccl][tuning]") {
+TEST_CASE("NCCL tuning: the NVLS graph of dgx-h100, 2 GPUs, dgx-a100", "[unit][nccl][tuning]") {
   int channels = 0;
   double intra = 0, inter = 0;
   models::nccl_nvls_graph(models::GpuGeneration::Hopper, 450, 8, 50, 8, 1, channels, intra, inter);
@@ -107,7 +107,7 @@ TEST_CASE("NCCL tuning: the NVLS graph of dgx-h100, 2 GPUs, dgx-a100", "[nccl][t
   CHECK(channels == 0);
 }
 
-TEST_CASE("NCCL tuning: the dgx-h100 choice table at 1, 2 and 16 servers", "[nccl][tuning]") {
+TEST_CASE("NCCL tuning: the dgx-h100 choice table at 1, 2 and 16 servers", "[unit][nccl][tuning]") {
   using Runs = std::vector<std::pair<int64_t, std::string>>;
   CHECK(runs(h100(1)) == Runs{{8, "ring/ll"}, {2 << 20, "nvls/simple"}});
   CHECK(runs(h100(2)) == Runs{{8, "double_binary_tree/ll"},
@@ -169,7 +169,7 @@ TEST_CASE("NCCL tuning: the dgx-h100 choice table at 1, 2 and 16 servers", "[ncc
 }
 
 TEST_CASE("NCCL tuning: auto on a 2 x dgx-h100 scenario runs what the model picks",
-          "[nccl][tuning]") {
+          "[unit][nccl][tuning]") {
   scen::Json j;
   j["name"] = "tuning";
   j["topology"] = {{"generator", "rail"},

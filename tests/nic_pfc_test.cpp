@@ -50,7 +50,7 @@ uint64_t all_drops(const scen::Json& r) {
 }  // namespace
 
 TEST_CASE("nic pfc: a host draining at 50 Gb/s pauses its switch and sets the goodput",
-          "[pfc][nic_pfc]") {
+          "[mechanism][pfc][nic_pfc]") {
   scen::Scenario s = test_support::load(slow_receiver("50Gbps", "40KB"));
   // A receive buffer of exactly XOFF + the formula's headroom: it must never overflow.
   s.nic.rx_buffer_bytes = s.nic.pfc_xoff_bytes + scen::nic_pfc_headroom(s, 0);
@@ -91,7 +91,7 @@ TEST_CASE("nic pfc: a host draining at 50 Gb/s pauses its switch and sets the go
 }
 
 TEST_CASE("nic pfc: without NIC PFC a bounded receive buffer overflows, go-back-N recovers",
-          "[pfc][nic_pfc]") {
+          "[mechanism][pfc][nic_pfc]") {
   scen::Json j = slow_receiver("50Gbps", "0", "1MB");
   j["fabric"]["nic"]["rx_buffer"] = "64KB";
   const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
@@ -105,7 +105,7 @@ TEST_CASE("nic pfc: without NIC PFC a bounded receive buffer overflows, go-back-
 }
 
 TEST_CASE("nic pfc: the formula's headroom keeps the receive buffer from overflowing",
-          "[pfc][nic_pfc]") {
+          "[mechanism][pfc][nic_pfc]") {
   for (const char* rate : {"100Gbps", "400Gbps"}) {
     for (const char* cable : {"1m", "10m", "100m"}) {
       INFO(rate << " " << cable);
@@ -136,7 +136,7 @@ TEST_CASE("nic pfc: the formula's headroom keeps the receive buffer from overflo
 }
 
 TEST_CASE("nic pfc: a slow receiver host pauses back to the sender NIC, hop by hop",
-          "[pfc][nic_pfc]") {
+          "[mechanism][pfc][nic_pfc]") {
   // h0 - s1 - s2 - h1 at 100 Gb/s; h1's host drains at 40 Gb/s.
   scen::Json j;
   j["topology"] =
@@ -170,7 +170,8 @@ TEST_CASE("nic pfc: a slow receiver host pauses back to the sender NIC, hop by h
   CHECK(u(off.results["payload_bytes_delivered"]) == 4'000'000);
 }
 
-TEST_CASE("nic pfc: runs with a slow host are deterministic", "[pfc][nic_pfc][determinism]") {
+TEST_CASE("nic pfc: runs with a slow host are deterministic",
+          "[mechanism][pfc][nic_pfc][determinism]") {
   const scen::Scenario s = test_support::load(slow_receiver("30Gbps", "30KB", "1MB"));
   const scen::RunOutcome a = scen::run_scenario(s), b = scen::run_scenario(s);
   CHECK(a.results == b.results);

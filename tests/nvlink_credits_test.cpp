@@ -51,7 +51,7 @@ scen::Json one_flow(const std::string& size) {
 }  // namespace
 
 TEST_CASE("an NVLink incast on a lossy, marking RoCE fabric waits for credit: no drop, no mark",
-          "[gpu][nvlink]") {
+          "[mechanism][gpu][nvlink]") {
   const scen::Scenario s = test_support::load(one_server(kHarshRoce, kIncast));
   const scen::RunOutcome out = scen::run_scenario(s);
   const scen::Json& r = out.results;
@@ -78,7 +78,7 @@ TEST_CASE("an NVLink incast on a lossy, marking RoCE fabric waits for credit: no
 }
 
 TEST_CASE("NVLink's automatic credit buffer keeps a link at line rate, a small one throttles it",
-          "[gpu][nvlink]") {
+          "[mechanism][gpu][nvlink]") {
   const scen::Json roce = {{"pfc", {{"enabled", false}}}};
   const scen::Scenario s = test_support::load(one_server(roce, one_flow("16MiB")));
   // 1.25 x 450 GB/s x (2 x 100 ns + 200 ns + 40 ns) + 2 frames, rounded up to 1 KiB.
@@ -101,7 +101,7 @@ TEST_CASE("NVLink's automatic credit buffer keeps a link at line rate, a small o
 }
 
 TEST_CASE("NVLink keeps its own buffers on InfiniBand, and a buffer below a frame is refused",
-          "[gpu][nvlink]") {
+          "[mechanism][gpu][nvlink]") {
   scen::Json j = one_server(scen::Json::object(), kIncast);
   j["fabric"] = "infiniband";
   j["infiniband"] = {{"vl_buffer", "32KiB"}};

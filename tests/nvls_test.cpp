@@ -75,7 +75,8 @@ models::CollectiveResult run_one(const scen::Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("NVLS all-reduce time is S/B_eff plus the pipeline fill, within 2 %", "[nvls]") {
+TEST_CASE("NVLS all-reduce time is S/B_eff plus the pipeline fill, within 2 %",
+          "[mechanism][nvls]") {
   struct Case {
     const scen::Json* nodes;
     int gpus;
@@ -109,7 +110,7 @@ TEST_CASE("NVLS all-reduce time is S/B_eff plus the pipeline fill, within 2 %", 
 }
 
 TEST_CASE("NVLS: S up and S down per GPU, busbw above the ring's and above the NVLink rate",
-          "[nvls]") {
+          "[mechanism][nvls]") {
   const int64_t size = 32 << 20;
   const int n = 8;
   auto run = [&](const char* algorithm) {
@@ -158,7 +159,7 @@ TEST_CASE("NVLS: S up and S down per GPU, busbw above the ring's and above the N
   CHECK(b.busbw_gbps() < 450.0);
 }
 
-TEST_CASE("NVLS runs alike on either fabric and is identical on rerun", "[nvls]") {
+TEST_CASE("NVLS runs alike on either fabric and is identical on rerun", "[mechanism][nvls]") {
   const scen::Json c = {{"op", "all_reduce"},
                         {"algorithm", "nvls"},
                         {"min", "256KiB"},
@@ -191,7 +192,7 @@ TEST_CASE("NVLS runs alike on either fabric and is identical on rerun", "[nvls]"
 }
 
 TEST_CASE("auto picks NVLS where NCCL's model does, or from nvls_min up with thresholds",
-          "[nvls]") {
+          "[mechanism][nvls]") {
   scen::Json c = {{"op", "all_reduce"}, {"algorithm", "auto"}, {"protocol", "auto"},
                   {"min", "64KiB"},     {"max", "4MiB"},       {"factor", 4},
                   {"nvls_min", "1MiB"}};
@@ -230,7 +231,7 @@ TEST_CASE("auto picks NVLS where NCCL's model does, or from nvls_min up with thr
         models::CollectiveAlgorithm::Hierarchical);
 }
 
-TEST_CASE("NVLS is refused where the NVSwitch cannot reduce the ranks' data", "[nvls]") {
+TEST_CASE("NVLS is refused where the NVSwitch cannot reduce the ranks' data", "[mechanism][nvls]") {
   auto refused = [](const scen::Json& j, const std::string& path, const std::string& words) {
     try {
       (void)test_support::load(j);

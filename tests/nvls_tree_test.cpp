@@ -55,7 +55,7 @@ scen::Json allreduce(const char* algorithm, int64_t size) {
 }  // namespace
 
 TEST_CASE("NVLS-tree time is the busiest NIC link's time plus the pipeline fill, within 3 %",
-          "[nvls_tree]") {
+          "[mechanism][nvls_tree]") {
   const int64_t size = 64 << 20;
   const scen::Scenario s =
       test_support::load(scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", size)));
@@ -87,7 +87,7 @@ TEST_CASE("NVLS-tree time is the busiest NIC link's time plus the pipeline fill,
 }
 
 TEST_CASE("NVLS-tree: S up and S down per GPU's NVLink, a rail's share per NIC, NVSwitch to head",
-          "[nvls_tree]") {
+          "[mechanism][nvls_tree]") {
   const int64_t size = 16 << 20;
   const scen::Scenario s =
       test_support::load(scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", size)));
@@ -124,7 +124,8 @@ TEST_CASE("NVLS-tree: S up and S down per GPU's NVLink, a rail's share per NIC, 
   CHECK(up.class_wire_bytes[prio] == static_cast<uint64_t>(all.wire_bytes() * 5 / 4));
 }
 
-TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun", "[nvls_tree]") {
+TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun",
+          "[mechanism][nvls_tree]") {
   const int64_t size = 64 << 20;
   auto run = [&](const char* algorithm) {
     scen::Json coll = allreduce(algorithm, size);
@@ -155,7 +156,7 @@ TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun"
   CHECK(narrow.collectives[0].busbw_gbps() < 0.8 * a.busbw_gbps());
 }
 
-TEST_CASE("NVLS-tree is refused where it cannot run", "[nvls_tree]") {
+TEST_CASE("NVLS-tree is refused where it cannot run", "[mechanism][nvls_tree]") {
   // One server: NCCL runs NVLS_TREE only across servers.
   scen::Json one = scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", 1 << 20));
   one["topology"]["nodes"]["count"] = 1;
@@ -177,7 +178,7 @@ TEST_CASE("NVLS-tree is refused where it cannot run", "[nvls_tree]") {
 }
 
 TEST_CASE("NVLS-tree on 3 and 4 servers: every server's share crosses each tree edge once each way",
-          "[nvls_tree]") {
+          "[mechanism][nvls_tree]") {
   const int64_t size = 4 << 20;
   for (int servers : {3, 4}) {
     scen::Json nodes = kSlowNics;
@@ -200,7 +201,7 @@ TEST_CASE("NVLS-tree on 3 and 4 servers: every server's share crosses each tree 
 }
 
 TEST_CASE("NVLS-tree with GPUDirect RDMA off: each network message is staged through host memory",
-          "[nvls_tree]") {
+          "[mechanism][nvls_tree]") {
   // One chunk per rail (4 x 128 KiB): on 2 servers each rail's chunk crosses the network
   // twice, up to the root and back down, one after the other. Staged, each waits its bytes
   // twice at the GPU's PCIe rate before it is posted (the head's store, the other head's load).

@@ -89,7 +89,7 @@ void each_key(const Json& j, const std::function<void(const std::string&, const 
 }  // namespace
 
 TEST_CASE("outputs: CSV fields as RFC 4180 writes them, names with commas and quotes kept",
-          "[outputs][cli]") {
+          "[scenario][outputs][cli]") {
   TempDir dir("rdmasim_format");
   dir.write("awkward.json", kAwkwardNames);
   const Run r = rdmasim({"run", "awkward.json", "-o", "out", "-q"}, dir);
@@ -121,7 +121,8 @@ TEST_CASE("outputs: CSV fields as RFC 4180 writes them, names with commas and qu
   CHECK(cmp.exit_code == 0);
 }
 
-TEST_CASE("outputs: summary.json writes numbers, the end time exact in ps", "[outputs][cli]") {
+TEST_CASE("outputs: summary.json writes numbers, the end time exact in ps",
+          "[scenario][outputs][cli]") {
   TempDir dir("rdmasim_numbers");
   const Run r =
       rdmasim({"run", RDMASIM_SOURCE_DIR "/scenarios/quickstart.json", "-o", "out", "-q"}, dir);
@@ -148,7 +149,8 @@ TEST_CASE("outputs: summary.json writes numbers, the end time exact in ps", "[ou
   CHECK(stats["simulated_ps"] == res["end_time_ps"]);
 }
 
-TEST_CASE("outputs: rates are _Gbps (bits) or _GBps (bytes), never _gbps", "[outputs][cli]") {
+TEST_CASE("outputs: rates are _Gbps (bits) or _GBps (bytes), never _gbps",
+          "[scenario][outputs][cli]") {
   TempDir dir("rdmasim_units");
   for (const char* scenario : {"quickstart", "nvls-allreduce-1node", "roce-dcqcn-convergence"}) {
     const std::string out = std::string("out-") + scenario;

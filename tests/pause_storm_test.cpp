@@ -18,7 +18,8 @@ scen::RunOutcome run_file(const std::string& file, const std::vector<std::string
 
 }  // namespace
 
-TEST_CASE("pause storm: the storm spreads to flows that never reach the NIC", "[pause_storm]") {
+TEST_CASE("pause storm: the storm spreads to flows that never reach the NIC",
+          "[mechanism][pause_storm]") {
   const auto out = run_file(kStorm);
   // Flows 1 (b -> c) and 2 (c -> r) share no link with x; they stall behind its flow.
   CHECK(out.results["flows_completed"] == 0);
@@ -33,7 +34,7 @@ TEST_CASE("pause storm: the storm spreads to flows that never reach the NIC", "[
   CHECK(test_support::link_between(out, "L1", "S").paused > sim::Time(1'000'000'000));
 }
 
-TEST_CASE("pause storm: without the storm the same flows complete", "[pause_storm]") {
+TEST_CASE("pause storm: without the storm the same flows complete", "[mechanism][pause_storm]") {
   scen::Json j = scen::read_json_file(kStorm);
   j["pause_storms"][0]["start"] = "10s";  // after the end of the run
   const auto out =
@@ -42,7 +43,8 @@ TEST_CASE("pause storm: without the storm the same flows complete", "[pause_stor
   CHECK(out.results["pfc"]["storm_pause_frames"] == 0);
 }
 
-TEST_CASE("pause storm: the watchdog contains it, the other flows complete", "[pause_storm]") {
+TEST_CASE("pause storm: the watchdog contains it, the other flows complete",
+          "[mechanism][pause_storm]") {
   const auto out = run_file(kStormFixed);
   CHECK(out.results["deadlocks"] == 0);
   CHECK(out.results["pfc"]["watchdog_triggers"].get<uint64_t>() > 0);
@@ -53,7 +55,7 @@ TEST_CASE("pause storm: the watchdog contains it, the other flows complete", "[p
   CHECK(out.flows[2].completed);
 }
 
-TEST_CASE("pause storm: an end time stops the frames", "[pause_storm]") {
+TEST_CASE("pause storm: an end time stops the frames", "[mechanism][pause_storm]") {
   const auto out =
       run_file(kStorm, {"pause_storms[0].end=400us", "stop.until=workload-done", "stop.time=20ms"});
   // Frames at 20, 187.7 and 355.5 us; the last pause ends 335.5 us later and the flows go on.

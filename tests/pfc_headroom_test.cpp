@@ -66,7 +66,7 @@ scen::Json worst_case_load(const std::string& rate, const std::string& cable, in
 TEST_CASE(
     "pfc headroom: none runs out at the formula, one MTU less does, the peak is within "
     "one MTU of it",
-    "[pfc][headroom]") {
+    "[mechanism][pfc][headroom]") {
   struct Case {
     const char* rate;
     int64_t rate_bps;

@@ -51,7 +51,7 @@ struct Sink final : models::PacketReceiver {
 
 }  // namespace
 
-TEST_CASE("pfc: a 64-to-1 incast is lossless with PFC and lossy without", "[pfc]") {
+TEST_CASE("pfc: a 64-to-1 incast is lossless with PFC and lossy without", "[mechanism][pfc]") {
   // Static thresholds (xoff 40 KB), and the dynamic MMU (alpha x free shared pool).
   for (const char* mode : {"static", "dynamic"}) {
     INFO(mode);
@@ -95,7 +95,7 @@ TEST_CASE("pfc: a 64-to-1 incast is lossless with PFC and lossy without", "[pfc]
 }
 
 TEST_CASE("pfc: a dynamic threshold pauses earlier the more ingress ports are congested",
-          "[pfc][mmu]") {
+          "[mechanism][pfc][mmu]") {
   // Choudhury-Hahne: with N ingress ports filling together each pauses near
   // alpha S / (1 + N alpha) of a shared pool of S bytes; alone, near alpha S / (1 + alpha).
   auto xoff_bytes = [](const scen::RunOutcome& out) {
@@ -136,7 +136,8 @@ TEST_CASE("pfc: a dynamic threshold pauses earlier the more ingress ports are co
   CHECK(most_crowd * 2 < least_alone);
 }
 
-TEST_CASE("pfc: a pause of Q quanta holds the class for exactly Q x 512 bit times", "[pfc]") {
+TEST_CASE("pfc: a pause of Q quanta holds the class for exactly Q x 512 bit times",
+          "[mechanism][pfc]") {
   using namespace sim::literals;
   for (int64_t rate :
        {int64_t{100'000'000'000}, int64_t{400'000'000'000}, int64_t{25'000'000'000}}) {
@@ -176,7 +177,8 @@ TEST_CASE("pfc: a pause of Q quanta holds the class for exactly Q x 512 bit time
   }
 }
 
-TEST_CASE("pfc: congestion at one leaf pauses the spine, the far leaf and its senders", "[pfc]") {
+TEST_CASE("pfc: congestion at one leaf pauses the spine, the far leaf and its senders",
+          "[mechanism][pfc]") {
   // Fast fabric links: the only bottleneck is leaf0 -> h0, so every pause upstream of it is
   // propagation, hop by hop.
   scen::Json j;
@@ -208,7 +210,7 @@ TEST_CASE("pfc: congestion at one leaf pauses the spine, the far leaf and its se
 }
 
 TEST_CASE("pfc: headroom below the need is reported, the formula's headroom never runs out",
-          "[pfc]") {
+          "[mechanism][pfc]") {
   for (const char* rate : {"100Gbps", "400Gbps"}) {
     for (const char* cable : {"1m", "10m", "100m"}) {
       INFO(rate << " " << cable);
@@ -235,7 +237,7 @@ TEST_CASE("pfc: headroom below the need is reported, the formula's headroom neve
   }
 }
 
-TEST_CASE("pfc: runs with PFC are deterministic", "[pfc][determinism]") {
+TEST_CASE("pfc: runs with PFC are deterministic", "[mechanism][pfc][determinism]") {
   const scen::Scenario s = test_support::load(incast(16, true));
   const scen::RunOutcome a = scen::run_scenario(s), b = scen::run_scenario(s);
   CHECK(scen::pfc_csv(a) == scen::pfc_csv(b));
@@ -245,7 +247,7 @@ TEST_CASE("pfc: runs with PFC are deterministic", "[pfc][determinism]") {
 }
 
 TEST_CASE("pfc: per-class counters add up to the link's and sit in the lossless class",
-          "[pfc][counters]") {
+          "[mechanism][pfc][counters]") {
   scen::LoadOptions o;
   o.sets = {"fabric.dcqcn.enabled=true", "stop.time=5ms", "fabric.switch.queue_limit=150KB"};
   const auto out = scen::run_scenario(scen::load_scenario_file(
@@ -281,7 +283,8 @@ TEST_CASE("pfc: per-class counters add up to the link's and sit in the lossless 
   CHECK(marks == out.results["ecn"]["marks"].get<uint64_t>());
 }
 
-TEST_CASE("pfc: headroom set per port through overrides replaces the formula there only", "[pfc]") {
+TEST_CASE("pfc: headroom set per port through overrides replaces the formula there only",
+          "[mechanism][pfc]") {
   const std::string file = std::string(RDMASIM_SOURCE_DIR) + "/scenarios/roce-incast-pfc.json";
   const auto plain = scen::run_scenario(scen::load_scenario_file(file));
   CHECK(plain.results["pfc"]["headroom_exhaustions"] == 0);

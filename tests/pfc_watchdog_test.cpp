@@ -21,7 +21,8 @@ scen::RunOutcome run_file(const std::string& file, const std::vector<std::string
 
 }  // namespace
 
-TEST_CASE("watchdog: ignoring the pause breaks the ring's deadlock, flows complete", "[watchdog]") {
+TEST_CASE("watchdog: ignoring the pause breaks the ring's deadlock, flows complete",
+          "[mechanism][watchdog]") {
   const auto out = run_file(kRingFixed);
   CHECK(out.results["deadlocks"] == 0);
   CHECK(out.results["flows_completed"] == 4);
@@ -33,7 +34,8 @@ TEST_CASE("watchdog: ignoring the pause breaks the ring's deadlock, flows comple
         out.results["drops"]["lossless"].get<uint64_t>());
 }
 
-TEST_CASE("watchdog: without it the fixed ring deadlocks as the original", "[watchdog]") {
+TEST_CASE("watchdog: without it the fixed ring deadlocks as the original",
+          "[mechanism][watchdog]") {
   // The same file with the watchdog switched off by a later override: the deadlock is back,
   // so it is the watchdog that fixes it.
   scen::Json j = scen::read_json_file(kRingFixed);
@@ -44,7 +46,8 @@ TEST_CASE("watchdog: without it the fixed ring deadlocks as the original", "[wat
   CHECK(out.results["pfc"]["watchdog_triggers"] == 0);
 }
 
-TEST_CASE("watchdog: the drop action at one switch breaks the ring, drops counted", "[watchdog]") {
+TEST_CASE("watchdog: the drop action at one switch breaks the ring, drops counted",
+          "[mechanism][watchdog]") {
   // s2 discards its stuck queue (flows 1 and 2 lose packets); the cycle needs every member,
   // so the ring is free, and go-back-N resends what was discarded.
   const auto out =
@@ -60,7 +63,8 @@ TEST_CASE("watchdog: the drop action at one switch breaks the ring, drops counte
   CHECK(out.results["retransmitted_packets"].get<uint64_t>() >= drops);
 }
 
-TEST_CASE("watchdog: parameters per switch and port, over the fabric-wide ones", "[watchdog]") {
+TEST_CASE("watchdog: parameters per switch and port, over the fabric-wide ones",
+          "[mechanism][watchdog]") {
   scen::Json j = scen::read_json_file(kRing);
   j["fabric"]["pfc"]["watchdog_timeout"] = "300us";
   j["overrides"] = {
@@ -90,7 +94,8 @@ TEST_CASE("watchdog: parameters per switch and port, over the fabric-wide ones",
   CHECK(checked == 12);  // 4 switches x 3 ports
 }
 
-TEST_CASE("watchdog: bad settings are refused with their path", "[watchdog][bad_input]") {
+TEST_CASE("watchdog: bad settings are refused with their path",
+          "[mechanism][watchdog][bad_input]") {
   scen::Json j = scen::read_json_file(kRing);
   j["overrides"] = {{{"switch", "s1"}, {"set", {{"pfc_watchdog", {{"action", "explode"}}}}}}};
   CHECK_THROWS_WITH(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}),

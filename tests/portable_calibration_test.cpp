@@ -29,7 +29,7 @@ double fct_us(const scen::Scenario& s) {
 }  // namespace
 
 TEST_CASE("send_efficiency caps a NIC at its fraction of its own line rate",
-          "[calibrate][portable]") {
+          "[mechanism][calibrate][portable]") {
   for (const char* rate : {"100Gbps", "400Gbps"}) {
     scen::Json full = one_flow(rate);
     scen::Json half = full;
@@ -49,7 +49,8 @@ TEST_CASE("send_efficiency caps a NIC at its fraction of its own line rate",
   CHECK(fct_us(test_support::load(both)) == fct_us(test_support::load(quarter)));
 }
 
-TEST_CASE("a calibration overlay applies to the fabric that includes it", "[calibrate][portable]") {
+TEST_CASE("a calibration overlay applies to the fabric that includes it",
+          "[mechanism][calibrate][portable]") {
   test_support::TempDir dir;
   dir.write("params.json",
             R"({"fabric": {"nic": {"send_efficiency": 0.5, "tx_latency": "1us"},
@@ -91,7 +92,7 @@ TEST_CASE("a calibration overlay applies to the fabric that includes it", "[cali
 }
 
 TEST_CASE("calibrate writes the send engine's cap as a fraction of the line rate",
-          "[calibrate][portable]") {
+          "[mechanism][calibrate][portable]") {
   calib::ClusterSpec c;
   c.name = "c";
   c.link_rate_bps = 200'000'000'000;

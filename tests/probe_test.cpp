@@ -48,7 +48,7 @@ int test_port(int k) {
 }  // namespace
 
 TEST_CASE("probe tcp ping-pong and bandwidth sweeps over loopback give perftest traces",
-          "[probe]") {
+          "[cli][probe]") {
   RDMASIM_REQUIRE_PROBE();
   const test_support::TempDir dir("rdmasim_probe");
   const auto lat = shell(kProbe + " lat --sizes 2:64KiB --iters 50 -o lat.txt", dir);
@@ -83,7 +83,7 @@ TEST_CASE("probe tcp ping-pong and bandwidth sweeps over loopback give perftest 
 }
 
 TEST_CASE("probe server and client in two processes with the server checking versions and sizes",
-          "[probe]") {
+          "[cli][probe]") {
   RDMASIM_REQUIRE_PROBE();
   const test_support::TempDir dir("rdmasim_probe2");
   const std::string port = std::to_string(test_port(1));
@@ -113,7 +113,8 @@ TEST_CASE("probe server and client in two processes with the server checking ver
   CHECK(test_support::contains(big.err, "bytes, more than the 4096 agreed"));
 }
 
-TEST_CASE("probe server gives up on a client that connects and sends nothing", "[probe]") {
+TEST_CASE("probe server gives up on a client that connects and sends nothing",
+          "[cli][slow][probe]") {
   RDMASIM_REQUIRE_PROBE();
   const test_support::TempDir dir("rdmasim_probe_idle");
   const std::string port = std::to_string(test_port(4));
@@ -134,7 +135,8 @@ TEST_CASE("probe server gives up on a client that connects and sends nothing", "
   CHECK(shell(kProbe + " lat --server --idle-timeout -1", dir).exit_code == 2);
 }
 
-TEST_CASE("probe verbs transport without an RDMA device exits 2 with a clear message", "[probe]") {
+TEST_CASE("probe verbs transport without an RDMA device exits 2 with a clear message",
+          "[cli][probe]") {
   RDMASIM_REQUIRE_PROBE();
   if (std::system("ls /sys/class/infiniband/* >/dev/null 2>&1") == 0) {
     std::printf("SKIPPED: this machine has an RDMA device\n");
@@ -147,7 +149,7 @@ TEST_CASE("probe verbs transport without an RDMA device exits 2 with a clear mes
 }
 
 TEST_CASE("probe replays a 4-host scenario under mpirun and compare reads its flows.csv",
-          "[probe][mpi]") {
+          "[cli][slow][probe][mpi]") {
   RDMASIM_REQUIRE_PROBE();
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
     std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
@@ -196,7 +198,7 @@ TEST_CASE("probe replays a 4-host scenario under mpirun and compare reads its fl
 }
 
 TEST_CASE("probe options that cannot work are refused before anything listens or connects",
-          "[probe][robustness]") {
+          "[cli][probe][robustness]") {
   RDMASIM_REQUIRE_PROBE();
   const test_support::TempDir dir("rdmasim_probe");
   struct Case {

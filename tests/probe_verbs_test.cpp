@@ -49,7 +49,8 @@ std::string refusal(const std::vector<unsigned char>& b, uint32_t rank, size_t m
 
 }  // namespace
 
-TEST_CASE("verbs connection data round-trips and corrupt copies are refused", "[probe][verbs]") {
+TEST_CASE("verbs connection data round-trips and corrupt copies are refused",
+          "[cli][probe][verbs]") {
   const probe::ConnectionData c = sample_connection();
   const std::vector<unsigned char> b = probe::encode_connection(c);
   REQUIRE(b.size() == probe::kConnectionHeaderBytes + 3 * probe::kQpAddressBytes);
@@ -110,7 +111,7 @@ TEST_CASE("verbs connection data round-trips and corrupt copies are refused", "[
 }
 
 TEST_CASE("verbs replay stripes each flow over its queue pairs as the simulator does",
-          "[probe][verbs]") {
+          "[cli][probe][verbs]") {
   // Sizes around the MTU and qps above the packet count (fewer QPs used), as the simulator.
   scen::Json j;
   j["topology"] = test_support::star(3);
@@ -187,7 +188,7 @@ const std::string kScenario = RDMASIM_SOURCE_DIR "/scenarios/probe-replay-4hosts
 }  // namespace
 
 TEST_CASE("probe verbs replay: arguments checked, no RDMA device refused with exit 2",
-          "[probe][verbs]") {
+          "[cli][probe][verbs]") {
 #ifndef RDMASIM_HAVE_PROBE
   std::printf("SKIPPED: rdmasim-probe was not built (Open MPI missing: libopenmpi-dev)\n");
   return;

@@ -8,7 +8,7 @@
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/run/progress_line.hpp"
 
-TEST_CASE("progress: the share and the ETA are of the work", "[progress]") {
+TEST_CASE("progress: the share and the ETA are of the work", "[cli][progress]") {
   const std::string line = scen::ProgressLine::text(1500.0, 0.25, true, 10.0, 2e7);
   INFO(line);
   CHECK(line.find("25.0 % of the work") != std::string::npos);
@@ -19,7 +19,7 @@ TEST_CASE("progress: the share and the ETA are of the work", "[progress]") {
   CHECK(scen::ProgressLine::text(1.0, -1, false, 3.0, 1e6).find("ETA") == std::string::npos);
 }
 
-TEST_CASE("progress: a collective's work done follows its calls and messages", "[progress]") {
+TEST_CASE("progress: a collective's work done follows its calls and messages", "[cli][progress]") {
   scen::Json j;
   j["name"] = "progress";
   j["topology"] = test_support::star(8);

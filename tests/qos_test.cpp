@@ -59,7 +59,7 @@ struct Sink final : models::PacketReceiver {
 
 }  // namespace
 
-TEST_CASE("qos: DWRR weights 1:3 share a saturated bottleneck 25 % / 75 %", "[qos]") {
+TEST_CASE("qos: DWRR weights 1:3 share a saturated bottleneck 25 % / 75 %", "[mechanism][qos]") {
   scen::Json j = star({1, 2});
   j["fabric"]["qos"]["scheduler"] = {{"1", 1}, {"2", 3}};
   const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
@@ -91,7 +91,8 @@ TEST_CASE("qos: DWRR weights 1:3 share a saturated bottleneck 25 % / 75 %", "[qo
   CHECK(scen::links_csv(again) == scen::links_csv(out));
 }
 
-TEST_CASE("qos: strict priority starves lower classes while the higher one is saturated", "[qos]") {
+TEST_CASE("qos: strict priority starves lower classes while the higher one is saturated",
+          "[mechanism][qos]") {
   // Default schedule (all strict): class 5 takes the link, class 2 gets nothing but the first
   // packet or two that arrive before class 5's queue has formed.
   const scen::RunOutcome all_strict = scen::run_scenario(test_support::load(star({2, 5})));
@@ -109,7 +110,7 @@ TEST_CASE("qos: strict priority starves lower classes while the higher one is sa
 }
 
 TEST_CASE("qos: a class paused by PFC does not block the other DWRR class, nor bank credit",
-          "[qos][pfc]") {
+          "[mechanism][qos][pfc]") {
   using namespace sim::literals;
   sim::Simulator sim(1);
   models::PacketPool pool;
@@ -160,7 +161,7 @@ TEST_CASE("qos: a class paused by PFC does not block the other DWRR class, nor b
   CHECK(port.stats().class_wire_bytes[2] == uint64_t{per_class} * frame);
 }
 
-TEST_CASE("qos: DWRR deficit counters follow Shreedhar and Varghese", "[qos]") {
+TEST_CASE("qos: DWRR deficit counters follow Shreedhar and Varghese", "[mechanism][qos]") {
   models::ClassSchedule s;
   s.weight[0] = 1;
   s.weight[4] = 2;
@@ -189,7 +190,8 @@ TEST_CASE("qos: DWRR deficit counters follow Shreedhar and Varghese", "[qos]") {
   CHECK(d.deficit(4) == 2200);
 }
 
-TEST_CASE("qos: DSCP picks the priority at the NIC, and at switches that trust DSCP", "[qos]") {
+TEST_CASE("qos: DSCP picks the priority at the NIC, and at switches that trust DSCP",
+          "[mechanism][qos]") {
   scen::Json j = star({3, 3});
   j["fabric"]["qos"] = {{"trust", "dscp"}, {"dscp_to_priority", {{"10", 5}}}};
   j["workload"]["flows"][0].erase("priority");

@@ -37,7 +37,7 @@ Fabric small_leaf_spine() {
 
 }  // namespace
 
-TEST_CASE("routing: next hops lead one hop closer and distances count links") {
+TEST_CASE("routing: next hops lead one hop closer and distances count links", "[unit]") {
   const Fabric f = small_leaf_spine();
   const RoutingTables rt = compute_routes(f);
   const int leaf0 = f.node_by_name("leaf0");
@@ -58,7 +58,7 @@ TEST_CASE("routing: next hops lead one hop closer and distances count links") {
   CHECK(rt.set_of.size() == f.topo.nodes.size() * 4);
 }
 
-TEST_CASE("routing: a failed uplink removes its paths, a cut-off leaf is unreachable") {
+TEST_CASE("routing: a failed uplink removes its paths, a cut-off leaf is unreachable", "[unit]") {
   const Fabric f = small_leaf_spine();
   std::vector<bool> up(f.topo.links.size(), true);
   up[find_link(f, "leaf0", "spine1")] = false;
@@ -84,7 +84,7 @@ TEST_CASE("routing: a failed uplink removes its paths, a cut-off leaf is unreach
   CHECK(count_shortest_paths(f, cut, 2, 3) == 1);
 }
 
-TEST_CASE("routing: hosts never forward, even when that is the only way") {
+TEST_CASE("routing: hosts never forward, even when that is the only way", "[unit]") {
   // h1 - s0 - hub - s1 - h2, where "hub" is a dual-homed host: h1 cannot reach h2.
   Topology t;
   t.nodes = {{"hub", NodeKind::Host},
@@ -130,7 +130,7 @@ void check_against_definition(const Fabric& f, const RoutingTables& rt,
 
 }  // namespace
 
-TEST_CASE("routing: every next-hop set is exactly the up ports one hop closer") {
+TEST_CASE("routing: every next-hop set is exactly the up ports one hop closer", "[unit]") {
   SECTION("fat-tree k=4 with two failed links") {
     const Fabric f = build_fabric(make_fat_tree({.k = 4}));
     std::vector<bool> up(f.topo.links.size(), true);
@@ -157,12 +157,12 @@ TEST_CASE("routing: every next-hop set is exactly the up ports one hop closer") 
   }
 }
 
-TEST_CASE("routing: link_up of the wrong size is refused") {
+TEST_CASE("routing: link_up of the wrong size is refused", "[unit]") {
   const Fabric f = small_leaf_spine();
   REQUIRE_THROWS_AS(compute_routes(f, std::vector<bool>(3, true)), TopologyError);
 }
 
-TEST_CASE("routing: a 1024-host fat-tree (k=16) has 64 paths across pods everywhere") {
+TEST_CASE("routing: a 1024-host fat-tree (k=16) has 64 paths across pods everywhere", "[unit]") {
   const Fabric f = build_fabric(make_fat_tree({.k = 16}));
   REQUIRE(f.topo.nodes.size() == 1344);
   const RoutingTables rt = compute_routes(f);
@@ -175,7 +175,7 @@ TEST_CASE("routing: a 1024-host fat-tree (k=16) has 64 paths across pods everywh
   CHECK(count_shortest_paths(f, rt, 0, 8) == 8);
 }
 
-TEST_CASE("routing: ecmp_hash spreads flows evenly over next hops") {
+TEST_CASE("routing: ecmp_hash spreads flows evenly over next hops", "[unit]") {
   // 4 next hops, 40,000 flows between varying hosts and source ports at one switch: each
   // port should get its quarter within 10 %.
   for (const uint64_t seed : {0ULL, 1ULL, 0xdeadbeefULL}) {
@@ -200,7 +200,7 @@ TEST_CASE("routing: ecmp_hash spreads flows evenly over next hops") {
   for (const int h : hits) CHECK(std::abs(h - 10'000) < 1'000);
 }
 
-TEST_CASE("routing: ecmp_hash is deterministic and the seed reshuffles choices") {
+TEST_CASE("routing: ecmp_hash is deterministic and the seed reshuffles choices", "[unit]") {
   CHECK(ecmp_hash(1, 2, 3, 4, 5) == ecmp_hash(1, 2, 3, 4, 5));
   // Pinned: the value must not change between builds or machines (it decides every ECMP
   // choice, so it is part of every run's fingerprint).
@@ -215,7 +215,7 @@ TEST_CASE("routing: ecmp_hash is deterministic and the seed reshuffles choices")
   CHECK(std::abs(switch_changed - 750) < 75);
 }
 
-TEST_CASE("routing: bisection of an oversubscribed leaf-spine is the fabric side") {
+TEST_CASE("routing: bisection of an oversubscribed leaf-spine is the fabric side", "[unit]") {
   // 4 leaves x 4 hosts at 100G, 2 spines at 100G. Split h0..h7 (leaves 0, 1) | h8..h15.
   // Host side: 8 hosts x 100G = 800G. Fabric side: leaves 0 and 1 have 2 uplinks each,
   // 4 x 100G = 400G. The bisection is the smaller: 400G.
@@ -236,7 +236,7 @@ TEST_CASE("routing: bisection of an oversubscribed leaf-spine is the fabric side
   CHECK(s.switch_radix_histogram == std::map<int, int>{{4, 2}, {6, 4}});
 }
 
-TEST_CASE("routing: bisection is the host side when the fabric is non-blocking") {
+TEST_CASE("routing: bisection is the host side when the fabric is non-blocking", "[unit]") {
   // Same hosts, 4 spines x 2 uplinks: leaves 0 and 1 have 16 x 100G up, more than their
   // 8 hosts can send.
   const Fabric f = build_fabric(make_leaf_spine({.spines = 4, .uplinks_per_pair = 2}));
@@ -256,7 +256,7 @@ TEST_CASE("routing: bisection is the host side when the fabric is non-blocking")
   CHECK(summarize(clos, compute_routes(clos)).bisection_bps == 160 * k100G);
 }
 
-TEST_CASE("routing: path sampling is deterministic and counts failures") {
+TEST_CASE("routing: path sampling is deterministic and counts failures", "[unit]") {
   const Fabric f = build_fabric(make_fat_tree({.k = 8}));
   std::vector<bool> up(f.topo.links.size(), true);
   up[find_link(f, "h0", "edge0_0")] = false;
@@ -271,7 +271,7 @@ TEST_CASE("routing: path sampling is deterministic and counts failures") {
   CHECK(a.mean_paths < 16);
 }
 
-TEST_CASE("routing: Graphviz output draws hosts as boxes and labels links with rates") {
+TEST_CASE("routing: Graphviz output draws hosts as boxes and labels links with rates", "[unit]") {
   const Fabric f = small_leaf_spine();
   const std::string dot = to_dot(f);
   CHECK(dot.rfind("graph \"leaf_spine\" {\n", 0) == 0);

@@ -85,7 +85,8 @@ uint64_t uplink_packets(const scen::RunOutcome& out, const std::string& leaf) {
 
 }  // namespace
 
-TEST_CASE("features: include merges overlays in order, the including file wins", "[features]") {
+TEST_CASE("features: include merges overlays in order, the including file wins",
+          "[scenario][features]") {
   test_support::TempDir dir("rdmasim_features");
   // a.json and b.json both set the MTU and the switch latency; only a.json sets the RTO and
   // only b.json the ACK coalescing.
@@ -123,7 +124,8 @@ TEST_CASE("features: include merges overlays in order, the including file wins",
         sim::parse_time("100ns"));
 }
 
-TEST_CASE("features: --set creates keys, parses values, addresses array elements", "[features]") {
+TEST_CASE("features: --set creates keys, parses values, addresses array elements",
+          "[scenario][features]") {
   Json root = Json::object();
   scen::apply_set(root, "fabric.switch.latency=300ns");  // not JSON: a bare string
   scen::apply_set(root, "fabric.nic.ack_every=4");       // JSON number
@@ -165,7 +167,8 @@ TEST_CASE("features: --set creates keys, parses values, addresses array elements
   CHECK(s.switch_defaults.latency == sim::parse_time("123ns"));
 }
 
-TEST_CASE("features: a per-port queue_limit override applies to that port only", "[features]") {
+TEST_CASE("features: a per-port queue_limit override applies to that port only",
+          "[scenario][features]") {
   Json base = incast(4, "200KB");
   base["fabric"]["switch"]["queue_limit"] = "100KB";
   const scen::Scenario probe = test_support::load(base);
@@ -200,7 +203,7 @@ TEST_CASE("features: a per-port queue_limit override applies to that port only",
 }
 
 TEST_CASE("features: a per-switch latency override moves the FCT by twice the difference",
-          "[features]") {
+          "[scenario][features]") {
   // h0 - s1 - s2 - h1 at 300 ns per switch; s1 alone is set to 800 ns. An unloaded flow's
   // last data packet and its ACK each cross s1 once: FCT + 2 x 500 ns exactly (4 x 500 ns
   // if the override leaked to s2 as well).
@@ -224,7 +227,7 @@ TEST_CASE("features: a per-switch latency override moves the FCT by twice the di
 }
 
 TEST_CASE("features: a flow's QPs spread over ECMP uplinks by their UDP source ports",
-          "[features]") {
+          "[scenario][features]") {
   // 2 leaves, 4 spines, one host per leaf: 4 equal-cost paths h0 -> h1.
   Json j;
   j["topology"] = leaf_spine(2, 4, 1);
@@ -252,7 +255,7 @@ TEST_CASE("features: a flow's QPs spread over ECMP uplinks by their UDP source p
 }
 
 TEST_CASE("features: ack_every coalesces ACKs, always acknowledging the last packet",
-          "[features]") {
+          "[scenario][features]") {
   // 9,500 bytes at a 1,000-byte MTU: 10 packets. The receiver ACKs after every ack_every
   // in-order packets and on the last: 10, ceil(10/4) = 3 (after 4, 8, 10), and 1.
   Json j;
@@ -273,7 +276,7 @@ TEST_CASE("features: ack_every coalesces ACKs, always acknowledging the last pac
 }
 
 TEST_CASE("features: a failed leaf-spine link carries nothing, traffic takes the other spine",
-          "[features]") {
+          "[scenario][features]") {
   Json j;
   j["topology"] = leaf_spine(2, 2, 2);  // h0, h1 on leaf0; h2, h3 on leaf1
   j["fabric"]["nic"] = {{"mtu", "1000B"}};
@@ -307,7 +310,7 @@ TEST_CASE("features: a failed leaf-spine link carries nothing, traffic takes the
 }
 
 TEST_CASE("features: the port timeseries samples on the interval and accounts for every byte",
-          "[features]") {
+          "[scenario][features]") {
   Json j = incast(4, "100KB");
   const int port = port_facing(test_support::load(j), "sw", "h0");
   const std::string label = "sw:" + std::to_string(port);
@@ -352,7 +355,8 @@ TEST_CASE("features: the port timeseries samples on the interval and accounts fo
   }
 }
 
-TEST_CASE("features: all_to_all and permutation generators through the loader", "[features]") {
+TEST_CASE("features: all_to_all and permutation generators through the loader",
+          "[scenario][features]") {
   const int n = 5;  // h0..h4
   Json j = star(n - 1);
   j["workload"] = {{"all_to_all", {{"hosts", "all"}, {"size", "2KB"}}}};
@@ -382,7 +386,7 @@ TEST_CASE("features: all_to_all and permutation generators through the loader", 
   CHECK(u(scen::run_scenario(perm).results["flows_completed"]) == static_cast<uint64_t>(n));
 }
 
-TEST_CASE("features: poisson websearch arrivals match the offered load", "[features]") {
+TEST_CASE("features: poisson websearch arrivals match the offered load", "[scenario][features]") {
   // The mean of the shipped WebSearch CDF, piecewise linear between its points: the sum over
   // segments of (cdf step) x (segment midpoint).
   const std::string cdf_text =

@@ -17,7 +17,7 @@ struct Recorder final : sim::EventHandler {
 
 }  // namespace
 
-TEST_CASE("scheduler: equal-time events fire in insertion order", "[sim]") {
+TEST_CASE("scheduler: equal-time events fire in insertion order", "[unit][sim]") {
   sim::Simulator sim(1);
   Recorder r(sim);
   // Interleave times so that heap order alone would not give insertion order.
@@ -33,7 +33,7 @@ TEST_CASE("scheduler: equal-time events fire in insertion order", "[sim]") {
   }
 }
 
-TEST_CASE("scheduler: time limit stops before later events and keeps them", "[sim]") {
+TEST_CASE("scheduler: time limit stops before later events and keeps them", "[unit][sim]") {
   sim::Simulator sim(1);
   Recorder r(sim);
   sim.at(5_us, &r, 0, 1);
@@ -46,7 +46,7 @@ TEST_CASE("scheduler: time limit stops before later events and keeps them", "[si
 }
 
 TEST_CASE("scheduler: cancelled timers never fire, re-armed timers fire once at the deadline",
-          "[sim]") {
+          "[unit][sim]") {
   sim::Simulator sim(1);
   Recorder owner(sim);
   sim::Timer cancelled(sim, &owner, 0, 1);
@@ -77,7 +77,8 @@ TEST_CASE("scheduler: cancelled timers never fire, re-armed timers fire once at 
   CHECK_FALSE(cancelled.armed());
 }
 
-TEST_CASE("scheduler: random streams are reproducible and independent per component", "[sim]") {
+TEST_CASE("scheduler: random streams are reproducible and independent per component",
+          "[unit][sim]") {
   sim::Simulator a(42), b(42), c(43);
   auto ra = a.rng(7), rb = b.rng(7), rc = c.rng(7), rd = a.rng(8);
   bool differs_seed = false, differs_stream = false;
@@ -91,7 +92,7 @@ TEST_CASE("scheduler: random streams are reproducible and independent per compon
   CHECK(differs_stream);
 }
 
-TEST_CASE("scheduler: the order survives sequence renumbering", "[sim]") {
+TEST_CASE("scheduler: the order survives sequence renumbering", "[unit][sim]") {
   // A limit of 8 forces a renumbering every few insertions while many events are pending.
   sim::Scheduler s(8);
   struct Null final : sim::EventHandler {

@@ -75,7 +75,7 @@ double pipeline_ps(const scen::Scenario& s, int64_t size, int depth) {
 }  // namespace
 
 TEST_CASE("aggregation tree: leaves under one spine, a group inside a leaf stays there",
-          "[sharp]") {
+          "[mechanism][sharp]") {
   topo::LeafSpineParams p;
   p.leaves = 4;
   p.spines = 2;
@@ -111,7 +111,7 @@ TEST_CASE("aggregation tree: leaves under one spine, a group inside a leaf stays
   CHECK(c.switches.size() == 1 + 4 + 8);  // a core, one aggregation switch per pod, the edges
 }
 
-TEST_CASE("SHARP all-reduce time matches S/B_b + 2D(L + c/B_b) within 2 %", "[sharp]") {
+TEST_CASE("SHARP all-reduce time matches S/B_b + 2D(L + c/B_b) within 2 %", "[mechanism][sharp]") {
   struct Case {
     int leaves, hosts_per_leaf, depth;
     int64_t size;
@@ -144,7 +144,7 @@ TEST_CASE("SHARP all-reduce time matches S/B_b + 2D(L + c/B_b) within 2 %", "[sh
 }
 
 TEST_CASE("SHARP on a k = 4 fat-tree: three levels, the same formula, and a small window bounds it",
-          "[sharp]") {
+          "[mechanism][sharp]") {
   const int64_t size = 8 << 20;
   auto run = [&](int window) {
     const scen::Scenario s = test_support::load(sharp_scenario(
@@ -177,7 +177,7 @@ TEST_CASE("SHARP on a k = 4 fat-tree: three levels, the same formula, and a smal
 }
 
 TEST_CASE("SHARP: each host sends S once and receives it once, about half a ring's bytes",
-          "[sharp]") {
+          "[mechanism][sharp]") {
   const int64_t size = 4 << 20;
   const int n = 8;
   auto run = [&](const char* algorithm) {
@@ -219,7 +219,8 @@ TEST_CASE("SHARP: each host sends S once and receives it once, about half a ring
   CHECK(sharp.collectives[0].time < ring.collectives[0].time);
 }
 
-TEST_CASE("SHARP: every reduction waits for every child (a late host delays them all)", "[sharp]") {
+TEST_CASE("SHARP: every reduction waits for every child (a late host delays them all)",
+          "[mechanism][sharp]") {
   const scen::Scenario s = test_support::load(sharp_scenario(
       leaf_spine(2, 4), {{"op", "all_reduce"}, {"algorithm", "sharp"}, {"size", "1MiB"}}));
   const std::vector<uint32_t> hosts = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -257,7 +258,8 @@ TEST_CASE("SHARP: every reduction waits for every child (a late host delays them
   for (const auto& k : starved) CHECK(k.data_received == 0);
 }
 
-TEST_CASE("SHARP: two all-reduces over the same hosts at once get a tree each", "[sharp]") {
+TEST_CASE("SHARP: two all-reduces over the same hosts at once get a tree each",
+          "[mechanism][sharp]") {
   const int64_t size = 2 << 20;
   scen::Json one = {{"op", "all_reduce"}, {"algorithm", "sharp"}, {"size", size}};
   const scen::Scenario s =
@@ -284,7 +286,7 @@ TEST_CASE("SHARP: two all-reduces over the same hosts at once get a tree each", 
 }
 
 TEST_CASE("SHARP as a training step's all-reduce: every bucket reduced in the switches",
-          "[sharp]") {
+          "[mechanism][sharp]") {
   scen::Json j = sharp_scenario(leaf_spine(2, 2), {{"algorithm", "sharp"}, {"size", "1MiB"}});
   j["workload"].erase("collective");
   j["workload"]["training"] = {
@@ -306,7 +308,7 @@ TEST_CASE("SHARP as a training step's all-reduce: every bucket reduced in the sw
   CHECK(out.training_steps[0].exposed == out.training_steps[0].communication);
 }
 
-TEST_CASE("SHARP runs are identical on rerun", "[sharp]") {
+TEST_CASE("SHARP runs are identical on rerun", "[mechanism][sharp]") {
   const scen::Scenario s =
       test_support::load(sharp_scenario(leaf_spine(2, 3), {{"op", "all_reduce"},
                                                            {"algorithm", "sharp"},
@@ -324,7 +326,7 @@ TEST_CASE("SHARP runs are identical on rerun", "[sharp]") {
   CHECK(a.counters.dump() == b.counters.dump());
 }
 
-TEST_CASE("SHARP is refused where it does not exist", "[sharp]") {
+TEST_CASE("SHARP is refused where it does not exist", "[mechanism][sharp]") {
   auto refused = [](scen::Json j, const std::string& path) {
     try {
       (void)test_support::load(j);

@@ -35,7 +35,7 @@ std::string slurp(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("shipped scenarios: each loads on every fabric it lists", "[shipped]") {
+TEST_CASE("shipped scenarios: each loads on every fabric it lists", "[scenario][shipped]") {
   const auto names = shipped_scenarios();
   REQUIRE(names.size() >= 30);
   for (const std::string& name : names) {
@@ -51,7 +51,8 @@ TEST_CASE("shipped scenarios: each loads on every fabric it lists", "[shipped]")
   }
 }
 
-TEST_CASE("shipped scenarios: each has a wall-time budget, quoted in the README", "[shipped]") {
+TEST_CASE("shipped scenarios: each has a wall-time budget, quoted in the README",
+          "[scenario][shipped]") {
   std::map<std::string, std::string> budgets;
   std::istringstream in(slurp(kSource + "/bench/shipped_budgets.txt"));
   std::string line;

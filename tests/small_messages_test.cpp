@@ -54,7 +54,7 @@ Times run(const scen::Scenario& s) {
 }  // namespace
 
 TEST_CASE("inline sends post sooner by exactly inline_saving, up to the threshold only",
-          "[small_messages]") {
+          "[mechanism][small_messages]") {
   const std::vector<std::pair<int64_t, int>> flows = {{64, 0}, {128, 100}, {129, 200}, {256, 300}};
   const scen::Json base = {{"tx_latency", "1us"}, {"rx_latency", "500ns"}};
   scen::Json with = base;
@@ -81,7 +81,7 @@ TEST_CASE("inline sends post sooner by exactly inline_saving, up to the threshol
 }
 
 TEST_CASE("the message rate spaces message starts by 1/rate and leaves packets of a message alone",
-          "[small_messages]") {
+          "[mechanism][small_messages]") {
   // 20 messages of 64 B posted together: 146 wire bytes take 11.68 ns at 100 Gb/s, so without
   // a cap they finish ~12 ns apart; at 10 M messages/s exactly 100 ns apart.
   std::vector<std::pair<int64_t, int>> stream(20, {64, 0});
@@ -102,7 +102,7 @@ TEST_CASE("the message rate spaces message starts by 1/rate and leaves packets o
 }
 
 TEST_CASE("a perftest stream at the message-rate cap and params.json carrying the small keys",
-          "[small_messages]") {
+          "[mechanism][small_messages]") {
   const scen::Json j = scen::Json::parse(R"({
     "name": "pair", "nodes": 2, "nics_per_node": 1, "link_rate": "200Gbps", "fabric": "infiniband",
     "topology": {"nodes": [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"},
@@ -141,7 +141,7 @@ TEST_CASE("a perftest stream at the message-rate cap and params.json carrying th
 }
 
 TEST_CASE("calibrating the ConnectX-6 traces over all sizes fits inline sends and message rate",
-          "[small_messages][calibrate]") {
+          "[mechanism][slow][small_messages][calibrate]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const calib::ClusterSpec c =
       calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/cx6-hdr-2node.json");

@@ -51,7 +51,7 @@ std::string error_of(const Json& sweep) {
 
 }  // namespace
 
-TEST_CASE("sweep: product, the first axis varying slowest", "[sweep]") {
+TEST_CASE("sweep: product, the first axis varying slowest", "[unit][sweep]") {
   const Json axes = {
       {{"name", "a"}, {"path", "fabric.switch.latency"}, {"values", {"100ns", "200ns"}}},
       {{"name", "b"}, {"path", "workload.incast.size"}, {"values", {"64KB", "128KB", "1MB"}}}};
@@ -60,7 +60,7 @@ TEST_CASE("sweep: product, the first axis varying slowest", "[sweep]") {
                                                               "200ns|128KB#0@1", "200ns|1MB#0@1"});
 }
 
-TEST_CASE("sweep: zip pairs the i-th values, and refuses unequal lengths", "[sweep]") {
+TEST_CASE("sweep: zip pairs the i-th values, and refuses unequal lengths", "[unit][sweep]") {
   Json axes = {
       {{"name", "kmin"}, {"path", "fabric.ecn.kmin"}, {"values", {"5KB", "50KB", "400KB"}}},
       {{"name", "kmax"}, {"path", "fabric.ecn.kmax"}, {"values", {"200KB", "800KB", "1600KB"}}}};
@@ -71,7 +71,7 @@ TEST_CASE("sweep: zip pairs the i-th values, and refuses unequal lengths", "[swe
   CHECK(e.rfind("axes[1]: got 2 values; expected 3 values", 0) == 0);
 }
 
-TEST_CASE("sweep: constraints skip combinations and require comparisons", "[sweep]") {
+TEST_CASE("sweep: constraints skip combinations and require comparisons", "[unit][sweep]") {
   const Json axes = {
       {{"name", "kmin"}, {"path", "fabric.ecn.kmin"}, {"values", {"50KB", "400KB", "1MB"}}},
       {{"name", "kmax"}, {"path", "fabric.ecn.kmax"}, {"values", {"400KB", "1600KB"}}}};
@@ -93,7 +93,7 @@ TEST_CASE("sweep: constraints skip combinations and require comparisons", "[swee
             .rfind("constraints[0].require: got \"kmin < 5us\" with 50KB and 5us", 0) == 0);
 }
 
-TEST_CASE("sweep: repeats run innermost with seeds derived from the base seed", "[sweep]") {
+TEST_CASE("sweep: repeats run innermost with seeds derived from the base seed", "[unit][sweep]") {
   const Json axes = {
       {{"name", "size"}, {"path", "workload.incast.size"}, {"values", {"64KB", "128KB"}}}};
   const uint64_t s1 = sim::derive_seed(1, 1) >> 1, s2 = sim::derive_seed(1, 2) >> 1;
@@ -110,7 +110,7 @@ TEST_CASE("sweep: repeats run innermost with seeds derived from the base seed", 
                                  "9#0@9", "9#1@" + std::to_string(sim::derive_seed(9, 1) >> 1)});
 }
 
-TEST_CASE("sweep: ranges multiply and step exactly, `to` only when hit", "[sweep]") {
+TEST_CASE("sweep: ranges multiply and step exactly, `to` only when hit", "[unit][sweep]") {
   auto range = [](Json r) {
     return listing(sweep_with({{{"name", "x"}, {"path", "p.q"}, {"range", std::move(r)}}}));
   };
@@ -140,7 +140,7 @@ TEST_CASE("sweep: ranges multiply and step exactly, `to` only when hit", "[sweep
             .rfind("axes[0].range: got more than 100000 values", 0) == 0);
 }
 
-TEST_CASE("sweep: malformed sweep files are refused with their JSON path", "[sweep]") {
+TEST_CASE("sweep: malformed sweep files are refused with their JSON path", "[unit][sweep]") {
   const Json a = {{"path", "fabric.switch.latency"}, {"values", {"100ns"}}};
   CHECK(error_of(sweep_with(Json::array({a, a})))
             .rfind("axes[1].name: got \"fabric.switch.latency\"", 0) == 0);
@@ -159,7 +159,7 @@ TEST_CASE("sweep: malformed sweep files are refused with their JSON path", "[swe
 }
 
 TEST_CASE("sweep: a point loads like run --set, and a refused value names axis and point",
-          "[sweep]") {
+          "[unit][sweep]") {
   const Json axes = {
       {{"name", "lat"}, {"path", "fabric.switch.latency"}, {"values", {"300ns", "-1ns"}}}};
   const auto spec = read_sweep_json(sweep_with(axes, {{"repeats", 2}}), kScenarios);
@@ -185,7 +185,7 @@ TEST_CASE("sweep: a point loads like run --set, and a refused value names axis a
 }
 
 TEST_CASE("sweep: repeats draw different random workloads, seeds above 2^63 are refused",
-          "[sweep]") {
+          "[unit][sweep]") {
   // The shipped oversubscription sweep: a seeded random permutation, three repeats per spine
   // count. Each repeat must be its own permutation (a seed lost on the way would repeat one).
   const auto spec = scen::sweep::read_sweep_file(kScenarios + "/sweeps/oversubscription.json");

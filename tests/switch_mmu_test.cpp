@@ -32,7 +32,8 @@ SwitchBufferParams params(int64_t buffer, ThresholdMode mode, Alpha a = {1, 8},
 
 }  // namespace
 
-TEST_CASE("mmu: the dynamic threshold is alpha x free shared pool, rounded down", "[mmu]") {
+TEST_CASE("mmu: the dynamic threshold is alpha x free shared pool, rounded down",
+          "[mechanism][mmu]") {
   CHECK(models::dynamic_threshold(800'000, {1, 8}) == 100'000);
   CHECK(models::dynamic_threshold(800'000, {1, 16}) == 50'000);
   CHECK(models::dynamic_threshold(800'000, {8, 1}) == 6'400'000);
@@ -51,7 +52,8 @@ TEST_CASE("mmu: the dynamic threshold is alpha x free shared pool, rounded down"
   CHECK(b.dynamic_threshold_now(2, 0) == 22'500);
 }
 
-TEST_CASE("mmu: reserves are set aside from the pool, counted first and released last", "[mmu]") {
+TEST_CASE("mmu: reserves are set aside from the pool, counted first and released last",
+          "[mechanism][mmu]") {
   // 2 ports x 8 priorities x 1,000 B of reserve leave 84,000 B of shared pool.
   SwitchBuffer b(params(100'000, ThresholdMode::Static, {1, 8}, 1'000), 2);
   CHECK(b.reserved_bytes() == 16'000);
@@ -81,7 +83,7 @@ TEST_CASE("mmu: reserves are set aside from the pool, counted first and released
 }
 
 TEST_CASE("mmu: lossy classes under a dynamic threshold take alpha / (1 + alpha) of the pool",
-          "[mmu]") {
+          "[mechanism][mmu]") {
   // One egress, alpha = 1: admitted while egress + packet <= free; 45 of 1,000 B fit in 90,000.
   SwitchBuffer b(params(90'000, ThresholdMode::Dynamic, {1, 1}), 2);
   int admitted = 0;
@@ -100,7 +102,7 @@ TEST_CASE("mmu: lossy classes under a dynamic threshold take alpha / (1 + alpha)
 }
 
 TEST_CASE("mmu: a lossless ingress pauses at alpha x free, fills headroom, resumes below it",
-          "[mmu]") {
+          "[mechanism][mmu]") {
   SwitchBuffer b(params(100'000, ThresholdMode::Dynamic, {1, 8}), 2);
   Transitions t;
   b.set_xoff_listener(&t);
@@ -142,7 +144,8 @@ TEST_CASE("mmu: a lossless ingress pauses at alpha x free, fills headroom, resum
   CHECK(tc.events[0].second == 6'000);
 }
 
-TEST_CASE("mmu: static thresholds apply above the reserve, a full pool also pauses", "[mmu]") {
+TEST_CASE("mmu: static thresholds apply above the reserve, a full pool also pauses",
+          "[mechanism][mmu]") {
   SwitchBuffer b(params(200'000, ThresholdMode::Static, {1, 8}, 2'000), 1);
   Transitions t;
   b.set_xoff_listener(&t);
@@ -175,7 +178,7 @@ TEST_CASE("mmu: static thresholds apply above the reserve, a full pool also paus
 }
 
 TEST_CASE("mmu: a shared headroom pool smaller than the allocations bounds them together",
-          "[mmu]") {
+          "[mechanism][mmu]") {
   SwitchBuffer b(params(100'000, ThresholdMode::Static), 3);
   b.set_lossless_thresholds({1'000, 500, /*headroom_pool*/ 6'000});
   for (uint16_t port = 0; port < 3; ++port) b.set_headroom(port, 3, 5'000);

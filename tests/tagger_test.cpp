@@ -27,7 +27,7 @@ std::vector<topo::RouteDemand> all_pairs(const topo::Fabric& f, int priority) {
 
 }  // namespace
 
-TEST_CASE("tagger: valleys and the re-tag table", "[tagger]") {
+TEST_CASE("tagger: valleys and the re-tag table", "[unit][tagger]") {
   const scen::Scenario s = scen::load_scenario_file(kTagger);
   const auto r = topo::make_valley_retag(s.fabric, {3, 4});
   CHECK(r.next[3] == 4);
@@ -42,7 +42,7 @@ TEST_CASE("tagger: valleys and the re-tag table", "[tagger]") {
 }
 
 TEST_CASE("tagger: the static check finds no cycle with re-tagging, the same routes",
-          "[tagger][deadlock]") {
+          "[unit][tagger][deadlock]") {
   const scen::Scenario s = scen::load_scenario_file(kTagger);
   const auto rt = scen::routes_for(s, s.link_up);
   const auto retag = scen::valley_retag_for(s);
@@ -60,7 +60,7 @@ TEST_CASE("tagger: the static check finds no cycle with re-tagging, the same rou
 }
 
 TEST_CASE("tagger: the valley-routes run completes, every valley packet re-tagged",
-          "[tagger][deadlock]") {
+          "[unit][tagger][deadlock]") {
   const auto out = scen::run_scenario(scen::load_scenario_file(kTagger));
   CHECK(out.results["deadlocks"] == 0);
   CHECK(out.results["flows_completed"] == 4);
@@ -77,7 +77,7 @@ TEST_CASE("tagger: the valley-routes run completes, every valley packet re-tagge
   CHECK(plain.results["deadlocks"] == 1);
 }
 
-TEST_CASE("tagger: refused without two lossless priorities", "[tagger][bad_input]") {
+TEST_CASE("tagger: refused without two lossless priorities", "[unit][tagger][bad_input]") {
   scen::Json j = scen::read_json_file(kTagger);
   j["tagging"]["priorities"] = {3, 5};  // 5 is lossy
   CHECK_THROWS_WITH(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}),

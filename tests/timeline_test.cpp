@@ -62,7 +62,8 @@ scen::Json pfc_incast() {
 
 }  // namespace
 
-TEST_CASE("timeline: a collective's message and iteration spans, per rank", "[timeline]") {
+TEST_CASE("timeline: a collective's message and iteration spans, per rank",
+          "[mechanism][timeline]") {
   const scen::RunOutcome out = run_with_timeline(ring_all_reduce(4));
   REQUIRE(out.timeline);
   const models::TimelineRecorder& t = *out.timeline;
@@ -93,7 +94,8 @@ TEST_CASE("timeline: a collective's message and iteration spans, per rank", "[ti
   CHECK(last_end == out.collectives[1].end);
 }
 
-TEST_CASE("timeline: pause spans add up to the paused time of links.csv", "[timeline][pfc]") {
+TEST_CASE("timeline: pause spans add up to the paused time of links.csv",
+          "[mechanism][timeline][pfc]") {
   const scen::RunOutcome out = run_with_timeline(pfc_incast());
   REQUIRE(out.timeline);
   const auto per_track = time_per_track(*out.timeline);
@@ -118,7 +120,7 @@ TEST_CASE("timeline: pause spans add up to the paused time of links.csv", "[time
   CHECK(flows == 4);
 }
 
-TEST_CASE("timeline: chosen ports only, window and span cap", "[timeline][pfc]") {
+TEST_CASE("timeline: chosen ports only, window and span cap", "[mechanism][timeline][pfc]") {
   models::TimelineOptions o;
   o.ports = {"h1:0"};
   const scen::RunOutcome one = run_with_timeline(pfc_incast(), o);
@@ -151,7 +153,7 @@ TEST_CASE("timeline: chosen ports only, window and span cap", "[timeline][pfc]")
 }
 
 TEST_CASE("timeline: credit-stall spans add up to the credit-stalled time",
-          "[timeline][infiniband]") {
+          "[mechanism][timeline][infiniband]") {
   scen::Json j = pfc_incast();
   j["fabric"] = "infiniband";
   j["infiniband"] = {{"vl_buffer", "16KiB"}};
@@ -169,7 +171,7 @@ TEST_CASE("timeline: credit-stall spans add up to the credit-stalled time",
 }
 
 TEST_CASE("timeline: a training step's compute spans and bucket all-reduces",
-          "[timeline][training]") {
+          "[mechanism][timeline][training]") {
   scen::Json j;
   j["name"] = "timeline-training";
   j["topology"] = star(4, "100Gbps");
@@ -199,7 +201,7 @@ TEST_CASE("timeline: a training step's compute spans and bucket all-reduces",
 }
 
 TEST_CASE("timeline: the Chrome trace is valid JSON, lanes never overlap, reruns are identical",
-          "[timeline]") {
+          "[mechanism][timeline]") {
   const scen::RunOutcome a = run_with_timeline(ring_all_reduce(4));
   const std::string text = scen::chrome_trace_json(*a.timeline);
   const scen::Json trace = scen::Json::parse(text);
@@ -228,7 +230,8 @@ TEST_CASE("timeline: the Chrome trace is valid JSON, lanes never overlap, reruns
   CHECK(scen::chrome_trace_json(*b.timeline) == text);
 }
 
-TEST_CASE("timeline: the CLI writes the file and refuses bad options", "[timeline][cli]") {
+TEST_CASE("timeline: the CLI writes the file and refuses bad options",
+          "[mechanism][timeline][cli]") {
   test_support::TempDir dir;
   std::ofstream(dir / "s.json") << pfc_incast().dump();
   const auto ok = test_support::rdmasim(
@@ -252,7 +255,7 @@ TEST_CASE("timeline: the CLI writes the file and refuses bad options", "[timelin
 }
 
 TEST_CASE("timeline: a SHARP all-reduce spans every rank over the whole iteration",
-          "[timeline][sharp]") {
+          "[mechanism][timeline][sharp]") {
   scen::Json j;
   j["name"] = "timeline-sharp";
   j["topology"] = star(4, "100Gbps");

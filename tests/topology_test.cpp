@@ -45,7 +45,7 @@ void expect_refused(Topology t, const std::string& path, const std::string& word
 
 }  // namespace
 
-TEST_CASE("topology: ports are assigned in link order and both ends agree") {
+TEST_CASE("topology: ports are assigned in link order and both ends agree", "[unit]") {
   const Fabric f = build_fabric(two_hosts_one_switch());
   REQUIRE(f.ports.size() == 3);
   REQUIRE(f.ports[2].size() == 2);
@@ -66,7 +66,7 @@ TEST_CASE("topology: ports are assigned in link order and both ends agree") {
   CHECK(f.topo.links[1].b_port == 1);
 }
 
-TEST_CASE("topology: hosts are numbered in node order and names are indexed") {
+TEST_CASE("topology: hosts are numbered in node order and names are indexed", "[unit]") {
   Topology t;
   t.nodes = {switch_node("s0"), host("a"), switch_node("s1"), host("b")};
   t.links = {cable(1, 0), cable(0, 2), cable(2, 3)};
@@ -78,7 +78,8 @@ TEST_CASE("topology: hosts are numbered in node order and names are indexed") {
   CHECK(f.node_by_name("nope") == -1);
 }
 
-TEST_CASE("topology: explicit ports are placed first, implicit ones fill the lowest gaps") {
+TEST_CASE("topology: explicit ports are placed first, implicit ones fill the lowest gaps",
+          "[unit]") {
   Topology t;
   t.nodes = {host("h0"), host("h1"), host("h2"), switch_node("s0")};
   // h0 takes the next free port, h1 asks for 0 explicitly, h2 asks for 3: h0 must get 1 (0 is
@@ -94,7 +95,7 @@ TEST_CASE("topology: explicit ports are placed first, implicit ones fill the low
   CHECK(f.ports[3][3].peer_node == 2);
 }
 
-TEST_CASE("topology: refused inputs name the offending item") {
+TEST_CASE("topology: refused inputs name the offending item", "[unit]") {
   SECTION("self-loop") {
     Topology t = two_hosts_one_switch();
     t.links.push_back(cable(2, 2));
@@ -180,7 +181,7 @@ TEST_CASE("topology: refused inputs name the offending item") {
   }
 }
 
-TEST_CASE("topology: a single host with no links is a valid fabric") {
+TEST_CASE("topology: a single host with no links is a valid fabric", "[unit]") {
   Topology t;
   t.nodes = {host("alone")};
   const Fabric f = build_fabric(t);

@@ -43,7 +43,7 @@ constexpr double kMiB = 1048576.0;
 
 }  // namespace
 
-TEST_CASE("every shared trace parses with the values the files hold", "[traces]") {
+TEST_CASE("every shared trace parses with the values the files hold", "[unit][traces]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const std::string dir = shared + "/traces";
   int files = 0;
@@ -116,7 +116,7 @@ TEST_CASE("every shared trace parses with the values the files hold", "[traces]"
 }
 
 TEST_CASE("truncated and garbled copies of the shared traces are refused with the line",
-          "[traces]") {
+          "[unit][traces]") {
   RDMASIM_REQUIRE_SHARED(shared);
   const test_support::TempDir tmp("rdmasim_traces");
   const std::string dir = shared + "/traces";
@@ -203,7 +203,7 @@ TEST_CASE("truncated and garbled copies of the shared traces are refused with th
   }
 }
 
-TEST_CASE("perftest and nccl-tests version variants parse", "[traces]") {
+TEST_CASE("perftest and nccl-tests version variants parse", "[unit][traces]") {
   // Older ib_send_lat: no t_avg/t_stdev/percentiles; RoCE link type; a warning in the table.
   const std::string old_lat =
       "---------------------------------------------------------------------------------------\n"
@@ -284,7 +284,7 @@ TEST_CASE("perftest and nccl-tests version variants parse", "[traces]") {
   CHECK(error_of([&] { traces::parse_nccl_tests(old_ag, "x.log"); }).has_value());
 }
 
-TEST_CASE("the perftest writer's tables parse back to the same values", "[traces]") {
+TEST_CASE("the perftest writer's tables parse back to the same values", "[unit][traces]") {
   traces::PerftestTrace t;
   t.info.title = "RDMA_Write BW Test";
   t.info.link_type = "TCP";
@@ -308,7 +308,7 @@ TEST_CASE("the perftest writer's tables parse back to the same values", "[traces
 }
 
 TEST_CASE("nccl-tests rank lines with numbers beyond an int are refused with their line",
-          "[traces]") {
+          "[unit][traces]") {
   // Found by tests/fuzz/fuzz_nccl_tests: std::stoi threw std::out_of_range on such a line.
   auto report = [](const std::string& rank, const std::string& device) {
     return "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"

@@ -54,7 +54,7 @@ double us(double v) {
 
 }  // namespace
 
-TEST_CASE("training step: fully exposed communication adds to compute", "[training]") {
+TEST_CASE("training step: fully exposed communication adds to compute", "[mechanism][training]") {
   const double t = all_reduce_alone("1MiB");
   const scen::RunOutcome out = train("200us", false);
   const double compute = us(400 + 800 + 50);
@@ -66,7 +66,8 @@ TEST_CASE("training step: fully exposed communication adds to compute", "[traini
   CHECK(std::abs(out.training_steps[0].mfu - 4e12 / (step * 1e-12 * 4 * 1e15)) < 1e-9);
 }
 
-TEST_CASE("training step: overlapped buckets leave only the last bucket exposed", "[training]") {
+TEST_CASE("training step: overlapped buckets leave only the last bucket exposed",
+          "[mechanism][training]") {
   const double t = all_reduce_alone("1MiB");
   REQUIRE(t < us(200));  // each bucket's all-reduce hides behind the next layer's backward
   const scen::RunOutcome out = train("200us", true);
@@ -77,7 +78,7 @@ TEST_CASE("training step: overlapped buckets leave only the last bucket exposed"
   CHECK(std::abs(static_cast<double>(out.training_steps[0].exposed.ps) - t) / t < 0.01);
 }
 
-TEST_CASE("training step: communication-bound buckets run back to back", "[training]") {
+TEST_CASE("training step: communication-bound buckets run back to back", "[mechanism][training]") {
   const double t = all_reduce_alone("1MiB");
   REQUIRE(t > us(50));
   const scen::RunOutcome out = train("50us", true);

@@ -85,7 +85,8 @@ void check_same(const Run& a, const Run& b) {
 
 }  // namespace
 
-TEST_CASE("collective messages reuse finished flow and QP slots", "[collectives][transport]") {
+TEST_CASE("collective messages reuse finished flow and QP slots",
+          "[mechanism][collectives][transport]") {
   const scen::Json j = scenario({{"op", "all_reduce"},
                                  {"algorithm", "ring"},
                                  {"min", "64KiB"},
@@ -111,7 +112,8 @@ TEST_CASE("collective messages reuse finished flow and QP slots", "[collectives]
   check_same(with, without);
 }
 
-TEST_CASE("slot reuse keeps every figure on a lossy fabric", "[collectives][transport]") {
+TEST_CASE("slot reuse keeps every figure on a lossy fabric",
+          "[mechanism][collectives][transport]") {
   // All-to-all over links that lose 5 % of packets: go-back-N rewinds, duplicates and late
   // ACKs of finished messages; slots are reused all the same and every figure is that of
   // fresh ids. (That a slot waits for its late packets is checked directly below.)
@@ -163,7 +165,7 @@ struct Bare {
 }  // namespace
 
 TEST_CASE("a finished message's slot waits for its last packet and its NIC's round-robin",
-          "[collectives][transport]") {
+          "[mechanism][collectives][transport]") {
   Bare b;
   const uint32_t first = b.post();
   const uint32_t qp = b.transport.flow(first).first_qp;
@@ -191,7 +193,8 @@ TEST_CASE("a finished message's slot waits for its last packet and its NIC's rou
   CHECK(b.transport.flows_done() == 0);
 }
 
-TEST_CASE("QP ids are never reused when something keeps state by id", "[collectives][transport]") {
+TEST_CASE("QP ids are never reused when something keeps state by id",
+          "[mechanism][collectives][transport]") {
   Bare b;
   b.transport.keep_qp_ids();  // as DCQCN does
   const uint32_t first = b.post();
@@ -201,7 +204,7 @@ TEST_CASE("QP ids are never reused when something keeps state by id", "[collecti
 }
 
 TEST_CASE("InfiniBand congestion control keeps QP ids (its CCTI lives by id)",
-          "[collectives][transport][ibcc]") {
+          "[mechanism][collectives][transport][ibcc]") {
   scen::Json j = scenario(
       {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size", "1MiB"}, {"chunk", "64KiB"}}, 0.0);
   j["fabric"] = "infiniband";

@@ -5,7 +5,7 @@
 
 using namespace sim::literals;
 
-TEST_CASE("units: durations parse exactly", "[units]") {
+TEST_CASE("units: durations parse exactly", "[unit][units]") {
   CHECK(sim::parse_time("1us") == 1_us);
   CHECK(sim::parse_time("600ns") == 600_ns);
   CHECK(sim::parse_time("2ms") == 2_ms);
@@ -20,7 +20,7 @@ TEST_CASE("units: durations parse exactly", "[units]") {
   CHECK(sim::format_time(sim::Time(1234)) == "1234ps");
 }
 
-TEST_CASE("units: rates and sizes, KB is 1000 and KiB is 1024", "[units]") {
+TEST_CASE("units: rates and sizes, KB is 1000 and KiB is 1024", "[unit][units]") {
   CHECK(sim::parse_rate_bps("400Gbps") == 400'000'000'000);
   CHECK(sim::parse_rate_bps("2.5Gbps") == 2'500'000'000);
   CHECK(sim::parse_rate_bps("100Mbit/s") == 100'000'000);
@@ -37,7 +37,7 @@ TEST_CASE("units: rates and sizes, KB is 1000 and KiB is 1024", "[units]") {
   CHECK(sim::format_rate(400'000'000'000) == "400Gbps");
 }
 
-TEST_CASE("units: serialisation time is the exact ceiling", "[units]") {
+TEST_CASE("units: serialisation time is the exact ceiling", "[unit][units]") {
   // 1500 B at 100 Gb/s = 120 ns exactly; at 3 bits/s, 4000 s exactly; 1 B at 3 b/s rounds up.
   CHECK(sim::serialization_time(1500, 100'000'000'000) == 120_ns);
   CHECK(sim::serialization_time(1, 3).ps == 2'666'666'666'667);

@@ -73,7 +73,7 @@ int check_valley_free(const topo::Fabric& f, const topo::RoutingTables& rt) {
 
 }  // namespace
 
-TEST_CASE("up/down: levels count from the hosts", "[updown]") {
+TEST_CASE("up/down: levels count from the hosts", "[unit][updown]") {
   const scen::Scenario s = generated(R"({"generator": "fat-tree", "k": 4})");
   const auto level = topo::updown_levels(s.fabric);
   for (size_t n = 0; n < s.fabric.topo.nodes.size(); ++n) {
@@ -82,7 +82,7 @@ TEST_CASE("up/down: levels count from the hosts", "[updown]") {
   }
 }
 
-TEST_CASE("up/down: on a healthy Clos fabric it is shortest-path routing", "[updown]") {
+TEST_CASE("up/down: on a healthy Clos fabric it is shortest-path routing", "[unit][updown]") {
   for (const char* t : {R"({"generator": "fat-tree", "k": 4})",
                         R"({"generator": "leaf-spine", "leaves": 4, "spines": 3,
                             "hosts_per_leaf": 2})"}) {
@@ -104,7 +104,7 @@ TEST_CASE("up/down: on a healthy Clos fabric it is shortest-path routing", "[upd
 }
 
 TEST_CASE("up/down: with failed links, shortest paths cycle and up/down never does",
-          "[updown][deadlock]") {
+          "[unit][updown][deadlock]") {
   struct Case {
     const char* topology;
     std::vector<std::string> failures;
@@ -132,7 +132,7 @@ TEST_CASE("up/down: with failed links, shortest paths cycle and up/down never do
 }
 
 TEST_CASE("up/down: healthy fat-tree and leaf-spine, all pairs routed, valley-free, acyclic",
-          "[updown][deadlock]") {
+          "[unit][updown][deadlock]") {
   for (const char* t : {R"({"generator": "fat-tree", "k": 4})",
                         R"({"generator": "leaf-spine", "leaves": 4, "spines": 3,
                             "hosts_per_leaf": 4})"}) {
@@ -146,7 +146,7 @@ TEST_CASE("up/down: healthy fat-tree and leaf-spine, all pairs routed, valley-fr
 }
 
 TEST_CASE("valley routes: the static check finds both cycles, none with up/down",
-          "[updown][deadlock]") {
+          "[unit][updown][deadlock]") {
   const scen::Scenario s = scen::load_scenario_file(kValley);
   const auto sp = topo::compute_routes(s.fabric, s.link_up);
   const auto r = topo::buffer_dependency_cycles(s.fabric, sp, flows_of(s));
@@ -163,7 +163,7 @@ TEST_CASE("valley routes: the static check finds both cycles, none with up/down"
 }
 
 TEST_CASE("valley routes: the run deadlocks on the expected cycle, up/down completes",
-          "[updown][deadlock]") {
+          "[unit][updown][deadlock]") {
   const auto out = scen::run_scenario(scen::load_scenario_file(kValley));
   REQUIRE(out.results["deadlocks"] == 1);
   const auto& e = out.results["deadlock_events"][0];

@@ -39,7 +39,8 @@ models::SizeCdf websearch() {
 
 }  // namespace
 
-TEST_CASE("workloads: permutation is a derangement, every host once as source and destination") {
+TEST_CASE("workloads: permutation is a derangement, every host once as source and destination",
+          "[mechanism]") {
   const std::vector<int> hosts = spaced_hosts(50);
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     sim::Rng rng(seed);
@@ -60,7 +61,8 @@ TEST_CASE("workloads: permutation is a derangement, every host once as source an
   }
 }
 
-TEST_CASE("workloads: permutation is deterministic per seed and differs across seeds") {
+TEST_CASE("workloads: permutation is deterministic per seed and differs across seeds",
+          "[mechanism]") {
   const std::vector<int> hosts = spaced_hosts(64);
   auto pairs = [&](uint64_t seed) {
     sim::Rng rng(seed);
@@ -77,7 +79,7 @@ TEST_CASE("workloads: permutation is deterministic per seed and differs across s
 
 // Four hosts have !4 = 9 derangements: six 4-cycles and three pairs of swaps. A uniform draw
 // gives each about 1/9 of the time; a single-cycle method (Sattolo) would never give the swaps.
-TEST_CASE("workloads: permutation is uniform over derangements") {
+TEST_CASE("workloads: permutation is uniform over derangements", "[mechanism]") {
   const std::vector<int> hosts = {0, 1, 2, 3};
   sim::Rng rng(7);
   std::map<std::vector<int>, int> counts;
@@ -97,7 +99,7 @@ TEST_CASE("workloads: permutation is uniform over derangements") {
   CHECK(chi2 < 26.1);  // χ² with 8 degrees of freedom: P(χ² > 26.1) = 0.001
 }
 
-TEST_CASE("workloads: permutation edge cases") {
+TEST_CASE("workloads: permutation edge cases", "[mechanism]") {
   sim::Rng rng(3);
   CHECK(models::make_permutation({{}, 1, 0_ns}, rng).empty());
   const auto two = models::make_permutation({{4, 9}, 1, 0_ns}, rng);
@@ -110,7 +112,7 @@ TEST_CASE("workloads: permutation edge cases") {
   CHECK_THROWS_AS(models::make_permutation({{1, 2}, 0, 0_ns}, rng), std::invalid_argument);
 }
 
-TEST_CASE("workloads: incast sends one flow from each sender to the receiver") {
+TEST_CASE("workloads: incast sends one flow from each sender to the receiver", "[mechanism]") {
   const auto flows = models::make_incast({{1, 2, 3, 4, 5, 6, 7, 8}, 0, 1'000'000, 2_us});
   REQUIRE(flows.size() == 8);
   std::set<int> senders;
@@ -126,7 +128,8 @@ TEST_CASE("workloads: incast sends one flow from each sender to the receiver") {
   CHECK_THROWS_AS(models::make_incast({{1, 1}, 0, 1, 0_ns}), std::invalid_argument);
 }
 
-TEST_CASE("workloads: all-to-all sends once along every ordered pair of distinct hosts") {
+TEST_CASE("workloads: all-to-all sends once along every ordered pair of distinct hosts",
+          "[mechanism]") {
   const std::vector<int> hosts = spaced_hosts(9);
   const auto flows = models::make_all_to_all({hosts, 512, 1_ns});
   CHECK(flows.size() == 9 * 8);
@@ -140,7 +143,8 @@ TEST_CASE("workloads: all-to-all sends once along every ordered pair of distinct
   CHECK(models::make_all_to_all({{5}, 1, 0_ns}).empty());
 }
 
-TEST_CASE("workloads: start jitter adds a delay within [0, jitter], zero jitter changes nothing") {
+TEST_CASE("workloads: start jitter adds a delay within [0, jitter], zero jitter changes nothing",
+          "[mechanism]") {
   auto flows = models::make_all_to_all({spaced_hosts(20), 1, 10_us});
   sim::Rng rng(11);
   models::apply_start_jitter(flows, 0_ns, rng);
@@ -155,7 +159,8 @@ TEST_CASE("workloads: start jitter adds a delay within [0, jitter], zero jitter 
   CHECK(offsets.size() > 100);  // 380 draws over 3001 values: not all alike
 }
 
-TEST_CASE("workloads: CDF text in fractions or percent, with comments, blanks and CRLF") {
+TEST_CASE("workloads: CDF text in fractions or percent, with comments, blanks and CRLF",
+          "[mechanism]") {
   const auto fraction = models::parse_size_cdf("# sizes\n0 0\n100 0.5  # half\n\n300 1\n", "a");
   const auto percent = models::parse_size_cdf("0 0\r\n100 50\r\n300 100\r\n", "b");
   const std::vector<std::pair<double, double>> expected = {{0, 0}, {100, 0.5}, {300, 1}};
@@ -163,7 +168,7 @@ TEST_CASE("workloads: CDF text in fractions or percent, with comments, blanks an
   CHECK(percent.points == expected);
 }
 
-TEST_CASE("workloads: CDF parsing errors name the file and line") {
+TEST_CASE("workloads: CDF parsing errors name the file and line", "[mechanism]") {
   auto message_of = [](const std::string& text) {
     try {
       models::parse_size_cdf(text, "sizes.cdf");
@@ -187,14 +192,14 @@ TEST_CASE("workloads: CDF parsing errors name the file and line") {
 // with probability 0.5 (mean 200): 25 + 100 = 125. With a point mass of 0.2 at 10 and uniform
 // on [10,20] for 0.8: 2 + 12 = 14. WebSearch, segment by segment from the DCTCP points:
 // 750 + 750 + 2500 + 4000 + 8450 + 9800 + 60000 + 150000 + 350000 + 525000 + 600000.
-TEST_CASE("workloads: mean_bytes is the piecewise-linear mean worked out by hand") {
+TEST_CASE("workloads: mean_bytes is the piecewise-linear mean worked out by hand", "[mechanism]") {
   CHECK(models::parse_size_cdf("0 0\n100 0.5\n300 1\n", "t").mean_bytes() == Approx(125.0));
   CHECK(models::parse_size_cdf("10 0.2\n20 1\n", "t").mean_bytes() == Approx(14.0));
   CHECK(models::parse_size_cdf("4096 1\n", "t").mean_bytes() == Approx(4096.0));
   CHECK(websearch().mean_bytes() == Approx(1'711'250.0));
 }
 
-TEST_CASE("workloads: CDF sampling reproduces the mean and the distribution") {
+TEST_CASE("workloads: CDF sampling reproduces the mean and the distribution", "[mechanism]") {
   const models::SizeCdf cdf = websearch();
   sim::Rng rng(2024);
   const int n = 200'000;
@@ -220,7 +225,7 @@ TEST_CASE("workloads: CDF sampling reproduces the mean and the distribution") {
 
 // Offered load = Σ bytes·8 / duration / (hosts · rate). At 35k flows/s the 3 s window holds
 // about 105k WebSearch flows; the standard deviation of the offered load is then about 0.8%.
-TEST_CASE("workloads: Poisson arrivals offer the target load") {
+TEST_CASE("workloads: Poisson arrivals offer the target load", "[mechanism]") {
   models::PoissonParams p;
   p.hosts = spaced_hosts(16);
   p.cdf = websearch();
@@ -257,7 +262,7 @@ TEST_CASE("workloads: Poisson arrivals offer the target load") {
   for (const auto& [host, count] : per_source) CHECK(std::abs(count - mean) < 5 * std::sqrt(mean));
 }
 
-TEST_CASE("workloads: Poisson arrivals are deterministic per seed") {
+TEST_CASE("workloads: Poisson arrivals are deterministic per seed", "[mechanism]") {
   models::PoissonParams p;
   p.hosts = spaced_hosts(8);
   p.cdf = models::parse_size_cdf("1000 0\n9000 1\n", "t");

@@ -4,10 +4,28 @@
 # libFuzzer target for a bounded time (tools/fuzz.sh; any crash fails).
 # Tests that need third-party data read it from $RDMASIM_SHARED (../shared); without it they
 # are reported as skipped.
+#
+# --fast: the Release build and the fast tiers only ([unit], [mechanism], [scenario], [cli]
+# without [slow]; no golden fingerprints, no sanitizers, no fuzzing): about a minute of tests
+# on 2 cores, for the edit-build-test loop. CI runs the whole script without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
+case "${1:-}" in
+  --fast) fast=1 ;;
+  "") ;;
+  *) echo "usage: bash tools/test.sh [--fast]" >&2; exit 2 ;;
+esac
 bash tools/setup-deps.sh
 jobs="$(nproc)"
+
+if [ "$fast" = "1" ]; then
+  echo "== Release build (-Werror) and the fast test tiers"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDMASIM_WERROR=ON \
+    -DRDMASIM_BUILD_TESTS=ON -DRDMASIM_SANITIZE=OFF >/dev/null
+  cmake --build build -j "$jobs" --target rdmasim rdmasim_tests
+  exec build/bin/rdmasim_tests "~[slow]"
+fi
 
 echo "== Release build (-Werror) and tests"
 # Every option the suite relies on is set here: build/ may have been configured by
