@@ -24,6 +24,7 @@
 //     16 MiB: lat 25 + 2 × 4 × 14 = 137, bw 8 × min(59.5, 48, 45.5) = 364 → × 128/254 = 183.4
 //     (228.5 µs against the tree's 260.2), to 1 GiB (the ring's 1666 µs latency).
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "models/collectives/collective_spec.hpp"
 #include "scenario_helpers.hpp"
@@ -85,26 +86,22 @@ TEST_CASE("NCCL tuning: the search graph of dgx-h100 and dgx-a100", "[unit][nccl
 }
 
 TEST_CASE("NCCL tuning: the NVLS graph of dgx-h100, 2 GPUs, dgx-a100", "[unit][nccl][tuning]") {
-  int channels = 0;
-  double intra = 0, inter = 0;
-  models::nccl_nvls_graph(models::GpuGeneration::Hopper, 450, 8, 50, 8, 1, channels, intra, inter);
-  CHECK(channels == 8);
-  CHECK(intra == 40);
-  CHECK(inter == 60);
-  models::nccl_nvls_graph(models::GpuGeneration::Hopper, 450, 8, 50, 8, 2, channels, intra, inter);
-  CHECK(channels == 8);
-  CHECK(intra == 40);
-  CHECK(inter == 48);
+  // channels, bwIntra, bwInter
+  using Graph = std::tuple<int, double, double>;
+  auto graph = [](models::GpuGeneration g, double nvlink, int gpus, int rails, int nodes) {
+    Graph out;
+    models::nccl_nvls_graph(g, nvlink, gpus, 50, rails, nodes, std::get<0>(out), std::get<1>(out),
+                            std::get<2>(out));
+    return out;
+  };
+  const auto hopper = models::GpuGeneration::Hopper;
+  CHECK(graph(hopper, 450, 8, 8, 1) == Graph{8, 40, 60});
+  CHECK(graph(hopper, 450, 8, 8, 2) == Graph{8, 40, 48});
   // Four 400 Gb/s NICs for 8 GPUs: one channel per NIC at 48, two at 24 (8 at 24 fit NVLink).
-  models::nccl_nvls_graph(models::GpuGeneration::Hopper, 450, 8, 50, 4, 2, channels, intra, inter);
-  CHECK(channels == 8);
-  CHECK(intra == 24);
-  CHECK(inter == 24);
+  CHECK(graph(hopper, 450, 8, 4, 2) == Graph{8, 24, 24});
   // NVLS needs more than two GPUs, and Hopper or later.
-  models::nccl_nvls_graph(models::GpuGeneration::Hopper, 450, 2, 50, 2, 1, channels, intra, inter);
-  CHECK(channels == 0);
-  models::nccl_nvls_graph(models::GpuGeneration::Ampere, 300, 8, 25, 8, 1, channels, intra, inter);
-  CHECK(channels == 0);
+  CHECK(std::get<0>(graph(hopper, 450, 2, 2, 1)) == 0);
+  CHECK(std::get<0>(graph(models::GpuGeneration::Ampere, 300, 8, 8, 1)) == 0);
 }
 
 TEST_CASE("NCCL tuning: the dgx-h100 choice table at 1, 2 and 16 servers", "[unit][nccl][tuning]") {

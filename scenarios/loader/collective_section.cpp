@@ -114,29 +114,6 @@ void check_hierarchical(JsonReader& r, const CollectiveSpec& s) {
   }
 }
 
-// A protocol's rate cap: "auto" (-1: NCCL's tuning model's), 0 (none) or a rate.
-Field<CollectiveSpec> protocol_rate_field(std::string key, int64_t CollectiveSpec::*m,
-                                          std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, CollectiveSpec& s) {
-            if (!r.has(key)) return;
-            const Json& v = r.json()[key];
-            if (v.is_string() && v == "auto") {
-              (void)r.at(key);  // mark as read
-              s.*m = -1;
-            } else if ((v.is_number_integer() && v.get<int64_t>() == 0) ||
-                       (v.is_string() && v == "0")) {
-              (void)r.at(key);
-              s.*m = 0;
-            } else {
-              s.*m = r.rate_bps(key);
-            }
-          },
-          [m](const CollectiveSpec& s) {
-            return s.*m < 0 ? Json("auto") : s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m));
-          }};
-}
-
 int64_t type_size(const std::string& t) {
   if (t == "int8" || t == "uint8") return 1;
   if (t == "half" || t == "bfloat16") return 2;
@@ -215,12 +192,14 @@ const FieldTable<CollectiveSpec>& collective_fields() {
                                  "software time before each LL128 message is posted"),
       time_field<CollectiveSpec>("step_latency_ll", &CollectiveSpec::step_latency_ll,
                                  "software time before each LL message is posted"),
-      protocol_rate_field("ll_rate", &CollectiveSpec::ll_rate_bps,
-                          "data rate a rank sends at with LL, all its channels together (auto: "
-                          "NCCL's tuning model's cap with costs nccl; 0: none)"),
-      protocol_rate_field("ll128_rate", &CollectiveSpec::ll128_rate_bps,
-                          "data rate a rank sends at with LL128, all its channels together "
-                          "(auto: NCCL's tuning model's cap with costs nccl; 0: none)"),
+      rate_auto_or_zero_field<CollectiveSpec>(
+          "ll_rate", &CollectiveSpec::ll_rate_bps,
+          "data rate a rank sends at with LL, all its channels together (auto: "
+          "NCCL's tuning model's cap with costs nccl; 0: none)"),
+      rate_auto_or_zero_field<CollectiveSpec>(
+          "ll128_rate", &CollectiveSpec::ll128_rate_bps,
+          "data rate a rank sends at with LL128, all its channels together "
+          "(auto: NCCL's tuning model's cap with costs nccl; 0: none)"),
       bytes_field<CollectiveSpec>("tree_max", &CollectiveSpec::tree_max_bytes,
                                   "algorithm auto: all-reduce sizes up to this use the double "
                                   "binary tree, larger the ring"),

@@ -7,23 +7,6 @@ namespace {
 
 using models::DcqcnParams;
 
-// A rate knob where 0 (the number or "0") means "off / use the line rate".
-Field<DcqcnParams> rate_or_zero_field(std::string key, int64_t DcqcnParams::*m,
-                                      std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, DcqcnParams& s) {
-            if (!r.has(key)) return;
-            const Json& v = r.json()[key];
-            if ((v.is_number_integer() && v.get<int64_t>() == 0) || (v.is_string() && v == "0")) {
-              (void)r.at(key);  // mark as read
-              s.*m = 0;
-              return;
-            }
-            s.*m = r.rate_bps(key);
-          },
-          [m](const DcqcnParams& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
-}
-
 Field<DcqcnParams> rate_knob(std::string key, int64_t DcqcnParams::*m, std::string meaning) {
   return {key, "rate", std::move(meaning),
           [key, m](JsonReader& r, DcqcnParams& s) { s.*m = r.rate_bps(key, s.*m); },

@@ -69,21 +69,41 @@ Field<S> number_field(std::string key, double S::*m, std::string meaning, double
           [m](const S& s) { return Json(s.*m); }};
 }
 
+// Reads `key`, if present, as a rate where 0 (the number or "0") means "off / unlimited".
+inline void read_rate_or_zero(JsonReader& r, const std::string& key, int64_t& out) {
+  if (!r.has(key)) return;
+  const Json& v = r.json()[key];
+  if ((v.is_number_integer() && v.get<int64_t>() == 0) || (v.is_string() && v == "0")) {
+    (void)r.at(key);  // mark as read
+    out = 0;
+    return;
+  }
+  out = r.rate_bps(key);
+}
+
 // A rate where 0 (the number or "0") means "off / unlimited".
 template <typename S>
 Field<S> rate_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
   return {key, "rate", std::move(meaning),
+          [key, m](JsonReader& r, S& s) { read_rate_or_zero(r, key, s.*m); },
+          [m](const S& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
+}
+
+// A rate that may also be "auto" (-1: the model decides) or 0 (off).
+template <typename S>
+Field<S> rate_auto_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
+  return {key, "rate", std::move(meaning),
           [key, m](JsonReader& r, S& s) {
-            if (!r.has(key)) return;
-            const Json& v = r.json()[key];
-            if ((v.is_number_integer() && v.get<int64_t>() == 0) || (v.is_string() && v == "0")) {
+            if (r.has(key) && r.json()[key].is_string() && r.json()[key] == "auto") {
               (void)r.at(key);  // mark as read
-              s.*m = 0;
+              s.*m = -1;
               return;
             }
-            s.*m = r.rate_bps(key);
+            read_rate_or_zero(r, key, s.*m);
           },
-          [m](const S& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
+          [m](const S& s) {
+            return s.*m < 0 ? Json("auto") : s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m));
+          }};
 }
 
 // Reads every field of `table` present in `r` into `s` (absent ones keep their value).
