@@ -101,9 +101,10 @@ void CollectiveRunner::begin_iteration() {
                                                                  current_.protocol)
                                   : 0.0;
     }
-    const int channels = std::max(1, spec_.channels);
-    channel_rate_bps_ = rate_bps / channels;
-    channel_free_.assign(channel_rate_bps_ > 0 ? static_cast<size_t>(spec_.ranks()) * channels : 0,
+    channel_rate_bps_ = rate_bps / std::max(1, spec_.channels);
+    channel_free_.assign(channel_rate_bps_ > 0
+                             ? static_cast<size_t>(spec_.ranks()) * std::max(1, spec_.channels)
+                             : 0,
                          sim::Time{});
   }
   const sim::Time launch = launch_latency();
@@ -131,12 +132,15 @@ bool CollectiveRunner::same_server(const CollectiveMessage& m) const {
          spec_.rank_server[m.src_rank] == spec_.rank_server[m.dst_rank];
 }
 
+sim::Time CollectiveRunner::staging_time(int64_t bytes) const {
+  if (spec_.staging_rate_bps <= 0) return sim::Time{};
+  // Staged through host memory: written there before the send, read back after arrival.
+  return sim::Time(2 * sim::serialization_time(bytes, spec_.staging_rate_bps).ps);
+}
+
 sim::Time CollectiveRunner::step_cost(const CollectiveMessage& m) const {
   sim::Time t = step_latency(protocol_);
-  if (spec_.staging_rate_bps > 0 && !same_server(m)) {
-    // Staged through host memory: written there before the send, read back after arrival.
-    t += sim::Time(2 * sim::serialization_time(m.wire_bytes, spec_.staging_rate_bps).ps);
-  }
+  if (!same_server(m)) t += staging_time(m.wire_bytes);
   if (!spec_.nccl_costs) return t;
   // NCCL's step latency includes the hardware's; the simulation moves the message itself.
   // Not its ring plateau factor (nccl_.factor): that stands for the chunked pipeline's

@@ -91,6 +91,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void launch_iteration();  // after the call's launch latency: the schedule starts
   sim::Time launch_latency() const;
   sim::Time step_cost(const CollectiveMessage& m) const;  // software time before posting m
+  // GPUDirect RDMA off: a network message's bytes stored into and loaded from host memory.
+  sim::Time staging_time(int64_t bytes) const;
   void begin_timeline(size_t messages);  // `run --timeline`: this iteration's spans
   void ready(uint32_t message);          // all dependencies met
   // `message` is complete: releases its successors (joins at once, without recursion) and

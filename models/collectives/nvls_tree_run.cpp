@@ -122,10 +122,7 @@ void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   // through host memory (the head's store before the send, the receiving head's load after
   // it). NCCL's own NVLS_TREE latency is the launch cost (nccl_tuning.cpp), not a per-step
   // one.
-  sim::Time cost = step_latency(protocol_);
-  if (spec_.staging_rate_bps > 0) {
-    cost += sim::Time(2 * sim::serialization_time(m.bytes, spec_.staging_rate_bps).ps);
-  }
+  const sim::Time cost = step_latency(protocol_) + staging_time(m.bytes);
   if (cost.ps > 0) {
     ctx_.sim.after(cost, this, kNvlsTreePost, index);
   } else {
