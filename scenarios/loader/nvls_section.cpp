@@ -13,6 +13,17 @@ namespace {
 // NCCL_NVLS_NCHANNELS: the channels NCCL runs NVLS and NVLS_TREE on (src/transport/nvls.cc).
 constexpr int kNvlsChannels = 16;
 
+// The NVSwitch's side of an NVLS or NVLS-tree group: its reduction rate and latency, and the
+// chunk (the collective's "chunk", else NCCL_NVLS_CHUNKSIZE's 128 KiB, src/transport/nvls.cc).
+// The window is set by the caller.
+models::SharpParams nvswitch_params(const topo::GpuCluster& gpus, const models::CollectiveSpec& s) {
+  models::SharpParams p;
+  p.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
+  p.latency = sim::Time(gpus.params.nvls_latency_ps);
+  p.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+  return p;
+}
+
 // NVLS-tree: why it does not exist for these ranks ("" when it does); fills
 // s.nvls_tree_servers when it does.
 std::string nvls_tree_servers(const topo::Fabric& f, models::CollectiveSpec& s) {
@@ -87,11 +98,8 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
                        "\"simple\" with algorithm nvls_tree (NCCL runs NVLS_TREE with Simple "
                        "only)");
     }
-    const topo::GpuCluster& gpus = f.topo.gpus;
     s.nvls_tree_available = true;
-    s.nvls_tree.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
-    s.nvls_tree.latency = sim::Time(gpus.params.nvls_latency_ps);
-    s.nvls_tree.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+    s.nvls_tree = nvswitch_params(f.topo.gpus, s);
     // The window (channels x slots) is set with the channels (collective_section.cpp).
     return;
   }
@@ -99,9 +107,7 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
   if (s.algorithm == models::CollectiveAlgorithm::Auto && nvls_tree_servers(f, s).empty()) {
     // `auto` may pick NVLS-tree (NCCL's tuning model), on NCCL's 16 NVLS channels.
     s.nvls_tree_available = true;
-    s.nvls_tree.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
-    s.nvls_tree.latency = sim::Time(gpus.params.nvls_latency_ps);
-    s.nvls_tree.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+    s.nvls_tree = nvswitch_params(gpus, s);
     s.nvls_tree.max_outstanding_chunks = kNvlsChannels * s.slots;
     return;
   }
@@ -135,11 +141,7 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
                      "NVSwitch reduces the data itself)");
   }
   s.nvls_available = true;
-  s.nvls.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
-  s.nvls.latency = sim::Time(gpus.params.nvls_latency_ps);
-  // NCCL_NVLS_CHUNKSIZE: 128 KiB (NVIDIA/nccl src/transport/nvls.cc), unless the collective
-  // sets its chunk; the window is its slots (NCCL_STEPS).
-  s.nvls.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+  s.nvls = nvswitch_params(gpus, s);
   s.nvls.max_outstanding_chunks = s.slots;
 }
 
