@@ -51,7 +51,7 @@ double noise(uint64_t& state, double amplitude) {
 
 void check_fit_back(double noise_amplitude, double tolerance) {
   const calib::ClusterSpec c = small_cluster();
-  const calib::FabricParams truth{1200, 600, 0.9, 250, 0, 0, 0, {}};
+  const calib::FabricParams truth = calib::network_params(1200, 600, 0.9, 250);
   std::vector<calib::Experiment> ex = {synthetic(true, "h0", "h1"), synthetic(true, "h0", "h2"),
                                        synthetic(false, "h0", "h1")};
   uint64_t state = 42;
@@ -89,8 +89,8 @@ TEST_CASE("the send engine's rate cap and per-message overhead shape the stream"
   // engine is the bottleneck; without the mechanism the stream runs at line rate.
   const calib::ClusterSpec c = small_cluster();
   calib::Experiment e = synthetic(false, "h0", "h1");
-  const calib::FabricParams line{0, 500, 1.0, 0, 0, 0, 0, {}};
-  const calib::FabricParams capped{0, 500, 0.5, 1000, 0, 0, 0, {}};
+  const calib::FabricParams line = calib::network_params(0, 500, 1.0, 0);
+  const calib::FabricParams capped = calib::network_params(0, 500, 0.5, 1000);
   const std::vector<double> fast = calib::simulate(c, line, e);
   const std::vector<double> slow = calib::simulate(c, capped, e);
   for (size_t i = 0; i < e.bytes.size(); ++i) {
@@ -131,7 +131,7 @@ TEST_CASE("calibrate and validate from the command line with params.json as an o
   const calib::ClusterSpec c = small_cluster();
   // One switch count: the per-switch latency is the RoCE prior (500 ns), the host latency is
   // fitted.
-  const calib::FabricParams truth{1500, 500, 0.95, 100, 0, 0, 0, {}};
+  const calib::FabricParams truth = calib::network_params(1500, 500, 0.95, 100);
   dir.write("cluster.json", R"({
     "name": "two-leaves", "nodes": 4, "nics_per_node": 1, "link_rate": "100Gbps",
     "fabric": "roce",

@@ -136,6 +136,41 @@ TEST_CASE("NCCL's costs: each step pays NCCL's step latency less the hardware's"
   CHECK(two_extra > one_extra + 10.0);
 }
 
+TEST_CASE("NCCL's costs: launch_scale and step_scale scale the launch and the steps",
+          "[mechanism][nccl][costs]") {
+  // One server, ring LL, 8 B: the software time is 6.6 µs of launch and 14 steps of 0.6 µs
+  // less the hardware's hop (the test above). Scaled: launch x 2 adds 6.6 µs exactly; steps
+  // x 3 add twice the steps' part exactly; NVLS (no steps) pays its 25 µs x the launch scale.
+  const scen::Json ring = {
+      {"op", "all_reduce"}, {"algorithm", "ring"}, {"protocol", "ll"}, {"size", 8}};
+  scen::Json launch2 = ring, step3 = ring, none = ring;
+  launch2["launch_scale"] = 2;
+  step3["step_scale"] = 3;
+  none["costs"] = "none";
+  const Run base = run(h100(1, ring));
+  const Run hw = run(h100(1, none));
+  const double steps_part = us(base.r.time) - us(hw.r.time) - 6.6;
+  REQUIRE(steps_part > 1.0);
+  CHECK(std::abs(us(run(h100(1, launch2)).r.time) - us(base.r.time) - 6.6) < 1e-6);
+  CHECK(std::abs(us(run(h100(1, step3)).r.time) - us(base.r.time) - 2 * steps_part) < 1e-5);
+  scen::Json nvls = {{"op", "all_reduce"}, {"algorithm", "nvls"}, {"size", "1MiB"}};
+  const Run nvls1 = run(h100(1, nvls));
+  nvls["launch_scale"] = 1.5;
+  nvls["step_scale"] = 4;
+  CHECK(run(h100(1, nvls)).r.time - nvls1.r.time == sim::Time(12'500'000));
+  // Without NCCL's costs there is nothing to scale: refused with the path.
+  for (const char* key : {"launch_scale", "step_scale"}) {
+    scen::Json bad = none;
+    bad[key] = 2;
+    try {
+      (void)test_support::load(h100(1, bad));
+      FAIL("accepted " << key << " with costs none");
+    } catch (const scen::InputError& e) {
+      CHECK(e.path == std::string("workload.collective.") + key);
+    }
+  }
+}
+
 TEST_CASE("NCCL's costs: refused on plain-host ranks", "[mechanism][nccl][costs]") {
   scen::Json j;
   j["name"] = "hosts";
@@ -149,6 +184,13 @@ TEST_CASE("NCCL's costs: refused on plain-host ranks", "[mechanism][nccl][costs]
   }
   j["workload"]["collective"]["costs"] = "none";
   CHECK_NOTHROW(test_support::load(j));
+  j["workload"]["collective"]["step_scale"] = 2;
+  try {
+    (void)test_support::load(j);
+    FAIL("accepted step_scale on plain hosts");
+  } catch (const scen::InputError& e) {
+    CHECK(e.path == "workload.collective.step_scale");
+  }
 }
 
 TEST_CASE("NCCL's protocol throughput: a rank sends LL and LL128 data at most at the model's cap",

@@ -111,7 +111,7 @@ TEST_CASE("a perftest stream at the message-rate cap and params.json carrying th
                            {"a": "sw0", "b": "h1", "rate": "200Gbps", "latency": "10ns"}]},
     "pair": ["h0", "h1"]})");
   const calib::ClusterSpec c = calib::read_cluster_json(j, "pair.json", ".");
-  calib::FabricParams p{2000, 130, 0.98, 100, 0, 0, 0, {}};
+  calib::FabricParams p = calib::network_params(2000, 130, 0.98, 100);
   p.small = {128, 700, 386};
   calib::Experiment e;
   e.file = "bw";
@@ -134,8 +134,7 @@ TEST_CASE("a perftest stream at the message-rate cap and params.json carrying th
   CHECK(back.small.inline_saving_ns == Approx(700));
   CHECK(back.small.message_gap_ns == Approx(386).epsilon(1e-6));
   // Without them the overlay is what it was (no small-message keys).
-  const scen::Json plain =
-      calib::params_overlay(c, calib::FabricParams{2000, 130, 0.98, 100, 0, 0, 0, {}});
+  const scen::Json plain = calib::params_overlay(c, calib::network_params(2000, 130, 0.98, 100));
   CHECK_FALSE(plain["fabric"]["nic"].contains("inline_threshold"));
   CHECK_FALSE(plain["fabric"]["nic"].contains("max_message_rate"));
 }

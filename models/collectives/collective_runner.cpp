@@ -124,7 +124,7 @@ sim::Time from_us(double us) {
 sim::Time CollectiveRunner::launch_latency() const {
   if (spec_.launch_latency.ps >= 0) return spec_.launch_latency;
   if (!spec_.nccl_costs) return sim::Time{};
-  return from_us(nccl_.base_us);
+  return from_us(spec_.launch_scale * nccl_.base_us);
 }
 
 bool CollectiveRunner::same_server(const CollectiveMessage& m) const {
@@ -148,7 +148,9 @@ sim::Time CollectiveRunner::step_cost(const CollectiveMessage& m) const {
   const bool nvlink = same_server(m);
   const sim::Time step = from_us(nvlink ? nccl_.nvlink_step_us : nccl_.net_step_us);
   const sim::Time hardware = nvlink ? spec_.nvlink_hop : spec_.network_hop;
-  if (step.ps > hardware.ps) t += step - hardware;
+  if (step.ps > hardware.ps) {
+    t += sim::Time(std::llround(spec_.step_scale * static_cast<double>((step - hardware).ps)));
+  }
   return t;
 }
 

@@ -105,6 +105,12 @@ struct CollectiveSpec {
   int64_t ll_rate_bps = -1;
   int64_t ll128_rate_bps = -1;
   sim::Time launch_latency{-1};
+  // Scales of NCCL's costs on this machine (rdmasim calibrate fits them on nccl-tests traces):
+  // each call waits `launch_scale` x NCCL's base latency (NVLS and CollNet: their whole
+  // latency), each message `step_scale` x the software part of NCCL's step latency. The
+  // algorithm choice keeps NCCL's own figures, as NCCL does whatever the machine's costs.
+  double launch_scale = 1;
+  double step_scale = 1;
   sim::Time nvlink_hop, network_hop;
   // Software time charged before each message is posted (kernel/proxy hand-off), per
   // protocol, on top of NCCL's costs; 0 by default.

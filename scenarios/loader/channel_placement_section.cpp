@@ -77,6 +77,13 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
                        "\"thresholds\": NCCL's tuning model needs GPU ranks (topology.nodes), and "
                        "these ranks include plain hosts");
     }
+    for (const char* key : {"launch_scale", "step_scale"}) {
+      if (r.has(key)) {
+        throw InputError(r.child_path(key), r.value_text(key),
+                         "no such key here: it scales NCCL's software costs, which need GPU "
+                         "ranks (topology.nodes), and these ranks include plain hosts");
+      }
+    }
     if (r.has("costs") && costs == "nccl") {
       throw InputError(r.child_path("costs"), r.value_text("costs"),
                        "\"none\": NCCL's software costs need GPU ranks (topology.nodes), and "
@@ -107,6 +114,15 @@ void read_channel_placement(JsonReader& r, const topo::Fabric& f, models::Collec
   s.tuning = nccl_tuning(g, in, s);
   s.tuning.enabled = tuning == "nccl";
   s.nccl_costs = costs == "nccl";
+  if (!s.nccl_costs) {
+    for (const char* key : {"launch_scale", "step_scale"}) {
+      if (r.has(key)) {
+        throw InputError(r.child_path(key), r.value_text(key),
+                         "no such key with \"costs\": \"none\": it scales NCCL's software "
+                         "costs");
+      }
+    }
+  }
   if (placement != "nccl") return;
   s.ring_layouts = models::nccl_ring_layouts(in);
   s.tree_layouts = models::nccl_tree_layouts(in);

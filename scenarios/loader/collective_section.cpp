@@ -185,6 +185,16 @@ const FieldTable<CollectiveSpec>& collective_fields() {
             return s.launch_latency.ps < 0 ? Json("auto")
                                            : Json(sim::format_time(s.launch_latency));
           }},
+      number_field<CollectiveSpec>(
+          "launch_scale", &CollectiveSpec::launch_scale,
+          "costs nccl: each call waits this x NCCL's base latency (NVLS, NVLS-tree and CollNet: "
+          "their whole latency); rdmasim calibrate fits it",
+          0, 100),
+      number_field<CollectiveSpec>(
+          "step_scale", &CollectiveSpec::step_scale,
+          "costs nccl: each message waits this x the software part of NCCL's step latency; "
+          "rdmasim calibrate fits it",
+          0, 100),
       time_field<CollectiveSpec>("step_latency_simple", &CollectiveSpec::step_latency_simple,
                                  "software time before each Simple message is posted (on top "
                                  "of NCCL's costs)"),

@@ -33,8 +33,33 @@ std::vector<bool> range_mask(const Experiment& e, int64_t min_bytes) {
   return m;
 }
 
+// The fitted parameters, in the order of calibrate's FitParameter list; the small-message
+// parameters are fitted afterwards.
+enum FitIndex {
+  kHostLatency,
+  kHopLatency,
+  kEfficiency,
+  kMessageOverhead,
+  kLaunchScale,
+  kStepScale,
+  kNvlinkRate,
+  kNvlsRate,
+  kNvlinkLatency,
+  kFitParameters
+};
+
 FabricParams from_values(const std::vector<double>& v) {
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], {}};  // small messages: fitted afterwards
+  FabricParams p;
+  p.host_latency_ns = v[kHostLatency];
+  p.hop_latency_ns = v[kHopLatency];
+  p.efficiency = v[kEfficiency];
+  p.message_overhead_ns = v[kMessageOverhead];
+  p.launch_scale = v[kLaunchScale];
+  p.step_scale = v[kStepScale];
+  p.nvlink_rate_gbps = v[kNvlinkRate];
+  p.nvls_rate_gbps = v[kNvlsRate];
+  p.nvlink_latency_ns = v[kNvlinkLatency];
+  return p;
 }
 
 // nccl-tests' bus bandwidth factor (PERFORMANCE.md; docs/references.md "Collectives").
@@ -103,6 +128,7 @@ void score(const ClusterSpec& c, std::vector<Experiment>& experiments, Calibrati
       if (e.collective) {
         p.collective = true;
         p.extrapolated = e.bytes[i] > e.max_simulated_bytes;
+        if (const auto it = e.ran.find(e.bytes[i]); it != e.ran.end()) p.ran = it->second;
         p.busbw_factor = busbw_factor(e.op, static_cast<int>(e.ranks.size()));
         for (auto& range : cs.ranges) {
           if (e.bytes[i] >= range.lo && e.bytes[i] < range.hi) {
@@ -125,12 +151,12 @@ void score(const ClusterSpec& c, std::vector<Experiment>& experiments, Calibrati
   }
 }
 
-// A start for the per-step overhead: the collective times are affine in it, so two simulations
-// of the smallest sizes of the first collective trace (the latency floor) give the value that
-// matches their median. Gauss-Newton starting at the prior can stall when every small size
-// is far off and Huber's loss weighs them all down.
-double start_overhead(const ClusterSpec& c, const FabricParams& prior, const Experiment& e,
-                      int& sims) {
+// A start for NCCL's cost scales: the collective times are affine in them, so two simulations
+// of the smallest sizes of the first collective trace (the latency floor) give the common
+// scale of launch and step costs that matches their median. Gauss-Newton starting at 1 can
+// stall when every small size is far off and Huber's loss weighs them all down.
+double start_scale(const ClusterSpec& c, const FabricParams& prior, const Experiment& e,
+                   int& sims) {
   std::vector<bool> use(e.bytes.size(), false);
   std::vector<double> measured;
   for (size_t i = 0; i < e.bytes.size() && measured.size() < 3; ++i) {
@@ -142,13 +168,27 @@ double start_overhead(const ClusterSpec& c, const FabricParams& prior, const Exp
     return v[v.size() / 2];
   };
   FabricParams more = prior;
-  more.step_overhead_ns += 1000;
+  more.launch_scale += 1;
+  more.step_scale += 1;
   const double t0 = median(simulate_collective(c, prior, e, use));
   const double t1 = median(simulate_collective(c, more, e, use));
   sims += 2;
-  const double per_ns = (t1 - t0) / 1000;  // us of collective time per ns of overhead
-  if (!(per_ns > 0)) return prior.step_overhead_ns;
-  return std::clamp(prior.step_overhead_ns + (median(measured) - t0) / per_ns, 0.0, 1e6);
+  const double per_unit = t1 - t0;  // us of collective time per unit of both scales
+  if (!(per_unit > 0)) return 1.0;
+  return std::clamp(1.0 + (median(measured) - t0) / per_unit, kMinCostScale, kMaxCostScale);
+}
+
+// Whether an experiment's simulation ran NVLS or NVLS-tree at any size (its `ran`), and
+// whether its largest size ran over the NVLink links alone (a ring or a tree: not NVLS, whose
+// rate is the NVSwitch's reduction).
+bool ran_nvls(const Experiment& e) {
+  for (const auto& [bytes, what] : e.ran) {
+    if (what.rfind("nvls", 0) == 0) return true;
+  }
+  return false;
+}
+bool largest_over_links(const Experiment& e) {
+  return !e.ran.empty() && e.ran.rbegin()->second.rfind("nvls", 0) != 0;
 }
 
 }  // namespace
@@ -166,8 +206,8 @@ FabricParams prior_params(const ClusterSpec& c) {
     // NVLink endpoints also take the NICs' tx/rx latency, which GPU-to-GPU copies through the
     // NVSwitch do not pay: 0 unless a perftest latency trace fits it.
     p.host_latency_ns = 0;
-    p.step_overhead_ns = 1000;  // a start value (start_overhead refines it)
     p.nvlink_rate_gbps = static_cast<double>(c.gpu.nvlink_rate_bps) / 1e9;
+    p.nvls_rate_gbps = static_cast<double>(c.gpu.nvls_reduction_rate_bps) / 1e9;
     p.nvlink_latency_ns = static_cast<double>(c.gpu.nvlink_latency_ps) / 1000;
   }
   return p;
@@ -181,16 +221,21 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
   // Which parameters the traces determine: latency traces fix the host latency; at two or more
   // switch counts they separate the per-switch latency from it; bandwidth traces fix the send
   // engine's efficiency and per-message overhead (latency traces alone fix the efficiency).
-  // Collective traces fix the per-step overhead (the latency floor of small sizes) and, when
-  // one runs inside a single server, the NVLink rate (the large sizes).
+  // Collective traces fix NCCL's cost scales (the latency floor: the call's base latency and
+  // its steps; separated by algorithms or rank counts whose step counts differ) and, when one
+  // runs inside a single server, the NVLink rate (the large sizes), and where NVLS ran, the
+  // NVSwitch's reduction rate.
   bool any_lat = false, any_bw = false, any_coll = false, any_one_server = false,
-       any_across = false;
+       any_across = false, any_nvls = false;
   std::set<int> switch_counts;
   for (Experiment& e : experiments) {
-    simulate(c, prior, e, std::vector<bool>(e.bytes.size(), false));  // fills e.switches
+    // At the prior: fills e.switches, and what each collective size runs.
+    simulate(c, prior, e, std::vector<bool>(e.bytes.size(), e.collective));
     if (e.collective) {
       any_coll = true;
-      (e.servers == 1 ? any_one_server : any_across) = true;
+      if (e.servers > 1) any_across = true;
+      if (e.servers == 1 && largest_over_links(e)) any_one_server = true;
+      any_nvls = any_nvls || ran_nvls(e);
     } else if (e.latency) {
       any_lat = true;
       switch_counts.insert(e.switches);
@@ -203,58 +248,57 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
                              "sizes in the fitted range (--min-size, --nccl-min-size)");
     }
   }
-  FabricParams start = prior;
+  double scale0 = 1;
   int sims = 0;
   for (const Experiment& e : experiments) {
     if (e.collective) {
-      start.step_overhead_ns = start_overhead(c, prior, e, sims);
+      scale0 = start_scale(c, prior, e, sims);
       break;
     }
   }
-  std::vector<FitParameter> fp = {
-      {"host_latency_ns", prior.host_latency_ns, 0, 100'000, 100, any_lat},
-      {"hop_latency_ns", prior.hop_latency_ns, 0, 10'000, 50, switch_counts.size() >= 2},
-      {"efficiency", prior.efficiency, 0.1, 1.0, 0.02, !c.has_gpus()},
-      {"message_overhead_ns", prior.message_overhead_ns, 0, 100'000, 50, any_bw},
-      {"step_overhead_ns", start.step_overhead_ns, 0, 1'000'000, 200, any_coll},
-      // The NVLink rate achieved, at most the cluster's line rate (a fit never raises the wire).
-      {"nvlink_rate_Gbps", prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 20,
-       prior.nvlink_rate_gbps, prior.nvlink_rate_gbps / 50, any_one_server},
-      {"nvlink_latency_ns", prior.nvlink_latency_ns, 0, 100'000, 50, false}};
+  std::vector<FitParameter> fp(kFitParameters);
+  fp[kHostLatency] = {"host_latency_ns", prior.host_latency_ns, 0, 100'000, 100, any_lat};
+  fp[kHopLatency] = {"hop_latency_ns",         prior.hop_latency_ns, 0, 10'000, 50,
+                     switch_counts.size() >= 2};
+  fp[kEfficiency] = {"efficiency", prior.efficiency, 0.1, 1.0, 0.02, !c.has_gpus()};
+  fp[kMessageOverhead] = {"message_overhead_ns", prior.message_overhead_ns, 0, 100'000, 50, any_bw};
+  fp[kLaunchScale] = {"launch_scale", scale0, kMinCostScale, kMaxCostScale, 0.05, any_coll};
+  fp[kStepScale] = {"step_scale", scale0, kMinCostScale, kMaxCostScale, 0.05, any_coll};
+  // The NVLink rate achieved, at most the cluster's line rate (a fit never raises the wire).
+  fp[kNvlinkRate] = {"nvlink_rate_Gbps",          prior.nvlink_rate_gbps,
+                     prior.nvlink_rate_gbps / 20, prior.nvlink_rate_gbps,
+                     prior.nvlink_rate_gbps / 50, any_one_server};
+  // The NVSwitch's reduction rate is no published figure (the preset's is fitted too): up to
+  // twice the preset's, where the NVLink wire caps it anyway.
+  fp[kNvlsRate] = {"nvls_rate_Gbps",         prior.nvls_rate_gbps,      prior.nvls_rate_gbps / 20,
+                   2 * prior.nvls_rate_gbps, prior.nvls_rate_gbps / 50, any_nvls};
+  fp[kNvlinkLatency] = {"nvlink_latency_ns", prior.nvlink_latency_ns, 0, 100'000, 50, false};
   res.gpus = c.has_gpus();
   if (any_coll) {
     char buf[400];
     std::snprintf(buf, sizeof buf,
                   "NVLink latency kept at the preset's %.0f ns: every collective step pays it "
-                  "(data and acknowledgement) exactly as it pays the per-step overhead, so "
-                  "collective times determine only their sum, which the overhead carries",
+                  "(data and acknowledgement) exactly as it pays NCCL's step cost, so "
+                  "collective times determine only their sum, which the step scale carries",
                   prior.nvlink_latency_ns);
     res.notes.push_back(buf);
     if (!any_one_server) {
-      res.notes.push_back("no single-server collective trace: NVLink rate kept at the preset");
+      res.notes.push_back(
+          "no single-server collective trace whose largest sizes run over the NVLink links (a "
+          "ring or a tree; NVLS is bound by the NVSwitch's reduction): NVLink rate kept at the "
+          "preset");
+    }
+    if (!any_nvls && prior.nvls_rate_gbps > 0) {
+      res.notes.push_back(
+          "NVLS ran at no traced size: the NVSwitch's reduction rate kept at the preset");
     }
     if (any_across && !any_lat) {
       res.notes.push_back(
           "collective traces across servers without a perftest latency trace: the NIC/host "
-          "latency adds to every network step as the per-step overhead does; kept at its "
-          "prior, the overhead absorbs it");
+          "latency adds to every network step as NCCL's step cost does; kept at its prior, the "
+          "step scale absorbs it");
     }
   }
-  if (c.has_gpus()) {
-    res.notes.push_back(
-        "GPU servers: NIC send efficiency kept at 1 (collective times do not separate it from "
-        "the NVLink rate and the per-step overhead; fit it on a perftest trace of the NICs)");
-  }
-  if (!any_lat) res.notes.push_back("no latency trace: host latency kept at its prior");
-  if (any_lat && switch_counts.size() < 2) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  "latency traces at one switch count only: per-switch latency kept at the "
-                  "prior %.0f ns (docs/references.md), the host latency absorbs the path",
-                  prior.hop_latency_ns);
-    res.notes.push_back(buf);
-  }
-  if (!any_bw) res.notes.push_back("no bandwidth trace: per-message overhead kept at its prior");
   const ResidualFn fn = [&](const std::vector<double>& v) {
     std::vector<double> r;
     const FabricParams p = from_values(v);
@@ -266,6 +310,13 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
       for (size_t i = 0; i < e.bytes.size(); ++i) {
         if (m[i]) r.push_back(sim[k++] / e.measured[i] - 1);
       }
+    }
+    // A weak prior on the cost scales (NCCL's own figures): a 1 % error at one size outweighs
+    // a factor 2. It decides only where the traces cannot tell the launch from the steps (one
+    // algorithm at one rank count: every call has as many steps), moving both alike.
+    if (any_coll) {
+      r.push_back(kScalePrior * std::log(v[kLaunchScale]));
+      r.push_back(kScalePrior * std::log(v[kStepScale]));
     }
     return r;
   };
@@ -302,9 +353,9 @@ void format_point(std::ostringstream& o, const PointReport& p) {
     auto busbw = [&](double us) {
       return static_cast<double>(p.bytes) / us / 1e3 * p.busbw_factor;
     };
-    std::snprintf(buf, sizeof buf, "%12lld %12.2f %12.2f %+8.2f%% %9.2f %9.2f %6.2f%s%s\n",
+    std::snprintf(buf, sizeof buf, "%12lld %12.2f %12.2f %+8.2f%% %9.2f %9.2f %6.2f  %-18s%s%s\n",
                   static_cast<long long>(p.bytes), p.measured, p.simulated, p.error_pct,
-                  busbw(p.measured), busbw(p.simulated), p.weight,
+                  busbw(p.measured), busbw(p.simulated), p.weight, p.ran.c_str(),
                   p.extrapolated ? "  (steady-state line)" : "",
                   p.in_range ? "" : "  (below --nccl-min-size)");
     o << buf;
@@ -326,8 +377,8 @@ void format_header(std::ostringstream& o, const PointReport& p, const Calibratio
     }
     std::snprintf(buf, sizeof buf, "\n%s  (%s)\n", p.file.c_str(), what.c_str());
     o << buf;
-    std::snprintf(buf, sizeof buf, "%12s %12s %12s %9s %9s %9s %6s\n", "bytes", "measured us",
-                  "simulated us", "error", "busbw GB/s", "sim busbw", "weight");
+    std::snprintf(buf, sizeof buf, "%12s %12s %12s %9s %9s %9s %6s  %s\n", "bytes", "measured us",
+                  "simulated us", "error", "busbw GB/s", "sim busbw", "weight", "simulated as");
     o << buf;
     return;
   }
@@ -353,12 +404,32 @@ std::string format_report(const CalibrationResult& r) {
                 r.params.message_overhead_ns);
   o << buf;
   if (r.gpus) {
+    if (r.params.nccl_costs) {
+      std::snprintf(buf, sizeof buf,
+                    "collectives: NCCL's costs x %.3f per call (launch), x %.3f per step",
+                    r.params.launch_scale, r.params.step_scale);
+      o << buf;
+      if (r.params.step_overhead_ns > 0) {
+        std::snprintf(buf, sizeof buf, " + %.1f ns", r.params.step_overhead_ns);
+        o << buf;
+      }
+    } else {
+      std::snprintf(buf, sizeof buf, "collectives: per-step overhead %.1f ns (no NCCL costs)",
+                    r.params.step_overhead_ns);
+      o << buf;
+    }
     std::snprintf(buf, sizeof buf,
-                  "collectives: per-step overhead %.1f ns, NVLink rate %.1f Gb/s per GPU each "
-                  "way (%.1f GB/s), NVLink latency %.1f ns per GPU-NVSwitch link\n",
-                  r.params.step_overhead_ns, r.params.nvlink_rate_gbps,
-                  r.params.nvlink_rate_gbps / 8, r.params.nvlink_latency_ns);
+                  ", NVLink rate %.1f Gb/s per GPU each way (%.1f GB/s), NVLink latency %.1f ns "
+                  "per GPU-NVSwitch link",
+                  r.params.nvlink_rate_gbps, r.params.nvlink_rate_gbps / 8,
+                  r.params.nvlink_latency_ns);
     o << buf;
+    if (r.params.nvls_rate_gbps > 0) {
+      std::snprintf(buf, sizeof buf, ", NVLS reduction %.1f Gb/s (%.1f GB/s)",
+                    r.params.nvls_rate_gbps, r.params.nvls_rate_gbps / 8);
+      o << buf;
+    }
+    o << "\n";
   }
   if (const std::string small = describe_small_messages(r.params.small); !small.empty()) {
     o << small << "\n";

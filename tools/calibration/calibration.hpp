@@ -25,6 +25,7 @@ struct PointReport {
   bool extrapolated = false;  // beyond the simulated bound: on the steady-state line
   double busbw_factor = 1;
   double weight = 1;  // Huber weight of the point at the result (1: within delta)
+  std::string ran;    // collectives: the simulated "algorithm/protocol"
 };
 
 struct CurveSummary {
@@ -58,6 +59,10 @@ struct CalibrationResult {
 
 // Huber's delta of the fit (relative error); a point beyond it weighs delta / |error|.
 constexpr double kHuberDelta = 0.02;
+// NCCL's cost scales: their bounds, and the weight of their prior at 1 (a pseudo-residual
+// kScalePrior x ln(scale)).
+constexpr double kMinCostScale = 0.05, kMaxCostScale = 20;
+constexpr double kScalePrior = 0.01;
 
 // The prior a parameter keeps when no trace determines it: the per-switch latency of the
 // fabric kind (docs/references.md "Fabric figures": InfiniBand 100-130 ns, RoCE Ethernet

@@ -136,11 +136,20 @@ scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
     scen::Json& nodes = out["topology"]["nodes"];
     nodes["nvlink_rate"] = rate_text(p.nvlink_rate_gbps);
     nodes["nvlink_latency"] = ps_text(p.nvlink_latency_ns);
+    if (p.nvls_rate_gbps > 0 && c.gpu.nvls_reduction_rate_bps > 0) {
+      nodes["nvls_reduction_rate"] = rate_text(p.nvls_rate_gbps);
+    }
     scen::Json& coll = out["workload"]["collective"];
-    // The fitted per-step overhead is the whole software time: it replaces NCCL's costs.
-    coll["costs"] = "none";
-    for (const char* key : {"step_latency_simple", "step_latency_ll128", "step_latency_ll"}) {
-      coll[key] = ps_text(p.step_overhead_ns);
+    coll["costs"] = p.nccl_costs ? "nccl" : "none";
+    if (p.nccl_costs) {
+      // NCCL's costs on this machine: its tuning model's latencies, scaled.
+      coll["launch_scale"] = std::round(p.launch_scale * 1e4) / 1e4;
+      coll["step_scale"] = std::round(p.step_scale * 1e4) / 1e4;
+    }
+    if (!p.nccl_costs || p.step_overhead_ns > 0) {
+      for (const char* key : {"step_latency_simple", "step_latency_ll128", "step_latency_ll"}) {
+        coll[key] = ps_text(p.step_overhead_ns);
+      }
     }
   }
   return out;
@@ -179,12 +188,24 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
       p.nvlink_latency_ns =
           static_cast<double>(sim::parse_time(nodes.at("nvlink_latency").get<std::string>()).ps) /
           1000.0;
-      p.step_overhead_ns =
-          static_cast<double>(
-              sim::parse_time(
-                  j.at("workload").at("collective").at("step_latency_simple").get<std::string>())
-                  .ps) /
-          1000.0;
+      if (nodes.contains("nvls_reduction_rate")) {
+        p.nvls_rate_gbps = static_cast<double>(sim::parse_rate_bps(
+                               nodes.at("nvls_reduction_rate").get<std::string>())) /
+                           1e9;
+      }
+      const scen::Json& coll = j.at("workload").at("collective");
+      // Overlays written before the scales: "costs": "none" and one per-step overhead.
+      p.nccl_costs = coll.value("costs", std::string("none")) == "nccl";
+      if (p.nccl_costs) {
+        p.launch_scale = coll.at("launch_scale").get<double>();
+        p.step_scale = coll.at("step_scale").get<double>();
+      }
+      if (coll.contains("step_latency_simple")) {
+        p.step_overhead_ns =
+            static_cast<double>(
+                sim::parse_time(coll.at("step_latency_simple").get<std::string>()).ps) /
+            1000.0;
+      }
     }
   } catch (const std::exception& e) {
     throw scen::InputError(path, e.what(),
@@ -193,7 +214,7 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
                            "fabric.switch.latency; "
                            "optionally inline_threshold, inline_saving, max_message_rate; on GPU "
                            "servers topology.nodes.nvlink_rate, nvlink_latency and "
-                           "workload.collective.step_latency_simple)");
+                           "workload.collective.costs, launch_scale and step_scale)");
   }
   return p;
 }
@@ -214,6 +235,10 @@ scen::Json cluster_scenario(const ClusterSpec& c, const FabricParams& p, int64_t
       s["topology"]["nodes"]["nvlink_rate"] = overlay["topology"]["nodes"]["nvlink_rate"];
     if (p.nvlink_latency_ns > 0)
       s["topology"]["nodes"]["nvlink_latency"] = overlay["topology"]["nodes"]["nvlink_latency"];
+    if (overlay["topology"]["nodes"].contains("nvls_reduction_rate")) {
+      s["topology"]["nodes"]["nvls_reduction_rate"] =
+          overlay["topology"]["nodes"]["nvls_reduction_rate"];
+    }
   }
   scen::Json fabric = overlay["fabric"];
   // InfiniBand: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 header bytes, no Ethernet framing (IBA

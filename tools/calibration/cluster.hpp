@@ -54,18 +54,35 @@ struct FabricParams {
   double hop_latency_ns = 0;       // switch latency, per switch on the path
   double efficiency = 1;           // NIC send-engine rate / line rate
   double message_overhead_ns = 0;  // NIC send-engine time per message
-  // Collectives on GPU servers (0: not used, the cluster's preset holds).
-  double step_overhead_ns = 0;   // software time before each collective message is posted
-  double nvlink_rate_gbps = 0;   // per GPU, each way (Gb/s)
-  double nvlink_latency_ns = 0;  // GPU <-> NVSwitch link latency
+  // Collectives on GPU servers: NCCL's software costs (costs nccl), each call's base latency
+  // scaled by `launch_scale`, each step's by `step_scale` (CollectiveSpec); or, in overlays
+  // written before the scales, no NCCL costs and one per-step overhead instead.
+  bool nccl_costs = true;
+  double launch_scale = 1;
+  double step_scale = 1;
+  double step_overhead_ns = 0;   // software time before each message, on top (0: none)
+  double nvlink_rate_gbps = 0;   // per GPU, each way (Gb/s); 0: the preset's
+  double nvls_rate_gbps = 0;     // the NVSwitch's reduction rate (NVLS); 0: the preset's
+  double nvlink_latency_ns = 0;  // GPU <-> NVSwitch link latency; 0: the preset's
   SmallMessageParams small;      // inline sends and message rate (small sizes only)
 };
 
+// Parameters of the network alone (no GPU servers): the four large-size parameters.
+inline FabricParams network_params(double host_latency_ns, double hop_latency_ns, double efficiency,
+                                   double message_overhead_ns) {
+  FabricParams p;
+  p.host_latency_ns = host_latency_ns;
+  p.hop_latency_ns = hop_latency_ns;
+  p.efficiency = efficiency;
+  p.message_overhead_ns = message_overhead_ns;
+  return p;
+}
+
 // The fabric section these parameters stand for: the overlay params.json holds
 // ({"fabric": {"nic": {...}, "switch": {"latency": ...}}}); on GPU servers also
-// {"topology": {"nodes": {"nvlink_rate", "nvlink_latency"}}, "workload": {"collective":
-// {"step_latency_simple", "step_latency_ll128", "step_latency_ll"}}} (one per-step overhead
-// for every protocol), which merge into a scenario of GPU servers with one collective object.
+// {"topology": {"nodes": {"nvlink_rate", "nvlink_latency", "nvls_reduction_rate"}},
+// "workload": {"collective": {"costs": "nccl", "launch_scale", "step_scale"}}}, which merge
+// into a scenario of GPU servers with one collective object.
 scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p);
 // Reads an overlay back (rdmasim validate --params).
 FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c);

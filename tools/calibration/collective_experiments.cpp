@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/collectives/collective_spec.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
@@ -112,7 +113,8 @@ SteadyLine steady_line(double s1, double t1, double s2, double t2) {
 }
 
 std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams& p,
-                                        const Experiment& e, const std::vector<bool>& use) {
+                                        const Experiment& e, const std::vector<bool>& use,
+                                        std::map<int64_t, std::string>* ran) {
   scen::Json j = cluster_scenario(c, p, 0);
   scen::Json coll = c.collective.is_object() ? c.collective : scen::Json::object();
   if (!e.algorithm.empty()) coll["algorithm"] = e.algorithm;
@@ -163,6 +165,10 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
       throw std::logic_error(e.file + ": the simulated collective did not complete");
     }
     time_us[b] = static_cast<double>(out.collectives[0].time.ps) / 1e6;
+    if (ran) {
+      (*ran)[b] = std::string(models::to_string(out.collectives[0].algorithm)) + "/" +
+                  models::to_string(out.collectives[0].protocol);
+    }
   }
   SteadyLine line;
   if (beyond) {
@@ -174,6 +180,7 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
     if (!use.empty() && !use[i]) continue;
     const auto it = time_us.find(e.bytes[i]);
     out.push_back(it != time_us.end() ? it->second : line.at(static_cast<double>(e.bytes[i])));
+    if (ran && it == time_us.end()) (*ran)[e.bytes[i]] = (*ran)[within.back()];
   }
   return out;
 }

@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "scenarios/traces/trace.hpp"
@@ -38,8 +40,10 @@ struct SteadyLine {
 SteadyLine steady_line(double s1, double t1, double s2, double t2);
 
 // Simulates the selected sizes of a collective experiment (all when `use` is empty); times in
-// microseconds, one per selected size.
+// microseconds, one per selected size. `ran`, when given, gets what ran at each size
+// ("algorithm/protocol"; sizes on the steady-state line: the largest simulated size's).
 std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams& p,
-                                        const Experiment& e, const std::vector<bool>& use = {});
+                                        const Experiment& e, const std::vector<bool>& use = {},
+                                        std::map<int64_t, std::string>* ran = nullptr);
 
 }  // namespace calib

@@ -63,7 +63,7 @@ int64_t stream_messages(int64_t bytes, int64_t iterations) {
 
 std::vector<double> simulate(const ClusterSpec& c, const FabricParams& p, Experiment& e,
                              const std::vector<bool>& use) {
-  if (e.collective) return simulate_collective(c, p, e, use);
+  if (e.collective) return simulate_collective(c, p, e, use, &e.ran);
   scen::Scenario s =
       scen::load_scenario_json(cluster_scenario(c, p, e.mtu), c.base_dir, {}, c.file);
   s.flows.clear();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct Experiment {
   // Sizes up to this are simulated; larger ones lie on the steady-state line through the two
   // largest simulated sizes (time = a + S / bw).
   int64_t max_simulated_bytes = int64_t{256} << 20;
+  // What the simulation ran at each size it simulated, "algorithm/protocol" (filled by
+  // `simulate`; sizes on the steady-state line take the largest simulated size's).
+  std::map<int64_t, std::string> ran;
 };
 
 // A perftest trace as an experiment between `src` and `dst` (the cluster's pair when empty).
