@@ -267,7 +267,8 @@ TEST_CASE("the real 8 x H100 trace fits with NCCL's choice, costs and the NVLS r
   std::vector<calib::Experiment> ex = {e};
   const calib::CalibrationResult r = calib::calibrate(c, ex, 0);
   INFO(calib::format_report(r));
-  CHECK(r.fitted == std::vector<std::string>{"launch_scale", "step_scale", "nvls_rate_Gbps"});
+  CHECK(r.fitted == std::vector<std::string>{"launch_scale", "step_scale", "nvls_rate_Gbps",
+                                             "nvls_chunk_cost_ns"});
   CHECK(r.params.nccl_costs);
   CHECK(r.params.nvlink_rate_gbps == 3600.0);
   REQUIRE(r.points.size() == 32);

@@ -85,6 +85,65 @@ TEST_CASE("NCCL chunking: the tree's LL128 chunk shrinks for small sizes",
               64 << 10) == 576'000);
 }
 
+TEST_CASE("NCCL chunking: NVLS and NVLS-tree shrink their chunk for small calls",
+          "[unit][nccl][chunking][nvls]") {
+  using models::nccl_nvls_chunk_bytes;
+  const int64_t MiB = int64_t{1} << 20;
+  // One dgx-h100: 16 NVLS channels x 8 heads = 128 concurrent operations. 128 KiB from
+  // 64 x 128 x 128 KiB = 1 GiB, 64 KiB from 8 x 128 x 64 KiB = 64 MiB, 32 KiB from
+  // 2 x 128 x 32 KiB = 8 MiB, 16 KiB below.
+  CHECK(nccl_nvls_chunk_bytes(false, 1024 * MiB, 8, 1) == 128 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(false, 1024 * MiB - 1, 8, 1) == 64 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(false, 64 * MiB, 8, 1) == 64 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(false, 64 * MiB - 1, 8, 1) == 32 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(false, 8 * MiB, 8, 1) == 32 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(false, 8 * MiB - 1, 8, 1) == 16 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(false, 1024, 8, 1) == 16 * 1024);
+  // NVLS-tree on 2 servers of 8 rails: 128 KiB from 4 x 128 x 128 KiB = 64 MiB, 64 KiB from
+  // 1 x 128 x 64 KiB = 8 MiB, 32 KiB below; from 4 servers at most 64 KiB.
+  CHECK(nccl_nvls_chunk_bytes(true, 64 * MiB, 8, 2) == 128 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(true, 64 * MiB - 1, 8, 2) == 64 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(true, 8 * MiB, 8, 2) == 64 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(true, 8 * MiB - 1, 8, 2) == 32 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(true, 1024 * MiB, 8, 4) == 64 * 1024);
+  CHECK(nccl_nvls_chunk_bytes(true, 4 * MiB, 8, 4) == 32 * 1024);
+}
+
+TEST_CASE("NVLS: each call runs on NCCL's chunk, and small chunks cost the per-chunk time",
+          "[mechanism][nvls][chunking]") {
+  // One dgx-h100, NVLS at 4 MiB (NCCL's chunk: 16 KiB) with and without the NVSwitch's
+  // per-chunk cost: the difference is the cost times the chunks (4 MiB / 16 KiB = 256), as the
+  // reduction unit is the bottleneck. collectives.csv names the chunk.
+  auto run = [](const scen::Json& nodes, const scen::Json& extra) {
+    scen::Json j;
+    j["name"] = "nvls-chunks";
+    j["topology"] = {{"generator", "leaf-spine"},
+                     {"nodes", nodes},
+                     {"leaves", 1},
+                     {"spines", 1},
+                     {"hosts_per_leaf", 8}};
+    j["workload"]["collective"] = {
+        {"op", "all_reduce"}, {"algorithm", "nvls"}, {"size", "4MiB"}, {"costs", "none"}};
+    for (const auto& [k, v] : extra.items()) j["workload"]["collective"][k] = v;
+    const scen::RunOutcome o = scen::run_scenario(test_support::load(j));
+    REQUIRE(o.collectives.size() == 1);
+    return o.collectives[0];
+  };
+  const scen::Json h100 = {{"count", 1}, {"preset", "dgx-h100"}};
+  scen::Json free_chunks = h100;
+  free_chunks["nvls_chunk_cost"] = "0ns";
+  const models::CollectiveResult with = run(h100, scen::Json::object());
+  const models::CollectiveResult without = run(free_chunks, scen::Json::object());
+  CHECK(with.chunk_bytes == 16 * 1024);
+  const double extra_us = static_cast<double>((with.time - without.time).ps) / 1e6;
+  INFO("per-chunk cost adds " << extra_us << " us");
+  CHECK(extra_us == Approx(256 * 0.059).epsilon(0.02));
+  // A chunk given by the collective is kept: 128 KiB, 32 chunks.
+  const models::CollectiveResult fixed = run(h100, {{"chunk", "128KiB"}});
+  CHECK(fixed.chunk_bytes == 128 * 1024);
+  CHECK(fixed.time < with.time);
+}
+
 TEST_CASE("NCCL chunking: auto is NCCL's chunk on GPU ranks, and it pipelines the ring",
           "[unit][nccl][chunking]") {
   const int64_t size = 64 << 20;  // 8 MiB a step on 8 ranks and one channel: 4 NCCL chunks

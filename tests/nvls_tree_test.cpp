@@ -210,8 +210,9 @@ TEST_CASE("NVLS-tree with GPUDirect RDMA off: each network message is staged thr
     scen::Json nodes = kSlowNics;
     nodes["gpu_pcie_rate"] = "460Gbps";
     nodes["gpudirect_rdma"] = gdr;
-    return scen::run_scenario(
-        test_support::load(scenario(nodes, "100Gbps", allreduce("nvls_tree", size))));
+    scen::Json collective = allreduce("nvls_tree", size);
+    collective["chunk"] = "128KiB";  // one chunk per rail (NCCL's would be 32 KiB here)
+    return scen::run_scenario(test_support::load(scenario(nodes, "100Gbps", collective)));
   };
   const scen::RunOutcome direct = run(true);
   const scen::RunOutcome staged = run(false);

@@ -13,7 +13,8 @@ bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
     p.nics = 8;
     p.nic_rate_bps = 400'000'000'000;
     p.nvlink_rate_bps = 3'600'000'000'000;
-    p.nvls_reduction_rate_bps = 2'194'000'000'000;  // NVLS, fitted (gpu_nodes.hpp)
+    p.nvls_reduction_rate_bps = 2'486'000'000'000;  // NVLS, fitted (gpu_nodes.hpp)
+    p.nvls_chunk_cost_ps = 59'000;
     // Each GPU and its NIC under one PCIe Gen5 switch, the GPU on a Gen5 x16 link (460 Gb/s
     // of payload, models/host_path.hpp); 2 Xeon 8480C sockets of 8 DDR5-4800 channels:
     // 2 x 8 x 38.4 GB/s = 614.4 GB/s of host memory (docs/references.md "PCIe").
@@ -39,8 +40,10 @@ bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
     p.nic_rate_bps = 400'000'000'000;
     p.nvlink_rate_bps = 7'200'000'000'000;
     // NVLS (fourth-generation NVSwitch, SHARP): no published reduction throughput; assumed
-    // at the dgx-h100 fit's share of the NVLink rate (2194 / 3600 of 7.2 Tb/s).
-    p.nvls_reduction_rate_bps = 4'388'000'000'000;
+    // at the dgx-h100 fit's share of the NVLink rate (2486 / 3600 of 7.2 Tb/s), and its cost
+    // per chunk (NCCL's kernel, no Blackwell trace to fit) as dgx-h100's.
+    p.nvls_reduction_rate_bps = 4'972'000'000'000;
+    p.nvls_chunk_cost_ps = 59'000;
   } else if (name != "generic") {
     return false;
   }

@@ -74,16 +74,25 @@ struct GpuNodeParams {
   // NVLS (NVLink SHARP): the NVSwitch reduces what the GPUs push into it (multimem.ld_reduce)
   // and multicasts the result (multimem.st); third-generation NVSwitch (H100) has it, A100's
   // does not. Throughput of the in-switch reduction, in reduced payload bits per second for
-  // one all-reduce group; 0 = this NVSwitch cannot reduce (no NVLS). dgx-h100: 2194 Gb/s
-  // (274.3 GB/s), fitted to real all_reduce_perf on one 8 x H100 server, whose algbw
-  // levels off at 274.2-274.4 GB/s from 8 GiB up (busbw ~480 GB/s; ../shared/traces/
-  // nccl-tests_all_reduce_h100_1node_8gpu.txt, docs/references.md "Collectives"): NVIDIA publishes
-  // no reduction throughput of the NVSwitch, and NCCL's own cost model likewise rates Hopper
-  // NVLS below the links (nvlsEfficiency 0.85, NVIDIA/nccl src/graph/tuning.cc).
+  // one all-reduce group; 0 = this NVSwitch cannot reduce (no NVLS). dgx-h100: 2486 Gb/s
+  // (310.8 GB/s) with 59 ns a chunk (nvls_chunk_cost_ps), both fitted by rdmasim calibrate to
+  // the real all_reduce_perf on one 8 x H100 server (../shared/traces/
+  // nccl-tests_all_reduce_h100_1node_8gpu.txt, docs/collectives.md "NVLS"): on NCCL's 128 KiB
+  // chunks (calls from 1 GiB) that is 272 GB/s of algbw, where the trace levels off at
+  // 274.2-274.4 GB/s (busbw ~480 GB/s), and on its smaller chunks below 1 GiB the trace's
+  // slower climb. NVIDIA publishes no reduction throughput of the NVSwitch, and NCCL's own
+  // cost model likewise rates Hopper NVLS below the links (nvlsEfficiency 0.85, NVIDIA/nccl
+  // src/graph/tuning.cc).
   int64_t nvls_reduction_rate_bps = 0;
   // Added by the NVSwitch to each chunk it reduces and multicasts (beyond its forwarding
   // latency, which the packets already took on the way in). Assumed, as nvlink_latency.
   int64_t nvls_latency_ps = 100'000;
+  // NVLS: the throughput cost of each chunk the NVSwitch reduces, beyond its bytes: NCCL's NVLS
+  // kernel synchronises each of its concurrent chunk pipelines once per chunk, so small chunks
+  // (NCCL shrinks them for calls below 1 GiB, models/collectives/nccl_chunking.hpp) cost
+  // throughput. NVIDIA publishes no such figure: dgx-h100's is fitted, with the reduction
+  // rate, to the real 8 x H100 all_reduce_perf (docs/collectives.md "NVLS").
+  int64_t nvls_chunk_cost_ps = 0;
 };
 
 // The preset's parameters; false for an unknown name ("generic" leaves the defaults, which

@@ -119,7 +119,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // run whole; its counters (host i of the group = ranks[i]) over NVLink or the NICs.
   void run_sharp(int64_t size);
   void run_nvls(int64_t size);
-  void run_in_network(int64_t size, uint32_t group, bool nvlink);
+  // `chunk_bytes` > 0: the call's chunk (else the group's).
+  void run_in_network(int64_t size, uint32_t group, bool nvlink, int64_t chunk_bytes = 0);
   void add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks, bool nvlink);
   // Algorithm nvls_tree (nvls_tree_run.cpp): one iteration; chunk j's tree (0 or 1, by its
   // rail); a step of chunk j at server position s got one of what it waits for; the chunk's

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "models/collectives/collective_runner.hpp"
+#include "models/collectives/nccl_chunking.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
 
 namespace models {
@@ -35,22 +36,29 @@ void CollectiveRunner::run_nvls(int64_t size) {
         "collective algorithm nvls needs an all-reduce of the GPUs of one server with NVLS");
   }
   std::vector<uint32_t> hosts(spec_.rank_nvlink.begin(), spec_.rank_nvlink.end());
+  // NCCL's chunk for the call unless the collective sets one (nccl_chunking.hpp).
+  const int64_t chunk = nccl_nvls_call_chunk(spec_, CollectiveAlgorithm::Nvls, size);
+  current_.chunk_bytes = chunk > 0 ? chunk : spec_.nvls.chunk_bytes;
   run_in_network(size, sharp_->group(hosts, static_cast<uint8_t>(spec_.priority), spec_.nvls),
-                 /*nvlink=*/true);
+                 /*nvlink=*/true, chunk);
 }
 
-void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink) {
+void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
+                                      int64_t chunk_bytes) {
   protocol_ = CollectiveProtocol::Simple;  // NCCL runs NVLS and CollNet with Simple only
   current_.protocol = CollectiveProtocol::Simple;
   iteration_start_ = ctx_.sim.now();
   begin_timeline(0);
-  sharp_->start(group, size, [this, group, nvlink] {
-    if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
-    std::vector<uint32_t> ranks(sharp_->counters(group).size());
-    for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<uint32_t>(r);
-    add_in_network_counters(group, ranks, nvlink);
-    finish_iteration();
-  });
+  sharp_->start(
+      group, size,
+      [this, group, nvlink] {
+        if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
+        std::vector<uint32_t> ranks(sharp_->counters(group).size());
+        for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<uint32_t>(r);
+        add_in_network_counters(group, ranks, nvlink);
+        finish_iteration();
+      },
+      {}, chunk_bytes);
 }
 
 void CollectiveRunner::add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks,

@@ -53,4 +53,36 @@ int64_t nccl_chunk_bytes(const NcclChunkingInput& in) {
   return chunk;
 }
 
+int64_t nccl_nvls_chunk_bytes(bool tree, int64_t bytes, int heads, int nodes) {
+  const int64_t ops = static_cast<int64_t>(kNcclNvlsChannels) * std::max(1, heads);
+  int64_t chunk = kNcclNvlsChunk;
+  if (tree) {
+    if (nodes >= 4) chunk = std::min<int64_t>(chunk, 65536);
+    if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+    return chunk;
+  }
+  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  return chunk;
+}
+
+int64_t nccl_nvls_call_chunk(const CollectiveSpec& s, CollectiveAlgorithm a, int64_t bytes) {
+  if (s.chunk_bytes > 0) return 0;
+  if (a == CollectiveAlgorithm::Nvls) {
+    // Each channel of NCCL's NVLS graph has its own head GPU (nccl_nvls_graph).
+    const int heads = s.tuning.nvls_channels > 0 ? s.tuning.nvls_channels
+                                                 : static_cast<int>(s.rank_nvlink.size());
+    return nccl_nvls_chunk_bytes(/*tree=*/false, bytes, heads, 1);
+  }
+  if (a == CollectiveAlgorithm::NvlsTree && !s.nvls_tree_servers.empty()) {
+    // NVLS-tree's heads are the GPUs next to each server's NICs (one per rail).
+    return nccl_nvls_chunk_bytes(/*tree=*/true, bytes,
+                                 static_cast<int>(s.nvls_tree_servers.front().nic.size()),
+                                 static_cast<int>(s.nvls_tree_servers.size()));
+  }
+  return 0;
+}
+
 }  // namespace models

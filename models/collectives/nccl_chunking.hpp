@@ -14,9 +14,13 @@
 //               (1 + log2 nNodes + 0.1 ppn) x 64 / ppn chunks (down to 128 KiB), then x 16
 //               (down to 32 KiB)
 //
-// NCCL also shrinks the chunks of NVLS, NVLS-tree, CollNet and PAT; NVLS runs its own chunk
-// (nvls_section), and the others are not modelled. Our hierarchical, halving-doubling and direct
-// schedules are not NCCL's algorithms and take no NCCL chunk.
+// NVLS and NVLS-tree start from NCCL_NVLS_CHUNKSIZE (128 KiB; NVLS-tree at most 64 KiB from 4
+// servers up) and shrink it while the call is small against its concurrent operations
+// (channels x heads: NCCL_NVLS_NCHANNELS = 16 channels, each head GPU one operation):
+//   NVLS       < 64 ops chunks: 64 KiB, < 8: 32 KiB, < 2: 16 KiB
+//   NVLS-tree  <  4 ops chunks: 64 KiB, < 1: 32 KiB
+// (nccl_nvls_chunk_bytes). CollNet's and PAT's are not modelled. Our hierarchical,
+// halving-doubling and direct schedules are not NCCL's algorithms and take no NCCL chunk.
 #pragma once
 
 #include <cstdint>
@@ -41,5 +45,19 @@ struct NcclChunkingInput {
 // The chunk (data bytes) NCCL uses for one call; 0 for an algorithm NCCL does not have (one
 // message per step).
 int64_t nccl_chunk_bytes(const NcclChunkingInput& in);
+
+// NCCL_NVLS_NCHANNELS: the channels NCCL runs NVLS and NVLS_TREE on (src/transport/nvls.cc),
+// and NCCL_NVLS_CHUNKSIZE, the chunk they start from.
+inline constexpr int kNcclNvlsChannels = 16;
+inline constexpr int64_t kNcclNvlsChunk = 128 * 1024;
+
+// The chunk of one NVLS (`tree` false) or NVLS-tree call of `bytes` with `heads` head GPUs a
+// channel (the NVLS graph's channels) on `nodes` servers (calcCollChunking).
+int64_t nccl_nvls_chunk_bytes(bool tree, int64_t bytes, int heads, int nodes);
+
+// The chunk of one call of `s` by NVLS or NVLS-tree (`a`): NCCL's for the call's size and the
+// collective's heads and servers, or 0 where the collective sets its own chunk (or `a` is
+// neither).
+int64_t nccl_nvls_call_chunk(const CollectiveSpec& s, CollectiveAlgorithm a, int64_t bytes);
 
 }  // namespace models

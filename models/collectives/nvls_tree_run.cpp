@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "models/collectives/collective_runner.hpp"
+#include "models/collectives/nccl_chunking.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
 
 namespace models {
@@ -43,7 +44,12 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
     }
   }
   NvlsTreeState& st = *nvls_tree_;
-  const SharpChunks chunks{size, spec_.nvls_tree.chunk_bytes, 1, 0};  // chunk counts only
+  // NCCL's chunk for the call unless the collective sets one (nccl_chunking.hpp).
+  const int64_t nccl = nccl_nvls_call_chunk(spec_, CollectiveAlgorithm::NvlsTree, size);
+  const int64_t chunk = nccl > 0 ? nccl : spec_.nvls_tree.chunk_bytes;
+  st.chunk_bytes = chunk;
+  current_.chunk_bytes = chunk;
+  const SharpChunks chunks{size, chunk, 1, 0};  // chunk counts only
   st.chunks = chunks.chunks();
   st.pending.assign(st.servers.size() * static_cast<size_t>(st.chunks), 0);
   for (size_t s = 0; s < st.servers.size(); ++s) {
@@ -70,10 +76,13 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
                       [this, s](size_t, int64_t j) { nvls_tree_step(static_cast<int>(s), j); });
   }
   for (size_t s = 0; s < st.servers.size(); ++s) {
-    sharp_->start(st.servers[s].group, size, [this] {
-      ++nvls_tree_->groups_done;
-      nvls_tree_finish_if_done();
-    });
+    sharp_->start(
+        st.servers[s].group, size,
+        [this] {
+          ++nvls_tree_->groups_done;
+          nvls_tree_finish_if_done();
+        },
+        {}, chunk);
   }
 }
 
@@ -107,7 +116,7 @@ void CollectiveRunner::nvls_tree_result(int s, int64_t j) {
 
 void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   NvlsTreeState& st = *nvls_tree_;
-  const SharpChunks chunks{sizes_[size_index_], spec_.nvls_tree.chunk_bytes, 1, 0};
+  const SharpChunks chunks{sizes_[size_index_], st.chunk_bytes, 1, 0};
   NvlsTreeMessage m;
   m.chunk = j;
   m.from = from;

@@ -29,6 +29,7 @@ struct NvlsTreeState {
   int heads = 0;                                     // rails per server
   std::vector<std::vector<int>> parent;              // [tree][server position] (-1: root)
   std::vector<std::vector<std::vector<int>>> child;  // [tree][server position]
+  int64_t chunk_bytes = 0;                           // the call's chunk
   int64_t chunks = 0;
   // [server position * chunks + chunk]: what the chunk's step at that server still waits for
   // (its own NVSwitch reduction, and each tree child's partial sum).

@@ -127,7 +127,9 @@ void AggregationEngine::receive_up(Tree& t, uint32_t local, PacketHandle h, uint
   ctx_.pool.release(h);
   if (++s.hits[n] < t.child_ports.size()) return;
   // Packet n of every child is in: the reduction unit takes it after what it already has.
-  const sim::Time begin = std::max(s.ready[n], t.busy_until);
+  // A chunk's first packet also pays the unit's per-chunk cost.
+  const sim::Time begin =
+      std::max(s.ready[n], t.busy_until) + (n == 0 ? t.params.chunk_cost : sim::Time{});
   t.busy_until =
       t.params.reduction_rate_bps > 0
           ? begin + sim::serialization_time(t.chunks->payload(j, n), t.params.reduction_rate_bps)

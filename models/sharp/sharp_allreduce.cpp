@@ -62,10 +62,11 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
 }
 
 void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> done,
-                           const std::vector<sim::Time>& host_delay) {
+                           const std::vector<sim::Time>& host_delay, int64_t chunk_bytes) {
   Group& g = *groups_[group];
   if (g.done) throw std::logic_error("SHARP: group " + std::to_string(group) + " is still running");
-  *g.chunks = SharpChunks{bytes, g.params.chunk_bytes, mtu_, overhead_};
+  *g.chunks =
+      SharpChunks{bytes, chunk_bytes > 0 ? chunk_bytes : g.params.chunk_bytes, mtu_, overhead_};
   g.state.assign(g.hosts.size(), HostState{});
   for (size_t h = 0; h < g.heads.size(); ++h) {
     // The first chunk each host heads (a host may head several positions: the first counts).

@@ -59,8 +59,10 @@ class SharpAllReduce final : public sim::EventHandler {
                  bool headed = false);
   // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
   // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
+  // `chunk_bytes` > 0 replaces the group's chunk for this all-reduce (NCCL sizes NVLS chunks
+  // per call, nccl_chunking.hpp).
   void start(uint32_t group, int64_t bytes, std::function<void()> done,
-             const std::vector<sim::Time>& host_delay = {});
+             const std::vector<sim::Time>& host_delay = {}, int64_t chunk_bytes = 0);
   // NVLS-tree (models/collectives/nvls_tree_run.cpp), on a group whose tree has one level (a
   // GPU server's NVSwitch): chunk j's reduction goes to host heads[j mod heads.size()] (a
   // position in the group's hosts), and `on_head_chunk(position, j)` is called when the head

@@ -19,6 +19,12 @@ struct SharpParams {
   // replication on the way down). No per-level figure is published; 100 ns, of the order of a
   // switch hop (100-130 ns, docs/references.md "Fabric figures").
   sim::Time latency{100'000};
+  // Time the reduction unit spends on each chunk beyond its bytes (0 for InfiniBand SHARP).
+  // On an NVSwitch it stands for NCCL's NVLS kernel's per-chunk work: each of its concurrent
+  // chunk pipelines (16 channels x head GPUs) synchronises its threads and peers once per
+  // chunk, which costs the group this much per chunk of throughput (topologies/gpu_nodes.hpp
+  // nvls_chunk_cost_ps; why small chunks are slow: nccl_chunking.hpp).
+  sim::Time chunk_cost{0};
   // The reduction grain: a node sends a chunk on once the whole chunk is reduced (or, going
   // down, received). 128 KiB: the low end of NCCL's Simple chunk (docs/references.md
   // "Collectives").

@@ -15,10 +15,11 @@ Field<GpuNodeParams> rate(std::string key, int64_t GpuNodeParams::*m, std::strin
           [m](const GpuNodeParams& p) { return Json(sim::format_rate(p.*m)); }};
 }
 
-Field<GpuNodeParams> latency(std::string key, int64_t GpuNodeParams::*m, std::string meaning) {
+Field<GpuNodeParams> latency(std::string key, int64_t GpuNodeParams::*m, std::string meaning,
+                             sim::Time min = sim::Time(1)) {
   return {key, "time", std::move(meaning),
-          [key, m](JsonReader& r, GpuNodeParams& p) {
-            p.*m = r.time(key, sim::Time(p.*m), sim::Time(1)).ps;
+          [key, m, min](JsonReader& r, GpuNodeParams& p) {
+            p.*m = r.time(key, sim::Time(p.*m), min).ps;
           },
           [m](const GpuNodeParams& p) { return Json(sim::format_time(sim::Time(p.*m))); }};
 }
@@ -67,10 +68,14 @@ const FieldTable<GpuNodeParams>& gpu_node_fields() {
       rate_or_zero_field<GpuNodeParams>(
           "nvls_reduction_rate", &GpuNodeParams::nvls_reduction_rate_bps,
           "NVLS: reduced payload the NVSwitch produces per second for one all-reduce; 0 = no "
-          "in-switch reduction (dgx-a100, generic); dgx-h100 2194Gbps, fitted to a real "
+          "in-switch reduction (dgx-a100, generic); dgx-h100 2486Gbps, fitted to a real "
           "8 x H100 all_reduce_perf plateau (topologies/gpu_nodes.hpp)"),
       latency("nvls_latency", &GpuNodeParams::nvls_latency_ps,
               "NVLS: added by the NVSwitch to each chunk it reduces and multicasts (assumed)"),
+      latency("nvls_chunk_cost", &GpuNodeParams::nvls_chunk_cost_ps,
+              "NVLS: throughput cost of each chunk reduced, beyond its bytes (NCCL's kernel "
+              "synchronises per chunk; dgx-h100 59ns, fitted with nvls_reduction_rate)",
+              sim::Time(0)),
       rate_or_zero_field<GpuNodeParams>(
           "gpu_pcie_rate", &GpuNodeParams::gpu_pcie_rate_bps,
           "payload rate of each GPU's own PCIe link, per direction, which the NICs' DMA of its "

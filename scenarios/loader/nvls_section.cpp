@@ -4,14 +4,12 @@
 #include <map>
 #include <string>
 
+#include "models/collectives/nccl_chunking.hpp"
 #include "topologies/gpu_nodes.hpp"
 
 namespace scen {
 
 namespace {
-
-// NCCL_NVLS_NCHANNELS: the channels NCCL runs NVLS and NVLS_TREE on (src/transport/nvls.cc).
-constexpr int kNvlsChannels = 16;
 
 // The NVSwitch's side of an NVLS or NVLS-tree group: its reduction rate and latency, and the
 // chunk (the collective's "chunk", else NCCL_NVLS_CHUNKSIZE's 128 KiB, src/transport/nvls.cc).
@@ -20,7 +18,8 @@ models::SharpParams nvswitch_params(const topo::GpuCluster& gpus, const models::
   models::SharpParams p;
   p.reduction_rate_bps = gpus.params.nvls_reduction_rate_bps;
   p.latency = sim::Time(gpus.params.nvls_latency_ps);
-  p.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : 128 * 1024;
+  p.chunk_cost = sim::Time(gpus.params.nvls_chunk_cost_ps);
+  p.chunk_bytes = s.chunk_bytes > 0 ? s.chunk_bytes : models::kNcclNvlsChunk;
   return p;
 }
 
@@ -108,7 +107,7 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
     // `auto` may pick NVLS-tree (NCCL's tuning model), on NCCL's 16 NVLS channels.
     s.nvls_tree_available = true;
     s.nvls_tree = nvswitch_params(gpus, s);
-    s.nvls_tree.max_outstanding_chunks = kNvlsChannels * s.slots;
+    s.nvls_tree.max_outstanding_chunks = models::kNcclNvlsChannels * s.slots;
     return;
   }
   const bool asked = s.algorithm == models::CollectiveAlgorithm::Nvls;
@@ -142,7 +141,8 @@ void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s) 
   }
   s.nvls_available = true;
   s.nvls = nvswitch_params(gpus, s);
-  s.nvls.max_outstanding_chunks = s.slots;
+  // NCCL's 16 NVLS channels, each with `slots` chunks in flight.
+  s.nvls.max_outstanding_chunks = models::kNcclNvlsChannels * s.slots;
 }
 
 }  // namespace scen

@@ -44,6 +44,7 @@ enum FitIndex {
   kStepScale,
   kNvlinkRate,
   kNvlsRate,
+  kNvlsChunkCost,
   kNvlinkLatency,
   kFitParameters
 };
@@ -58,6 +59,7 @@ FabricParams from_values(const std::vector<double>& v) {
   p.step_scale = v[kStepScale];
   p.nvlink_rate_gbps = v[kNvlinkRate];
   p.nvls_rate_gbps = v[kNvlsRate];
+  p.nvls_chunk_cost_ns = v[kNvlsChunkCost];
   p.nvlink_latency_ns = v[kNvlinkLatency];
   return p;
 }
@@ -208,6 +210,7 @@ FabricParams prior_params(const ClusterSpec& c) {
     p.host_latency_ns = 0;
     p.nvlink_rate_gbps = static_cast<double>(c.gpu.nvlink_rate_bps) / 1e9;
     p.nvls_rate_gbps = static_cast<double>(c.gpu.nvls_reduction_rate_bps) / 1e9;
+    p.nvls_chunk_cost_ns = static_cast<double>(c.gpu.nvls_chunk_cost_ps) / 1000;
     p.nvlink_latency_ns = static_cast<double>(c.gpu.nvlink_latency_ps) / 1000;
   }
   return p;
@@ -272,6 +275,8 @@ CalibrationResult calibrate(const ClusterSpec& c, std::vector<Experiment>& exper
   // twice the preset's, where the NVLink wire caps it anyway.
   fp[kNvlsRate] = {"nvls_rate_Gbps",         prior.nvls_rate_gbps,      prior.nvls_rate_gbps / 20,
                    2 * prior.nvls_rate_gbps, prior.nvls_rate_gbps / 50, any_nvls};
+  // The cost per chunk shows where NCCL's chunks shrink (calls below 1 GiB).
+  fp[kNvlsChunkCost] = {"nvls_chunk_cost_ns", prior.nvls_chunk_cost_ns, 0, 1000, 5, any_nvls};
   fp[kNvlinkLatency] = {"nvlink_latency_ns", prior.nvlink_latency_ns, 0, 100'000, 50, false};
   res.gpus = c.has_gpus();
   if (any_coll) {
@@ -425,8 +430,9 @@ std::string format_report(const CalibrationResult& r) {
                   r.params.nvlink_latency_ns);
     o << buf;
     if (r.params.nvls_rate_gbps > 0) {
-      std::snprintf(buf, sizeof buf, ", NVLS reduction %.1f Gb/s (%.1f GB/s)",
-                    r.params.nvls_rate_gbps, r.params.nvls_rate_gbps / 8);
+      std::snprintf(buf, sizeof buf, ", NVLS reduction %.1f Gb/s (%.1f GB/s) + %.1f ns a chunk",
+                    r.params.nvls_rate_gbps, r.params.nvls_rate_gbps / 8,
+                    std::max(0.0, r.params.nvls_chunk_cost_ns));
       o << buf;
     }
     o << "\n";

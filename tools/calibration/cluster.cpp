@@ -138,6 +138,7 @@ scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p) {
     nodes["nvlink_latency"] = ps_text(p.nvlink_latency_ns);
     if (p.nvls_rate_gbps > 0 && c.gpu.nvls_reduction_rate_bps > 0) {
       nodes["nvls_reduction_rate"] = rate_text(p.nvls_rate_gbps);
+      if (p.nvls_chunk_cost_ns >= 0) nodes["nvls_chunk_cost"] = ps_text(p.nvls_chunk_cost_ns);
     }
     scen::Json& coll = out["workload"]["collective"];
     coll["costs"] = p.nccl_costs ? "nccl" : "none";
@@ -193,6 +194,12 @@ FabricParams read_params_overlay(const std::string& path, const ClusterSpec& c) 
                                nodes.at("nvls_reduction_rate").get<std::string>())) /
                            1e9;
       }
+      if (nodes.contains("nvls_chunk_cost")) {
+        p.nvls_chunk_cost_ns =
+            static_cast<double>(
+                sim::parse_time(nodes.at("nvls_chunk_cost").get<std::string>()).ps) /
+            1000.0;
+      }
       const scen::Json& coll = j.at("workload").at("collective");
       // Overlays written before the scales: "costs": "none" and one per-step overhead.
       p.nccl_costs = coll.value("costs", std::string("none")) == "nccl";
@@ -235,9 +242,10 @@ scen::Json cluster_scenario(const ClusterSpec& c, const FabricParams& p, int64_t
       s["topology"]["nodes"]["nvlink_rate"] = overlay["topology"]["nodes"]["nvlink_rate"];
     if (p.nvlink_latency_ns > 0)
       s["topology"]["nodes"]["nvlink_latency"] = overlay["topology"]["nodes"]["nvlink_latency"];
-    if (overlay["topology"]["nodes"].contains("nvls_reduction_rate")) {
-      s["topology"]["nodes"]["nvls_reduction_rate"] =
-          overlay["topology"]["nodes"]["nvls_reduction_rate"];
+    for (const char* key : {"nvls_reduction_rate", "nvls_chunk_cost"}) {
+      if (overlay["topology"]["nodes"].contains(key)) {
+        s["topology"]["nodes"][key] = overlay["topology"]["nodes"][key];
+      }
     }
   }
   scen::Json fabric = overlay["fabric"];

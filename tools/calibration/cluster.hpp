@@ -60,11 +60,12 @@ struct FabricParams {
   bool nccl_costs = true;
   double launch_scale = 1;
   double step_scale = 1;
-  double step_overhead_ns = 0;   // software time before each message, on top (0: none)
-  double nvlink_rate_gbps = 0;   // per GPU, each way (Gb/s); 0: the preset's
-  double nvls_rate_gbps = 0;     // the NVSwitch's reduction rate (NVLS); 0: the preset's
-  double nvlink_latency_ns = 0;  // GPU <-> NVSwitch link latency; 0: the preset's
-  SmallMessageParams small;      // inline sends and message rate (small sizes only)
+  double step_overhead_ns = 0;     // software time before each message, on top (0: none)
+  double nvlink_rate_gbps = 0;     // per GPU, each way (Gb/s); 0: the preset's
+  double nvls_rate_gbps = 0;       // the NVSwitch's reduction rate (NVLS); 0: the preset's
+  double nvls_chunk_cost_ns = -1;  // its cost per chunk (NVLS); < 0: the preset's
+  double nvlink_latency_ns = 0;    // GPU <-> NVSwitch link latency; 0: the preset's
+  SmallMessageParams small;        // inline sends and message rate (small sizes only)
 };
 
 // Parameters of the network alone (no GPU servers): the four large-size parameters.
@@ -80,7 +81,8 @@ inline FabricParams network_params(double host_latency_ns, double hop_latency_ns
 
 // The fabric section these parameters stand for: the overlay params.json holds
 // ({"fabric": {"nic": {...}, "switch": {"latency": ...}}}); on GPU servers also
-// {"topology": {"nodes": {"nvlink_rate", "nvlink_latency", "nvls_reduction_rate"}},
+// {"topology": {"nodes": {"nvlink_rate", "nvlink_latency", "nvls_reduction_rate",
+// "nvls_chunk_cost"}},
 // "workload": {"collective": {"costs": "nccl", "launch_scale", "step_scale"}}}, which merge
 // into a scenario of GPU servers with one collective object.
 scen::Json params_overlay(const ClusterSpec& c, const FabricParams& p);

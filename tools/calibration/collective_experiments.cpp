@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "models/collectives/collective_spec.hpp"
+#include "models/collectives/nccl_chunking.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
@@ -158,29 +159,52 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
     direct.insert(within.back());
   }
   std::map<int64_t, double> time_us;
-  for (int64_t b : direct) {
+  models::CollectiveAlgorithm largest = models::CollectiveAlgorithm::Ring;
+  auto run = [&](int64_t b) {
     s.collectives[0].min_bytes = s.collectives[0].max_bytes = b;
     const scen::RunOutcome out = scen::run_scenario(s);
     if (out.collectives.size() != 1) {
       throw std::logic_error(e.file + ": the simulated collective did not complete");
     }
-    time_us[b] = static_cast<double>(out.collectives[0].time.ps) / 1e6;
+    largest = out.collectives[0].algorithm;
     if (ran) {
       (*ran)[b] = std::string(models::to_string(out.collectives[0].algorithm)) + "/" +
                   models::to_string(out.collectives[0].protocol);
     }
-  }
-  SteadyLine line;
-  if (beyond) {
-    const int64_t s1 = within[within.size() - 2], s2 = within.back();
-    line = steady_line(static_cast<double>(s1), time_us[s1], static_cast<double>(s2), time_us[s2]);
-  }
+    return static_cast<double>(out.collectives[0].time.ps) / 1e6;
+  };
+  for (int64_t b : direct) time_us[b] = run(b);
+  // The steady-state line through the two largest simulated sizes, one per chunk: NCCL sizes
+  // the chunks of NVLS and NVLS-tree per call (nccl_chunking.hpp), and a larger call on larger
+  // chunks runs at another rate. Its line is drawn through the same two sizes run on its chunk.
+  std::map<int64_t, SteadyLine> lines;  // by NCCL's chunk (0: the sizes' own)
+  const int64_t s1 = beyond ? within[within.size() - 2] : 0, s2 = beyond ? within.back() : 0;
+  const models::CollectiveSpec spec = s.collectives[0];
+  auto chunk_of = [&](int64_t b) { return models::nccl_nvls_call_chunk(spec, largest, b); };
+  auto line_for = [&](int64_t bytes) -> const SteadyLine& {
+    int64_t chunk = chunk_of(bytes);
+    if (chunk == chunk_of(s1) && chunk == chunk_of(s2)) chunk = 0;
+    auto it = lines.find(chunk);
+    if (it != lines.end()) return it->second;
+    double t1 = time_us[s1], t2 = time_us[s2];
+    if (chunk > 0) {  // the two sizes again, on the larger call's chunk
+      models::CollectiveSpec& c = s.collectives[0];
+      c.chunk_bytes = c.nvls.chunk_bytes = c.nvls_tree.chunk_bytes = chunk;
+      t1 = run(s1);
+      t2 = run(s2);
+      c = spec;
+    }
+    return lines
+        .emplace(chunk, steady_line(static_cast<double>(s1), t1, static_cast<double>(s2), t2))
+        .first->second;
+  };
   std::vector<double> out;
   for (size_t i = 0; i < e.bytes.size(); ++i) {
     if (!use.empty() && !use[i]) continue;
     const auto it = time_us.find(e.bytes[i]);
-    out.push_back(it != time_us.end() ? it->second : line.at(static_cast<double>(e.bytes[i])));
-    if (ran && it == time_us.end()) (*ran)[e.bytes[i]] = (*ran)[within.back()];
+    out.push_back(it != time_us.end() ? it->second
+                                      : line_for(e.bytes[i]).at(static_cast<double>(e.bytes[i])));
+    if (ran && it == time_us.end()) (*ran)[e.bytes[i]] = (*ran)[s2];
   }
   return out;
 }
