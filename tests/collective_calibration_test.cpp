@@ -197,8 +197,10 @@ TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring",
   CHECK(e.servers == 1);
   REQUIRE(e.bytes.size() == 32);
   // Sizes to 16 MiB simulated, the rest on the ring's steady-state line (exact for the ring
-  // without chunking: its time is affine in the size).
+  // without chunking: its time is affine in the size). The ring forced, as NCCL_ALGO=Ring.
   e.max_simulated_bytes = 16 << 20;
+  e.algorithm = "ring";
+  e.protocol = "simple";
   std::vector<calib::Experiment> ex = {e};
   const calib::CalibrationResult r = calib::calibrate(c, ex, 0);
   INFO(calib::format_report(r));
@@ -261,9 +263,7 @@ TEST_CASE("the real 8 x H100 trace fits with NCCL's choice, costs and the NVLS r
   const traces::Trace t =
       traces::read_trace_file(shared + "/traces/nccl-tests_all_reduce_h100_1node_8gpu.txt");
   calib::Experiment e = calib::experiment_from_nccl(t.nccl, c, false);
-  e.algorithm = "auto";
-  e.protocol = "auto";
-  e.max_simulated_bytes = 64 << 20;
+  e.max_simulated_bytes = 64 << 20;  // the cluster's collective: auto/auto, as NCCL ran
   std::vector<calib::Experiment> ex = {e};
   const calib::CalibrationResult r = calib::calibrate(c, ex, 0);
   INFO(calib::format_report(r));

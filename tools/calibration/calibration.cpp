@@ -83,7 +83,7 @@ std::string describe(const ClusterSpec& c, const Experiment& e) {
   };
   return e.op + ", " + std::to_string(e.ranks.size()) + " ranks on " + std::to_string(e.servers) +
          " server" + (e.servers == 1 ? "" : "s") + ", " + choice(e.algorithm, "algorithm", "auto") +
-         "/" + choice(e.protocol, "protocol", "simple") + ", " +
+         "/" + choice(e.protocol, "protocol", "auto") + ", " +
          (e.in_place ? "in-place" : "out-of-place") + " time";
 }
 

@@ -120,6 +120,9 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
   scen::Json coll = c.collective.is_object() ? c.collective : scen::Json::object();
   if (!e.algorithm.empty()) coll["algorithm"] = e.algorithm;
   if (!e.protocol.empty()) coll["protocol"] = e.protocol;
+  // As nccl-tests runs NCCL by default: its choice of protocol too (a scenario's default is
+  // Simple).
+  if (!coll.contains("protocol")) coll["protocol"] = "auto";
   coll["op"] = e.op;
   coll["type"] = e.type;
   coll["ranks"] = e.ranks;
