@@ -44,16 +44,16 @@ calib::FabricParams truth_params(const calib::ClusterSpec& c) {
 }
 
 // nccl-tests' all_reduce_perf report of `gpus` ranks on one host with these times (us).
-std::string nccl_text(int gpus, const std::vector<int64_t>& sizes,
-                      const std::vector<double>& times) {
+std::string nccl_text(int gpus, const std::vector<int64_t>& sizes, const std::vector<double>& times,
+                      int gpus_per_host = 64) {
   std::string t = "# Collective test starting: all_reduce_perf\n";
   t += "# nThread 1 nGpus 1 minBytes 8 maxBytes 4194304 step: 4(factor)\n#\n";
   t += "# Using devices\n";
   char buf[256];
   for (int r = 0; r < gpus; ++r) {
     std::snprintf(buf, sizeof buf,
-                  "#  Rank %2d Group  0 Pid %6d on     node-a device %2d [0000:00:00] GPU\n", r,
-                  1000 + r, r);
+                  "#  Rank %2d Group  0 Pid %6d on     node-%c device %2d [0000:00:00] GPU\n", r,
+                  1000 + r, static_cast<char>('a' + r / gpus_per_host), r % gpus_per_host);
     t += buf;
   }
   t += "#\n#       size         count      type   redop    root     time   algbw   busbw "
@@ -285,6 +285,35 @@ TEST_CASE("the real 8 x H100 trace fits with NCCL's choice, costs and the NVLS r
   const scen::Json o = calib::params_overlay(c, r.params);
   CHECK(o["workload"]["collective"]["costs"] == "nccl");
   CHECK(o["topology"]["nodes"].contains("nvls_reduction_rate"));
+}
+
+TEST_CASE("across two servers: a trace simulated with known cost scales is fitted back",
+          "[mechanism][calibrate][nccl][slow]") {
+  // Two dgx-h100 on 8 rails, as NCCL runs by default: the tree (LL, LL128) for small sizes,
+  // NVLS-tree from 2 MiB (NCCL's tuning model). Its calls differ in step counts and network
+  // steps, so the launch and step scales separate on one trace.
+  const calib::ClusterSpec c =
+      calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/dgx-h100-2node.json");
+  calib::FabricParams truth = calib::prior_params(c);
+  truth.launch_scale = 1.3;
+  truth.step_scale = 0.8;
+  const std::vector<int64_t> sizes = sweep(8, 64 << 20, 8);
+  const std::string placeholder =
+      nccl_text(16, sizes, std::vector<double>(sizes.size(), 1.0), /*gpus_per_host=*/8);
+  calib::Experiment e =
+      calib::experiment_from_nccl(traces::parse_nccl_tests(placeholder, "gen.txt"), c, false);
+  REQUIRE(e.servers == 2);
+  const std::vector<double> times = calib::simulate_collective(c, truth, e);
+  std::vector<calib::Experiment> ex = {calib::experiment_from_nccl(
+      traces::parse_nccl_tests(nccl_text(16, sizes, times, 8), "two.txt"), c, false)};
+  const calib::CalibrationResult r = calib::calibrate(c, ex, 0);
+  INFO(calib::format_report(r));
+  CHECK(r.params.launch_scale == Approx(1.3).epsilon(0.05));
+  CHECK(r.params.step_scale == Approx(0.8).epsilon(0.05));
+  REQUIRE(r.curves.size() == 1);
+  CHECK(r.curves[0].mape_all < 1.0);
+  CHECK(r.points.front().ran == "double_binary_tree/ll");
+  CHECK(r.points.back().ran == "nvls_tree/simple");
 }
 
 TEST_CASE("an overlay written before the cost scales still validates: one overhead, no costs",
