@@ -115,6 +115,17 @@ void check_fit_back(double noise_amplitude, double tolerance) {
   CHECK(r.params.nvlink_rate_gbps == Approx(truth.nvlink_rate_gbps).epsilon(tolerance));
 }
 
+// The shipped one-dgx-h100 cluster description, and the real 8 x H100 all_reduce_perf trace
+// on it (../shared/traces).
+calib::ClusterSpec h100_cluster() {
+  return calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/dgx-h100-1node.json");
+}
+calib::Experiment h100_trace(const calib::ClusterSpec& c, const std::string& shared) {
+  const traces::Trace t =
+      traces::read_trace_file(shared + "/traces/nccl-tests_all_reduce_h100_1node_8gpu.txt");
+  return calib::experiment_from_nccl(t.nccl, c, false);
+}
+
 }  // namespace
 
 TEST_CASE("nccl-tests traces simulated with known cost scales and NVLink rate are fitted back",
@@ -188,11 +199,8 @@ TEST_CASE("sizes beyond the simulated bound lie on the steady-state line within 
 TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring",
           "[mechanism][calibrate][nccl]") {
   RDMASIM_REQUIRE_SHARED(shared);
-  const calib::ClusterSpec c =
-      calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/dgx-h100-1node.json");
-  const traces::Trace t =
-      traces::read_trace_file(shared + "/traces/nccl-tests_all_reduce_h100_1node_8gpu.txt");
-  calib::Experiment e = calib::experiment_from_nccl(t.nccl, c, false);
+  const calib::ClusterSpec c = h100_cluster();
+  calib::Experiment e = h100_trace(c, shared);
   REQUIRE(e.ranks.size() == 8);
   CHECK(e.servers == 1);
   REQUIRE(e.bytes.size() == 32);
@@ -258,11 +266,8 @@ TEST_CASE("the real 8 x H100 trace fits with NCCL's choice, costs and the NVLS r
   // costs are scaled, the NVSwitch's reduction rate fitted on the NVLS sizes; the NVLink rate
   // stays at the preset (NVLS bounds the large sizes, not the links).
   RDMASIM_REQUIRE_SHARED(shared);
-  const calib::ClusterSpec c =
-      calib::read_cluster_file(RDMASIM_SOURCE_DIR "/scenarios/clusters/dgx-h100-1node.json");
-  const traces::Trace t =
-      traces::read_trace_file(shared + "/traces/nccl-tests_all_reduce_h100_1node_8gpu.txt");
-  calib::Experiment e = calib::experiment_from_nccl(t.nccl, c, false);
+  const calib::ClusterSpec c = h100_cluster();
+  calib::Experiment e = h100_trace(c, shared);
   e.max_simulated_bytes = 64 << 20;  // the cluster's collective: auto/auto, as NCCL ran
   std::vector<calib::Experiment> ex = {e};
   const calib::CalibrationResult r = calib::calibrate(c, ex, 0);
