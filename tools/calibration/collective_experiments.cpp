@@ -183,7 +183,8 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
   std::map<int64_t, SteadyLine> lines;  // by NCCL's chunk (0: the sizes' own)
   const int64_t s1 = beyond ? within[within.size() - 2] : 0, s2 = beyond ? within.back() : 0;
   const models::CollectiveSpec spec = s.collectives[0];
-  auto chunk_of = [&](int64_t b) { return models::nccl_nvls_call_chunk(spec, largest, b); };
+  const models::CollectiveAlgorithm at_s2 = largest;  // what the largest simulated size ran
+  auto chunk_of = [&](int64_t b) { return models::nccl_nvls_call_chunk(spec, at_s2, b); };
   auto line_for = [&](int64_t bytes) -> const SteadyLine& {
     int64_t chunk = chunk_of(bytes);
     if (chunk == chunk_of(s1) && chunk == chunk_of(s2)) chunk = 0;
@@ -191,11 +192,11 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
     if (it != lines.end()) return it->second;
     double t1 = time_us[s1], t2 = time_us[s2];
     if (chunk > 0) {  // the two sizes again, on the larger call's chunk
-      models::CollectiveSpec& c = s.collectives[0];
-      c.chunk_bytes = c.nvls.chunk_bytes = c.nvls_tree.chunk_bytes = chunk;
+      models::CollectiveSpec& forced = s.collectives[0];
+      forced.chunk_bytes = forced.nvls.chunk_bytes = forced.nvls_tree.chunk_bytes = chunk;
       t1 = run(s1);
       t2 = run(s2);
-      c = spec;
+      forced = spec;
     }
     return lines
         .emplace(chunk, steady_line(static_cast<double>(s1), t1, static_cast<double>(s2), t2))
