@@ -214,8 +214,8 @@ TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring",
   INFO(calib::format_report(r));
   REQUIRE(r.curves.size() == 1);
   // The ring can reach at most the NVLink rate (busbw ~447 GB/s at 450 GB/s with packet
-  // headers); the trace's NVLS plateau is 480. Sizes up to 1 MiB are the latency floor the
-  // per-step overhead describes.
+  // headers); the trace's NVLS plateau is 480. Sizes up to 1 MiB are the latency floor NCCL's
+  // scaled costs describe.
   double mape_floor = 0;
   int n = 0;
   for (const calib::PointReport& p : r.points) {
@@ -249,7 +249,7 @@ TEST_CASE("the real 8 x H100 all-reduce trace parses and fits with the ring",
     }
   }
   // Inline sends and the message-rate cap are perftest's small sizes: below calibrate's default
-  // --min-size a collective's small sizes are the per-step overhead's, and fit neither.
+  // --min-size a collective's small sizes are NCCL's costs', and fit neither.
   calib::FabricParams held = r.params;
   std::vector<std::string> fitted, notes;
   int sims = 0;

@@ -128,7 +128,7 @@ std::vector<double> simulate_collective(const ClusterSpec& c, const FabricParams
   coll["ranks"] = e.ranks;
   coll["size"] = e.bytes.front();
   if (e.op == "broadcast") coll["root"] = e.root;
-  const scen::Json overlay = params_overlay(c, p);  // the per-step overheads
+  const scen::Json overlay = params_overlay(c, p);  // NCCL's costs and their scales
   for (const auto& [k, v] : overlay.at("workload").at("collective").items()) coll[k] = v;
   j["workload"] = {{"collective", coll}};
   scen::Scenario s = scen::load_scenario_json(j, c.base_dir, {}, c.file);

@@ -73,7 +73,7 @@ std::string describe_small_messages(const SmallMessageParams& p) {
 void fit_small_messages(const ClusterSpec& c, std::vector<Experiment>& experiments,
                         int64_t min_bytes, FabricParams& params, std::vector<std::string>& fitted,
                         std::vector<std::string>& notes, int& simulations) {
-  // perftest traces only: a collective's small sizes are its per-step overhead's (fitted before).
+  // perftest traces only: a collective's small sizes are NCCL's costs' (fitted before).
   auto small_mask = [&](const Experiment& e) {
     if (e.collective) return std::vector<bool>(e.bytes.size(), false);
     std::vector<bool> m;
