@@ -109,6 +109,30 @@ TEST_CASE("NCCL chunking: NVLS and NVLS-tree shrink their chunk for small calls"
   CHECK(nccl_nvls_chunk_bytes(true, 4 * MiB, 8, 4) == 32 * 1024);
 }
 
+TEST_CASE("NCCL chunking: CollNet Direct and Chain shrink their chunk for small calls",
+          "[unit][nccl][chunking][collnet]") {
+  using models::nccl_collnet_chunk_bytes;
+  const int64_t MiB = int64_t{1} << 20;
+  // Direct on 16 channels x 8 heads (128 concurrent chunks), 8 GPUs a server (depth 2):
+  // 512 KiB from 128 x 128 x 512 KiB = 8 GiB, halving down to 128 KiB while below 128 chunks
+  // a head and channel, to 64 then 32 KiB while below 16.
+  CHECK(nccl_collnet_chunk_bytes(true, 8192 * MiB, 16, 8, 8) == 512 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(true, 8192 * MiB - 1, 16, 8, 8) == 256 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(true, 1024 * MiB, 16, 8, 8) == 128 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(true, 128 * MiB, 16, 8, 8) == 64 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(true, 64 * MiB, 16, 8, 8) == 32 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(true, 1 * MiB, 16, 8, 8) == 32 * 1024);
+  // Chain on 16 channels, 8 GPUs a server (depth 8): at most 256 KiB; 128 KiB below
+  // 512 x 16 x 256 KiB = 2 GiB, 64 KiB below 64 x 16 x 128 KiB = 128 MiB, 32 KiB below
+  // 8 x 16 x 64 KiB = 8 MiB.
+  CHECK(nccl_collnet_chunk_bytes(false, 2048 * MiB, 16, 8, 8) == 256 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(false, 2048 * MiB - 1, 16, 8, 8) == 128 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(false, 128 * MiB, 16, 8, 8) == 128 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(false, 128 * MiB - 1, 16, 8, 8) == 64 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(false, 8 * MiB, 16, 8, 8) == 64 * 1024);
+  CHECK(nccl_collnet_chunk_bytes(false, 8 * MiB - 1, 16, 8, 8) == 32 * 1024);
+}
+
 TEST_CASE("NVLS: each call runs on NCCL's chunk, and small chunks cost the per-chunk time",
           "[mechanism][nvls][chunking]") {
   // One dgx-h100, NVLS at 4 MiB (NCCL's chunk: 16 KiB) with and without the NVSwitch's

@@ -159,6 +159,10 @@ void CollectiveRunner::launch_iteration() {
   if (current_.algorithm == CollectiveAlgorithm::Sharp) return run_sharp(size);
   if (current_.algorithm == CollectiveAlgorithm::Nvls) return run_nvls(size);
   if (current_.algorithm == CollectiveAlgorithm::NvlsTree) return run_nvls_tree(size);
+  if (current_.algorithm == CollectiveAlgorithm::CollNetDirect ||
+      current_.algorithm == CollectiveAlgorithm::CollNetChain) {
+    return run_collnet(size);
+  }
   ScheduleRequest req;
   req.op = spec_.op;
   req.algorithm = current_.algorithm;
@@ -332,7 +336,7 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
 }
 
 void CollectiveRunner::on_flow_delivered(uint32_t flow) {
-  if (nvls_tree_delivered(flow)) return;
+  if (nvls_tree_delivered(flow) || collnet_delivered(flow)) return;
   if (flow >= message_of_flow_.size() || message_of_flow_[flow] == 0) return;
   const int64_t entry = message_of_flow_[flow];
   if (entry < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
@@ -345,7 +349,7 @@ void CollectiveRunner::on_flow_delivered(uint32_t flow) {
 }
 
 void CollectiveRunner::on_flow_complete(uint32_t flow) {
-  if (nvls_tree_completed(flow)) return;
+  if (nvls_tree_completed(flow) || collnet_completed(flow)) return;
   if (flow >= message_of_flow_.size() || message_of_flow_[flow] <= 0) return;
   const int64_t entry = message_of_flow_[flow];
   message_of_flow_[flow] = 0;

@@ -19,6 +19,7 @@
 
 #include "models/collectives/collective_spec.hpp"
 #include "models/collectives/collective_timeline.hpp"
+#include "models/collectives/collnet_run.hpp"
 #include "models/collectives/nvls_tree_run.hpp"
 #include "models/collectives/schedule.hpp"
 #include "models/transport.hpp"
@@ -135,6 +136,20 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   bool nvls_tree_delivered(uint32_t flow);
   bool nvls_tree_completed(uint32_t flow);
   void nvls_tree_finish_if_done();
+  // Algorithms collnet_direct and collnet_chain (collnet_run.cpp): one iteration; chunk j's
+  // bytes; rail h's data started towards its head at server position s as the window allows;
+  // the head's server sum of chunk j handed to SHARP; its global result back at the head; an
+  // NVLink message between two GPUs of server position s (`position`: the receiver's place
+  // on a chain); the transport's news of those messages; the end once all is in.
+  void run_collnet(int64_t size);
+  int64_t collnet_chunk_bytes(int64_t j) const;
+  void collnet_feed(int s, int h);
+  void collnet_release(int s, int64_t j);
+  void collnet_result(int s, int64_t j);
+  void collnet_send(int s, int64_t j, uint32_t from, uint32_t to, bool up, int position);
+  bool collnet_delivered(uint32_t flow);
+  bool collnet_completed(uint32_t flow);
+  void collnet_finish_if_done();
 
   Context& ctx_;
   Transport& transport_;
@@ -167,6 +182,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::unique_ptr<CollectiveTimeline> timeline_;  // only while a timeline is recorded
   SharpAllReduce* sharp_ = nullptr;
   std::unique_ptr<NvlsTreeState> nvls_tree_;  // from the first nvls_tree iteration on
+  std::unique_ptr<CollNetState> collnet_;     // from the first collnet iteration on
 };
 
 }  // namespace models

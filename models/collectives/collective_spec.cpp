@@ -43,6 +43,10 @@ const char* to_string(CollectiveAlgorithm a) {
       return "nvls";
     case CollectiveAlgorithm::NvlsTree:
       return "nvls_tree";
+    case CollectiveAlgorithm::CollNetDirect:
+      return "collnet_direct";
+    case CollectiveAlgorithm::CollNetChain:
+      return "collnet_chain";
   }
   return "?";
 }
@@ -144,7 +148,8 @@ CollectiveProtocol resolve_protocol(const CollectiveSpec& s, int64_t size_bytes)
       if (nccl_model_time_us(s.tuning, s.op, a, p, size_bytes) >= 0) return p;
     }
     if (chosen == CollectiveAlgorithm::Nvls || chosen == CollectiveAlgorithm::NvlsTree ||
-        chosen == CollectiveAlgorithm::Sharp) {
+        chosen == CollectiveAlgorithm::Sharp || chosen == CollectiveAlgorithm::CollNetDirect ||
+        chosen == CollectiveAlgorithm::CollNetChain) {
       return CollectiveProtocol::Simple;  // NCCL runs NVLS and CollNet with Simple only
     }
   }

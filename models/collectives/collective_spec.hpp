@@ -28,6 +28,11 @@ enum class CollectiveAlgorithm {
   Sharp,
   Nvls,      // in_network_run.cpp: the GPU server's NVSwitch reduces and multicasts (NVLink SHARP)
   NvlsTree,  // nvls_tree_run.cpp: NVLS inside each server, binary trees of heads across them
+  // collnet_run.cpp: NCCL's CollNet over an InfiniBand fabric's SHARP, one group per rail of
+  // the servers' head NICs; inside each server the data reaches the heads directly (Direct:
+  // every GPU to every head) or along a chain (Chain), and the results come back the same way.
+  CollNetDirect,
+  CollNetChain,
 };
 // NCCL protocols (NVIDIA/nccl #281, docs/references.md "Collectives"): Simple sends the data as is;
 // LL128 carries 120 data bytes in every 128; LL carries 4 data bytes and a 4-byte flag per
@@ -156,6 +161,13 @@ struct CollectiveSpec {
   bool nvls_tree_available = false;
   SharpParams nvls_tree;
   std::vector<NvlsTreeServer> nvls_tree_servers;
+  // CollNet (collnet_run.cpp): set by the loader on an InfiniBand fabric when every rank is a
+  // GPU, the ranks span at least two servers with as many NICs each and at most 8 ranks each
+  // (NCCL_MAX_DIRECT_ARITY + 1), and a rank sits next to each NIC. Per server its ranks, NICs
+  // by rail and heads, as for NVLS-tree; the SHARP groups take infiniband.sharp's parameters
+  // with a window of `channels` x `slots` chunks per head (NCCL_STEPS per channel).
+  bool collnet_available = false;
+  std::vector<NvlsTreeServer> collnet_servers;
 
   int ranks() const { return static_cast<int>(rank_endpoints.size()); }
   // Servers the ranks span (a plain host counts as one): NCCL's nNodes.

@@ -85,4 +85,28 @@ int64_t nccl_nvls_call_chunk(const CollectiveSpec& s, CollectiveAlgorithm a, int
   return 0;
 }
 
+int64_t nccl_collnet_chunk_bytes(bool direct, int64_t bytes, int channels, int heads, int ppn) {
+  const int64_t per = std::max(1, channels) * int64_t{direct ? std::max(1, heads) : 1};
+  const int64_t depth = direct ? (ppn > 1 ? 2 : 1) : std::max(1, ppn);
+  int64_t chunk = kSimpleBuffer / kNcclSteps;
+  if (!direct) chunk = std::min<int64_t>(chunk, 256 * 1024);
+  // Integer division on the left, as NCCL's.
+  while (bytes / (per * chunk) < depth * 64 && chunk > 131072) chunk /= 2;
+  while (bytes / (per * chunk) < depth * 8 && chunk > 65536) chunk /= 2;
+  while (bytes / (per * chunk) < (direct ? depth * 8 : depth) && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
+int64_t nccl_collnet_call_chunk(const CollectiveSpec& s, CollectiveAlgorithm a, int64_t bytes) {
+  const bool direct = a == CollectiveAlgorithm::CollNetDirect;
+  if (s.chunk_bytes > 0 || (!direct && a != CollectiveAlgorithm::CollNetChain) ||
+      s.collnet_servers.empty()) {
+    return 0;
+  }
+  const NvlsTreeServer& first = s.collnet_servers.front();
+  return nccl_collnet_chunk_bytes(direct, bytes, std::max(1, s.channels),
+                                  static_cast<int>(first.nic.size()),
+                                  static_cast<int>(first.ranks.size()));
+}
+
 }  // namespace models

@@ -19,7 +19,14 @@
 // (channels x heads: NCCL_NVLS_NCHANNELS = 16 channels, each head GPU one operation):
 //   NVLS       < 64 ops chunks: 64 KiB, < 8: 32 KiB, < 2: 16 KiB
 //   NVLS-tree  <  4 ops chunks: 64 KiB, < 1: 32 KiB
-// (nccl_nvls_chunk_bytes). CollNet's and PAT's are not modelled. Our hierarchical,
+// (nccl_nvls_chunk_bytes).
+//
+// CollNet starts from the Simple step (512 KiB; Chain at most 256 KiB) and halves it while
+// each channel (Direct: each channel's head) would see few chunks, `depth` being the
+// algorithm's (Direct 2, 1 with one GPU a server; Chain the GPUs a server):
+//   Direct  < 64 depth: to 128 KiB, then < 8 depth: to 64 KiB, then to 32 KiB
+//   Chain   < 64 depth: to 128 KiB, < 8 depth: to 64 KiB, < depth: to 32 KiB
+// (nccl_collnet_chunk_bytes). PAT's are not modelled. Our hierarchical,
 // halving-doubling and direct schedules are not NCCL's algorithms and take no NCCL chunk.
 #pragma once
 
@@ -59,5 +66,13 @@ int64_t nccl_nvls_chunk_bytes(bool tree, int64_t bytes, int heads, int nodes);
 // collective's heads and servers, or 0 where the collective sets its own chunk (or `a` is
 // neither).
 int64_t nccl_nvls_call_chunk(const CollectiveSpec& s, CollectiveAlgorithm a, int64_t bytes);
+
+// The chunk of one CollNet Direct (`direct`) or Chain call of `bytes` on `channels` channels
+// with `heads` heads a server (Direct's nHeads) and `ppn` GPUs a server (calcCollChunking).
+int64_t nccl_collnet_chunk_bytes(bool direct, int64_t bytes, int channels, int heads, int ppn);
+
+// The chunk of one call of `s` by CollNet Direct or Chain (`a`), or 0 where the collective
+// sets its own chunk (or `a` is neither).
+int64_t nccl_collnet_call_chunk(const CollectiveSpec& s, CollectiveAlgorithm a, int64_t bytes);
 
 }  // namespace models

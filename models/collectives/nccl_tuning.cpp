@@ -19,10 +19,13 @@ constexpr std::array<double, 3> kNvlinkLatTree = {0.6, 1.25, 4.0};
 constexpr std::array<double, 3> kNvlinkLatRing = {0.6, 1.9, 3.4};
 constexpr std::array<double, 3> kNetLatTree = {5.0, 8.5, 14.0};
 constexpr std::array<double, 3> kNetLatRing = {2.7, 4.0, 14.0};
-// NVLS and CollNet Direct (Simple only; their base latency is 0): hwLat NVLink and NET.
+// NVLS and CollNet (Simple only; their base latency is 0): hwLat NVLink and NET.
 constexpr double kNvlsLatNvlink = 25.0, kNvlsLatNet = 18.0;
 constexpr double kNvlsTreeLatNvlink = 25.0, kNvlsTreeLatNet = 14.0;
 constexpr double kCollNetDirectLatNvlink = 3.7, kCollNetDirectLatNet = 31.0;
+constexpr double kCollNetChainLatNvlink = 2.8, kCollNetChainLatNet = 30.0;
+// CollNet Direct's "arity serialization latency" per GPU a head serves, µs.
+constexpr double kCollNetDirectArity = 0.4;
 // netOverhead on an Intel (or other non-AMD) host, ×3 for Simple, multi-node only.
 constexpr double kNetOverhead = 1.0;
 
@@ -203,8 +206,14 @@ NcclLatencies nccl_latencies(const NcclTuning& t, CollectiveOp op, CollectiveAlg
     int log2_nodes = 0;
     while ((2 << log2_nodes) <= m) ++log2_nodes;
     l.base_us = kNvlsTreeLatNvlink + 2.0 * log2_nodes * kNvlsTreeLatNet;
-  } else if (a == CollectiveAlgorithm::Sharp) {  // CollNet Direct: 2 (ppn - 1) intra + inter
-    l.base_us = 2 * (ppn - 1) * kCollNetDirectLatNvlink + kCollNetDirectLatNet;
+  } else if (a == CollectiveAlgorithm::Sharp || a == CollectiveAlgorithm::CollNetDirect) {
+    // CollNet Direct: 2 (min(1, ppn - 1) intra + 0.4 (ppn - 1)) + inter (tuning.cc); "sharp"
+    // (every rank a SHARP member) takes it too.
+    l.base_us =
+        2 * (std::min(1, ppn - 1) * kCollNetDirectLatNvlink + (ppn - 1) * kCollNetDirectArity) +
+        kCollNetDirectLatNet;
+  } else if (a == CollectiveAlgorithm::CollNetChain) {  // 2 (ppn - 1) intra + inter
+    l.base_us = 2 * (ppn - 1) * kCollNetChainLatNvlink + kCollNetChainLatNet;
   } else if (a == CollectiveAlgorithm::DoubleBinaryTree) {
     l.base_us = kBaseLatTree[p];
     l.nvlink_step_us = kNvlinkLatTree[p];

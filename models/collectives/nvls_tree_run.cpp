@@ -66,7 +66,7 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
     std::vector<uint32_t> hosts;
     for (uint32_t r : server.ranks) hosts.push_back(spec_.rank_nvlink[r]);
     server.group = sharp_->group(hosts, static_cast<uint8_t>(spec_.priority), spec_.nvls_tree,
-                                 /*headed=*/true);
+                                 /*dedicated=*/true);
     std::vector<size_t> heads;
     for (uint32_t head : server.head_rank) {
       heads.push_back(static_cast<size_t>(

@@ -81,7 +81,9 @@ CollectiveSchedule build_schedule(const ScheduleRequest& r) {
     case CollectiveAlgorithm::Sharp:
     case CollectiveAlgorithm::Nvls:
     case CollectiveAlgorithm::NvlsTree:
-      throw std::invalid_argument("sharp and nvls run in the switches, not as a schedule");
+    case CollectiveAlgorithm::CollNetDirect:
+    case CollectiveAlgorithm::CollNetChain:
+      throw std::invalid_argument("sharp, nvls and collnet run in the switches, not as a schedule");
   }
   return b.finish();
 }

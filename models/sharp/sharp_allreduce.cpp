@@ -25,12 +25,12 @@ SharpAllReduce::SharpAllReduce(Context& ctx, const topo::Fabric& fabric,
 }
 
 uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
-                               const SharpParams& params, bool headed) {
+                               const SharpParams& params, bool dedicated) {
   // A group of these hosts that is not running an all-reduce now (`done` is set while one runs):
   // two collectives over the same hosts at once get a tree each.
   for (size_t g = 0; g < groups_.size(); ++g) {
     const Group& e = *groups_[g];
-    if (e.hosts == hosts && e.sl == sl && !e.done && e.headed == headed) {
+    if (e.hosts == hosts && e.sl == sl && !e.done && e.dedicated == dedicated) {
       return static_cast<uint32_t>(g);
     }
   }
@@ -38,7 +38,7 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
   auto g = std::make_unique<Group>();
   g->hosts = hosts;
   g->params = params;
-  g->headed = headed;
+  g->dedicated = dedicated;
   g->sl = sl;
   g->vl = sl_to_vl_[sl];
   std::vector<int> nodes;
@@ -119,6 +119,33 @@ void SharpAllReduce::multicast(uint32_t group, int64_t chunk) {
                kFlagSharpMulticast);
 }
 
+void SharpAllReduce::set_gate(uint32_t group,
+                              std::function<void(size_t, int64_t)> on_result_chunk) {
+  Group& g = *groups_[group];
+  g.gated = true;
+  g.on_result_chunk = std::move(on_result_chunk);
+}
+
+void SharpAllReduce::release(uint32_t group, size_t host, int64_t chunk) {
+  Group& g = *groups_[group];
+  HostState& st = g.state.at(host);
+  if (!g.gated || chunk != st.released) {
+    throw std::logic_error("SHARP: chunk " + std::to_string(chunk) + " of host " +
+                           std::to_string(g.hosts[host]) + " released out of order");
+  }
+  ++st.released;
+  send_ready_chunks(g, group, host);
+}
+
+void SharpAllReduce::send_ready_chunks(Group& g, uint32_t group, size_t i) {
+  HostState& st = g.state[i];
+  const int64_t window = std::max<int64_t>(1, g.params.max_outstanding_chunks);
+  while (st.next_send < g.chunks->chunks() && st.next_send < st.completed + window &&
+         (!g.gated || st.next_send < st.released)) {
+    send_chunk(g, group, i);
+  }
+}
+
 void SharpAllReduce::send_chunk(Group& g, uint32_t group, size_t i) {
   send_packets(g, group, i, g.state[i].next_send++, 0);
 }
@@ -166,7 +193,8 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
   if (++st.result_packets < c.packets(st.completed)) return;
   st.result_packets = 0;
   ++st.completed;
-  if (st.next_send < c.chunks()) send_chunk(g, p.qp, static_cast<size_t>(i));
+  send_ready_chunks(g, p.qp, static_cast<size_t>(i));
+  if (g.on_result_chunk) g.on_result_chunk(static_cast<size_t>(i), st.completed - 1);
   if (st.completed < c.chunks()) return;
   k.done = ctx_.sim.now();
   if (++g.hosts_done == g.hosts.size()) ctx_.sim.after(sim::Time(0), this, kDone, p.qp);
@@ -201,8 +229,7 @@ void SharpAllReduce::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kHostStart) {
     Group& g = *groups_[arg >> 32];
     const size_t i = arg & 0xffffffffu;
-    const int64_t first = std::min<int64_t>(g.params.max_outstanding_chunks, g.chunks->chunks());
-    for (int64_t j = 0; j < first; ++j) send_chunk(g, static_cast<uint32_t>(arg >> 32), i);
+    send_ready_chunks(g, static_cast<uint32_t>(arg >> 32), i);
     return;
   }
   Group& g = *groups_[arg];

@@ -54,9 +54,10 @@ class SharpAllReduce final : public sim::EventHandler {
   // The same with the group's own parameters (chunk, window, and its aggregation nodes'
   // reduction rate and latency): NVLS groups of a GPU server's NVLink endpoints, reduced by
   // the server's NVSwitch (topologies/gpu_nodes.hpp, collectives/in_network_run.cpp).
-  // `headed`: a group for NVLS-tree (set_heads), never shared with a plain one.
+  // `dedicated`: a group for NVLS-tree (set_heads) or CollNet (set_gate), never shared with a
+  // plain one.
   uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl, const SharpParams& params,
-                 bool headed = false);
+                 bool dedicated = false);
   // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
   // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
   // `chunk_bytes` > 0 replaces the group's chunk for this all-reduce (NCCL sizes NVLS chunks
@@ -72,6 +73,12 @@ class SharpAllReduce final : public sim::EventHandler {
   void set_heads(uint32_t group, const std::vector<size_t>& heads,
                  std::function<void(size_t, int64_t)> on_head_chunk);
   void multicast(uint32_t group, int64_t chunk);
+  // CollNet (models/collectives/collnet_run.cpp), on a group of head NICs, one per server: host
+  // i sends chunk j only once release(group, i, j) has said its server's part of it is
+  // reduced (inside the server), and `on_result_chunk(i, j)` is called when host i has chunk
+  // j's whole result. Set before start(); kept for the group's later all-reduces.
+  void set_gate(uint32_t group, std::function<void(size_t, int64_t)> on_result_chunk);
+  void release(uint32_t group, size_t host, int64_t chunk);
 
   const topo::AggregationTree& tree(uint32_t group) const { return groups_[group]->tree; }
   const SharpChunks& chunks(uint32_t group) const { return *groups_[group]->chunks; }
@@ -99,6 +106,7 @@ class SharpAllReduce final : public sim::EventHandler {
     // NVLS-tree: the next chunk this host heads, and its packets in so far.
     int64_t head_next = -1;
     uint32_t head_packets = 0;
+    int64_t released = 0;  // gated groups: chunks this host may send (release())
   };
   struct Group {
     std::vector<uint32_t> hosts;
@@ -111,10 +119,15 @@ class SharpAllReduce final : public sim::EventHandler {
     std::vector<SharpHostCounters> counters;
     size_t hosts_done = 0;
     std::function<void()> done;
-    bool headed = false;
+    bool dedicated = false;
     std::vector<size_t> heads;  // NVLS-tree (set_heads); empty otherwise
     std::function<void(size_t, int64_t)> on_head_chunk;
+    bool gated = false;  // CollNet (set_gate)
+    std::function<void(size_t, int64_t)> on_result_chunk;
   };
+  // Sends host i's next chunks while its window (max_outstanding_chunks results not back) and,
+  // in a gated group, its releases allow.
+  void send_ready_chunks(Group& g, uint32_t group, size_t i);
   void send_chunk(Group& g, uint32_t group, size_t i);
   // Sends chunk j's packets from the group's i-th host, flagged `flags`.
   void send_packets(Group& g, uint32_t group, size_t i, int64_t j, uint8_t flags);

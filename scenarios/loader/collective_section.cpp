@@ -257,10 +257,11 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
          : op == "all_to_all"     ? CollectiveOp::AllToAll
          : op == "broadcast"      ? CollectiveOp::Broadcast
                                   : CollectiveOp::SendRecv;
-  const std::string algo = r.choice("algorithm",
-                                    {"auto", "ring", "halving_doubling", "double_binary_tree",
-                                     "direct", "hierarchical", "sharp", "nvls", "nvls_tree"},
-                                    "auto");
+  const std::string algo =
+      r.choice("algorithm",
+               {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical",
+                "sharp", "nvls", "nvls_tree", "collnet_direct", "collnet_chain"},
+               "auto");
   s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
                 : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
                 : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
@@ -269,6 +270,8 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                 : algo == "sharp"              ? CollectiveAlgorithm::Sharp
                 : algo == "nvls"               ? CollectiveAlgorithm::Nvls
                 : algo == "nvls_tree"          ? CollectiveAlgorithm::NvlsTree
+                : algo == "collnet_direct"     ? CollectiveAlgorithm::CollNetDirect
+                : algo == "collnet_chain"      ? CollectiveAlgorithm::CollNetChain
                                                : CollectiveAlgorithm::Auto;
   const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
   s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
@@ -318,13 +321,15 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                   (s.algorithm == CollectiveAlgorithm::Hierarchical && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::Sharp && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::Nvls && reduce) ||
-                  (s.algorithm == CollectiveAlgorithm::NvlsTree && reduce);
+                  (s.algorithm == CollectiveAlgorithm::NvlsTree && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::CollNetDirect && reduce) ||
+                  (s.algorithm == CollectiveAlgorithm::CollNetChain && reduce);
   if (!ok) {
     throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
                      std::string("an algorithm of ") + op +
                          " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
                          "halving_doubling, double_binary_tree, hierarchical, sharp, nvls, "
-                         "nvls_tree: "
+                         "nvls_tree, collnet_direct, collnet_chain: "
                          "all_reduce; "
                          "direct: "
                          "all_to_all, send_recv; or auto)");
@@ -338,7 +343,8 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                      "a power-of-two number of ranks (there are " + std::to_string(n) + ")");
   }
   if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
-  if (reduce) read_nvls(r, f, s);  // nvls_section.hpp
+  if (reduce) read_nvls(r, f, s);     // nvls_section.hpp
+  if (reduce) read_collnet(r, f, s);  // nvls_section.hpp
   if (s.algorithm == CollectiveAlgorithm::NvlsTree) {
     // NVLS-tree's channels are NCCL's NVLS channels (NCCL_NVLS_NCHANNELS, 16, src/transport/
     // nvls.cc), each with `slots` chunks in flight: the window of its NVSwitch groups.

@@ -14,8 +14,8 @@ const FieldTable<models::SharpParams>& sharp_fields();
 // Reads `infiniband.sharp` when the section has it.
 void read_sharp_section(JsonReader& infiniband, Scenario& s);
 
-// Algorithm "sharp" on a fabric other than InfiniBand is refused, with the path of the
-// workload's algorithm key (`root` is the scenario's JSON).
+// Algorithms "sharp", "collnet_direct" and "collnet_chain" on a fabric other than InfiniBand
+// are refused, with the path of the workload's algorithm key (`root` is the scenario's JSON).
 void check_sharp_workload(const Json& root, const Scenario& s);
 
 }  // namespace scen
