@@ -219,8 +219,8 @@ TEST_CASE("CollNet: a head sends a chunk only once its server's parts are in",
   REQUIRE(r.chunk_bytes == 32 * 1024);
   const double leg_ps = 3 * 32.0 * 1024 * 8 * 1e12 / 100e9;
   const double network_ps = 2 * 32.0 * 1024 * 8 * 1e12 / 100e9;
-  INFO("got " << r.time.ps / 1e6 << " us; NVLink in and out " << 2 * leg_ps / 1e6
-              << " us, network " << network_ps / 1e6 << " us");
+  INFO("got " << r.time.ps / 1e6 << " us; NVLink in and out " << 2 * leg_ps / 1e6 << " us, network "
+              << network_ps / 1e6 << " us");
   CHECK(static_cast<double>(r.time.ps) > 2 * leg_ps + network_ps);
   CHECK(static_cast<double>(r.time.ps) < 1.5 * (2 * leg_ps + network_ps));
 }
