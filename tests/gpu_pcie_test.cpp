@@ -89,6 +89,22 @@ TEST_CASE("the presets carry their servers' PCIe layout", "[mechanism][gpu][pcie
   CHECK(h.fabric.topo.gpus.params.host_memory_rate_bps == 4'915'200'000'000);
   const scen::Scenario a = test_support::load(servers({{"preset", "dgx-a100"}}, 2, 1 << 20));
   CHECK(a.fabric.topo.gpus.params.gpu_pcie_rate_bps == 230'000'000'000);
+  // hgx-h100 (Azure ND H100 v5's topology: per socket four Gen5 x16 switches of one GPU and
+  // one NIC): GPU g on NIC g, every link Gen5 x16, the rest as dgx-h100.
+  const scen::Scenario x = test_support::load(servers({{"preset", "hgx-h100"}}, 2, 1 << 20));
+  const topo::GpuCluster& xg = x.fabric.topo.gpus;
+  CHECK(xg.params.gpus == 8);
+  CHECK(xg.params.nics == 8);
+  CHECK(xg.params.nic_rate_bps == 400'000'000'000);
+  CHECK(xg.params.gpu_pcie_rate_bps == 460'000'000'000);
+  CHECK(xg.nvls());
+  for (int g = 0; g < 8; ++g) {
+    REQUIRE(xg.nic_nodes[g].size() == 1);
+    CHECK(xg.nic_nodes[g][0] == xg.server_nics[0][g]);
+  }
+  const models::CollectiveResult hgx = run_one(servers({{"preset", "hgx-h100"}}, 2, 16 << 20));
+  const models::CollectiveResult dgx = run_one(servers({{"preset", "dgx-h100"}}, 2, 16 << 20));
+  CHECK(hgx.time.ps == dgx.time.ps);
   // One GPU per NIC at Gen5 x16 leaves a 400 Gb/s NIC its rate: the link is no bottleneck.
   scen::Json h100 = {{"preset", "dgx-h100"}};
   const models::CollectiveResult with = run_one(servers(h100, 2, int64_t{64} << 20));

@@ -7,7 +7,7 @@ namespace topo {
 bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
   GpuNodeParams p;
   p.preset = name;
-  if (name == "dgx-h100") {
+  if (name == "dgx-h100" || name == "hgx-h100") {
     // DGX H100: 8 H100 SXM5, NVLink 4 (18 links, 900 GB/s both ways), 8 ConnectX-7 400 Gb/s.
     p.gpus = 8;
     p.nics = 8;
@@ -20,6 +20,12 @@ bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
     // 2 x 8 x 38.4 GB/s = 614.4 GB/s of host memory (docs/references.md "PCIe").
     p.gpu_pcie_rate_bps = 460'000'000'000;
     p.host_memory_rate_bps = 4'915'200'000'000;
+    // HGX H100 8-GPU as a cloud server builds it (Azure ND H100 v5; its NCCL topology file,
+    // Azure/azhpc-images topology/ndv5-topo.xml): the same baseboard (8 H100 SXM5, NVLink 4
+    // through its NVSwitches, NVLS), on each of 2 Sapphire Rapids sockets (8480C) four PCIe
+    // Gen5 x16 switches, each with one GPU and one ConnectX-7 400 Gb/s NIC, every link Gen5
+    // x16: the layout above, so the same figures (docs/collectives.md "Where each preset's
+    // figures come from").
   } else if (name == "dgx-a100") {
     // DGX A100: 8 A100 SXM4, NVLink 3 (12 links, 600 GB/s both ways), 8 ConnectX-6 200 Gb/s.
     p.gpus = 8;
