@@ -4,7 +4,8 @@
 A scenario's fingerprint is the SHA-256 of each output file of `rdmasim run` that carries
 results: every file of the output folder (and of its per-fabric subfolders) except
 run_stats.json (wall time, memory), with summary.json reduced to its results — the `config`
-echo (the effective parameters) and the engine's own bookkeeping (`counters.events`,
+echo (the effective parameters), the `warnings` (sentences about results the other keys and
+files already carry) and the engine's own bookkeeping (`counters.events`,
 `counters.packet_pool_capacity`, which a faster engine may change without changing any
 result) are left out. tests/golden/fingerprints.txt holds one line per scenario and file:
 
@@ -39,6 +40,7 @@ def canonical_summary(path):
     with open(path, encoding="utf-8") as f:
         summary = json.load(f)
     summary.pop("config", None)
+    summary.pop("warnings", None)  # restates results hashed already (stop reason, drops, ...)
     counters = summary.get("counters")
     if isinstance(counters, dict):
         for key in ENGINE_COUNTERS:

@@ -81,6 +81,11 @@ std::string summary_json(const Scenario& s, const RunOutcome& out) {
   topo_summary["links"] = s.fabric.topo.links.size();
   j["topology"] = topo_summary;
   j["results"] = out.results;
+  Json warnings = Json::array();
+  for (const RunWarning& w : out.warnings) {
+    warnings.push_back({{"code", w.code}, {"message", w.message}});
+  }
+  j["warnings"] = std::move(warnings);
   j["counters"] = out.counters;
   return j.dump(2) + "\n";
 }

@@ -25,7 +25,9 @@
 #include "scenarios/run/roce_results.hpp"
 #include "scenarios/run/routing_results.hpp"
 #include "scenarios/run/run_timeline.hpp"
+#include "scenarios/run/run_warnings.hpp"
 #include "scenarios/run/workload_results.hpp"
+#include "sim/logging.hpp"
 
 namespace scen {
 namespace {
@@ -121,6 +123,15 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   const MemoryEstimate memory = estimate_memory(s);
   check_memory_estimate(memory, options.max_memory_bytes);
   sim::Simulator sim(s.seed);
+  if (sim::log_enabled(sim::LogLevel::Info)) {
+    sim::log_info("scenario " + s.name + " (seed " + std::to_string(s.seed) +
+                  "): " + std::to_string(s.fabric.host_node.size()) + " hosts, " +
+                  std::to_string(s.fabric.topo.nodes.size() - s.fabric.host_node.size()) +
+                  " switches, " + std::to_string(s.fabric.topo.links.size()) + " links; " +
+                  std::to_string(s.flows.size()) + " flows, " +
+                  std::to_string(s.collectives.size()) + " collectives; memory estimate " +
+                  std::to_string(memory.total() >> 20) + " MiB");
+  }
   auto net = build_network(s, sim);
   const topo::Fabric& f = s.fabric;
 
@@ -241,6 +252,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   res["packets_in_flight_at_end"] = packets.in_flight;
   add_workload_results(s, watcher.collectives_, watcher.training_, out, res);
   out.results = std::move(res);
+  add_run_warnings(s, out);
 
   Json counters;
   counters["packets_created"] = packets.created;
@@ -265,6 +277,21 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   out.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   out.peak_rss_kb = peak_rss_kb();
+  if (sim::log_enabled(sim::LogLevel::Debug)) {
+    for (const models::CollectiveResult& c : out.collectives) {
+      sim::log_debug("collective " + std::to_string(c.collective) + ": " + to_string(c.op) + " " +
+                     std::to_string(c.size_bytes) + " B by " + to_string(c.algorithm) + "/" +
+                     to_string(c.protocol) + " in " + std::to_string(c.time.ps / 1000) + " ns");
+    }
+  }
+  if (sim::log_enabled(sim::LogLevel::Info)) {
+    sim::log_info("scenario " + s.name + ": simulated until " +
+                  std::to_string(out.end_time.ps / 1000) + " ns (" +
+                  out.results.value("stop_reason", std::string("?")) + "), " +
+                  std::to_string(out.events) + " events in " +
+                  std::to_string(static_cast<int64_t>(out.wall_seconds * 1000)) + " ms, " +
+                  std::to_string(out.warnings.size()) + " warning(s)");
+  }
   return out;
 }
 

@@ -70,6 +70,13 @@ struct LinkResult {
   std::array<uint64_t, models::kMaxClasses> class_fecn_marks{};
 };
 
+// Something the user should know of a finished run (run_warnings.hpp): a stable code and a
+// sentence.
+struct RunWarning {
+  std::string code;
+  std::string message;
+};
+
 struct RunOutcome {
   sim::StopReason reason = sim::StopReason::Idle;
   sim::Time end_time;
@@ -99,6 +106,7 @@ struct RunOutcome {
   // Training steps, and every bucket's all-reduce.
   std::vector<models::TrainingStepResult> training_steps;
   std::vector<models::CollectiveResult> training_all_reduces;
+  std::vector<RunWarning> warnings;  // summary.json's `warnings`, also logged
   // `run --timeline`: what was recorded (null when not asked for).
   std::shared_ptr<const models::TimelineRecorder> timeline;
 };

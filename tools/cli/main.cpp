@@ -8,6 +8,7 @@
 #include <string>
 
 #include "scenarios/loader/input_error.hpp"
+#include "sim/logging.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace {
@@ -31,13 +32,72 @@ const char* kUsage =
     "  compare SIM REAL    two runs' flows.csv: FCT percentiles side by side with the error\n"
     "\n"
     "  --version           print the version\n"
+    "  --log-level LEVEL   trace, debug, info, warn (default: warnings and errors on stderr),\n"
+    "                      error or off; with any command\n"
+    "  --log-file FILE     also append the log there, timestamped (at the same level)\n"
     "\n"
     "exit codes: 0 ok, 1 internal error, 2 bad input, 3 check found problems (--strict),\n"
     "            4 batch finished with failed points\n";
 
+// Takes --log-level and --log-file (either "--x v" or "--x=v", anywhere after the command)
+// out of argv and sets the log up; false (and a message) on a bad value.
+bool take_log_options(int& argc, char** argv) {
+  sim::LogLevel level = sim::LogLevel::Warn;
+  std::string file;
+  bool level_given = false;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    std::string key, value;
+    for (const char* k : {"--log-level", "--log-file"}) {
+      const std::string prefix = std::string(k) + "=";
+      if (a == k) {
+        if (i + 1 >= argc) {
+          std::fprintf(stderr, "rdmasim: %s needs a value\n", k);
+          return false;
+        }
+        key = k;
+        value = argv[++i];
+      } else if (a.rfind(prefix, 0) == 0) {
+        key = k;
+        value = a.substr(prefix.size());
+      }
+    }
+    if (key.empty()) {
+      argv[out++] = argv[i];
+    } else if (key == "--log-level") {
+      if (!sim::parse_log_level(value, level)) {
+        std::fprintf(stderr,
+                     "rdmasim: --log-level %s: expected trace, debug, info, warn, error or off\n",
+                     value.c_str());
+        return false;
+      }
+      level_given = true;
+    } else {
+      if (value.empty()) {
+        std::fprintf(stderr, "rdmasim: --log-file needs a file name\n");
+        return false;
+      }
+      file = value;
+    }
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  if (level_given || !file.empty()) {
+    try {
+      sim::configure_logging(level, file);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rdmasim: --log-file: %s\n", e.what());
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!take_log_options(argc, argv)) return cli::kBadInput;
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return cli::kBadInput;
