@@ -7,7 +7,7 @@
 namespace models {
 
 EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
-    : ctx_(ctx), rate_bps_(rate_bps), index_(index) {}
+    : ctx_(ctx), rate_bps_(rate_bps), index_(index), tx_done_(ctx.sim.scheduler()) {}
 
 void EgressPort::set_class_count(int classes) {
   if (classes < 1 || classes > kMaxClasses || total_queue_bytes_ != 0 || sent_packets_ != 0) {
@@ -34,7 +34,11 @@ void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim:
   c.max_bytes = std::max(c.max_bytes, c.bytes);
   if (observer_ != nullptr) observer_->on_enqueue(*this, q);
   if (marker_ != nullptr) marker_->on_enqueue(*this, q);
-  if (!busy_) try_send();
+  if (!transmitting()) {
+    try_send();
+  } else if (!tx_done_pushed_) {
+    push_tx_done();
+  }
 }
 
 void EgressPort::set_discard(uint8_t priority, bool discarding) {
@@ -64,11 +68,15 @@ void EgressPort::discard(const QueuedPacket& q) {
 
 void EgressPort::send_control(PacketHandle h, const Packet& p) {
   control_.push_back(QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority, p.priority});
-  if (!busy_) try_send();
+  if (!transmitting()) {
+    try_send();
+  } else if (!tx_done_pushed_) {
+    push_tx_done();
+  }
 }
 
 void EgressPort::wake() {
-  if (!busy_) try_send();
+  if (!transmitting()) try_send();
 }
 
 // Whether class `prio`'s head may start now: not held by the gate, and ready (a cut-through
@@ -198,17 +206,21 @@ void EgressPort::start(const QueuedPacket& q) {
   sent_wire_bytes_ += q.wire_bytes;
   busy_time_ += ser;
   busy_ = true;
-  ctx_.sim.after(ser, this, kTxDone);
+  ctx_.sim.reserve(tx_done_, ctx_.sim.now() + ser);
+  tx_done_pushed_ = false;
+  if (source_ != nullptr || nonempty_classes_ != 0 || !control_.empty()) push_tx_done();
   link_->transmit(q.handle, ser, q.wire_bytes, q.priority == kControlClass);
 }
 
 void EgressPort::on_event(uint32_t kind, uint64_t) {
   if (kind == kTxDone) {
     busy_ = false;
+    tx_done_pushed_ = false;
+    ctx_.sim.release(tx_done_);
   } else {
     ready_event_pending_ = false;
   }
-  if (!busy_) try_send();
+  if (!transmitting()) try_send();
 }
 
 void EgressPort::finish_accounting() {

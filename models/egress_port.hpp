@@ -148,7 +148,8 @@ class EgressPort final : public sim::EventHandler {
   int64_t rate_bps() const { return rate_bps_; }
   uint16_t index() const { return index_; }
   Link* link() const { return link_; }
-  bool busy() const { return busy_; }
+  // Serialising a packet now.
+  bool busy() const { return busy_ && (tx_done_pushed_ || !ctx_.sim.passed(tx_done_)); }
   uint64_t queue_bytes(int priority) const { return cls(priority).bytes; }
   uint64_t total_queue_bytes() const { return total_queue_bytes_; }
   size_t queue_packets(int priority) const { return cls(priority).queue.size(); }
@@ -171,6 +172,21 @@ class EgressPort final : public sim::EventHandler {
   void take(int prio, QueuedPacket& out);
   void start(const QueuedPacket& q);
   void discard(const QueuedPacket& q);
+  // The end of the current transmission is an event only when something may go next (a queued
+  // packet or a pull source): a port that carries a lone packet reserves its place in the event
+  // order (sim::Reservation) and pushes it only if a packet arrives before the end, so the
+  // order of events, and every result, is the same as with an event per packet.
+  bool transmitting() {
+    if (busy_ && !tx_done_pushed_ && ctx_.sim.passed(tx_done_)) {
+      busy_ = false;  // ended with nothing to send: what the end's event would have done
+      ctx_.sim.release(tx_done_);
+    }
+    return busy_;
+  }
+  void push_tx_done() {
+    tx_done_pushed_ = true;
+    ctx_.sim.at(tx_done_, this, kTxDone);
+  }
 
   // Everything a packet of one class touches at this port, in one cache line: on a large
   // fabric each line a hop touches is a likely cache miss, and per-class arrays side by side
@@ -202,7 +218,8 @@ class EgressPort final : public sim::EventHandler {
   uint16_t nonempty_classes_ = 0;  // bit p set when class p holds packets
   uint16_t index_;
   uint8_t weighted_classes_ = 0;  // bit p set when class p is in the DWRR group (p < 8)
-  bool busy_ = false;
+  bool busy_ = false;             // a transmission started and its end not yet handled
+  bool tx_done_pushed_ = false;   // that end is an event in the list
   bool stalled_ = false;
   uint8_t discard_classes_ = 0;  // bit p set while the watchdog discards PFC priority p
   uint64_t total_queue_bytes_ = 0;
@@ -210,6 +227,7 @@ class EgressPort final : public sim::EventHandler {
   uint64_t sent_packets_ = 0;
   uint64_t sent_wire_bytes_ = 0;
   sim::Time busy_time_;
+  sim::Reservation tx_done_;
   Ring<QueuedPacket> control_;
   std::array<ClassState, kPriorities> classes_;
   std::unique_ptr<ClassState[]> extra_classes_;  // classes kPriorities.. (set_class_count)

@@ -46,6 +46,16 @@ class Simulator {
     scheduler_.push(now_ + delay, target, kind, arg);
   }
 
+  // Places in the event order kept for events that may be needed later (scheduler.hpp).
+  Scheduler& scheduler() { return scheduler_; }
+  void reserve(Reservation& r, Time t) { scheduler_.reserve(r, t); }
+  void at(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
+    scheduler_.push_reserved(r, target, kind, arg);
+  }
+  void release(Reservation& r) { scheduler_.release(r); }
+  bool passed(const Reservation& r) const { return scheduler_.passed(r); }
+  bool is_current(const Reservation& r) const { return scheduler_.is_current(r); }
+
   // Random stream for a component with a stable id (see rng.hpp).
   Rng rng(uint64_t stream_id) const { return Rng(seed_, stream_id); }
 
@@ -124,6 +134,59 @@ class Timer final : public EventHandler {
   Time pending_at_;
   uint64_t generation_ = 0;
   bool armed_ = false;
+  bool pending_ = false;
+};
+
+// A re-armable, cancellable one-shot timer that fires exactly where an event pushed by the
+// latest arm() would have fired — the same time and the same place among equal-time events —
+// so it can replace "push an event on every arm and let the superseded ones do nothing" without
+// changing any result. arm() reserves that place (scheduler.hpp) and pushes an event only when
+// none of the timer's is pending earlier; a pending earlier event re-pushes at the reserved
+// place when it comes due. So the event list holds one event per timer, not one per arm (a PFC
+// pause refreshed every half pause time left a dead event per frame).
+class OrderedTimer final : public EventHandler {
+ public:
+  OrderedTimer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0)
+      : sim_(sim),
+        place_(sim.scheduler()),
+        owner_(owner),
+        owner_kind_(owner_kind),
+        owner_arg_(owner_arg) {}
+
+  void arm(Time deadline) {
+    sim_.reserve(place_, deadline);
+    // A pending event at the same time was pushed earlier, so it comes first: it re-pushes.
+    if (!pending_ || pending_at_ > deadline) push();
+  }
+  void cancel() { sim_.release(place_); }
+  bool armed() const { return place_.live(); }
+  Time deadline() const { return place_.time(); }
+
+  void on_event(uint32_t, uint64_t generation) override {
+    if (generation != generation_) return;  // an earlier arm pushed one before it
+    pending_ = false;
+    if (!place_.live()) return;
+    if (!sim_.is_current(place_)) {  // re-armed since this event was pushed: go to the place
+      push();
+      return;
+    }
+    sim_.release(place_);
+    owner_->on_event(owner_kind_, owner_arg_);
+  }
+
+ private:
+  void push() {
+    pending_ = true;
+    pending_at_ = place_.time();
+    sim_.at(place_, this, 0, ++generation_);
+  }
+  Simulator& sim_;
+  Reservation place_;
+  EventHandler* owner_;
+  uint32_t owner_kind_;
+  uint64_t owner_arg_;
+  Time pending_at_;
+  uint64_t generation_ = 0;
   bool pending_ = false;
 };
 

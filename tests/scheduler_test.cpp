@@ -1,5 +1,6 @@
 // The kernel: the event order is (time, insertion sequence); timers cancel and re-arm.
 #include <catch2/catch.hpp>
+#include <memory>
 #include <vector>
 
 #include "sim/simulator.hpp"
@@ -123,4 +124,125 @@ TEST_CASE("scheduler: the order survives sequence renumbering", "[unit][sim]") {
     REQUIRE(a.first <= b.first);
     if (a.first == b.first) REQUIRE(a.second < b.second);
   }
+}
+
+namespace {
+
+// Records the arg of every event it runs, in order.
+struct OrderLog final : sim::EventHandler {
+  std::vector<uint64_t> order;
+  void on_event(uint32_t, uint64_t arg) override { order.push_back(arg); }
+};
+
+}  // namespace
+
+TEST_CASE("scheduler: an event pushed at a reservation fires where a push then would have",
+          "[unit][sim]") {
+  sim::Scheduler s;
+  OrderLog log;
+  sim::Reservation r(s);
+  s.push(sim::Time(50), &log, 0, 1);  // before the reservation: first among equals
+  s.reserve(r, sim::Time(50));
+  s.push(sim::Time(50), &log, 0, 3);  // after it
+  s.push(sim::Time(40), &log, 0, 0);
+  s.push_reserved(r, &log, 0, 2);  // pushed last, placed second at 50
+  while (!s.empty()) {
+    const sim::Event e = s.pop();
+    e.target->on_event(e.kind, e.arg);
+  }
+  CHECK(log.order == std::vector<uint64_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("scheduler: a reservation is passed once an event after its place runs", "[unit][sim]") {
+  sim::Scheduler s;
+  OrderLog log;
+  sim::Reservation early(s), late(s);
+  s.push(sim::Time(10), &log, 0, 1);
+  s.reserve(early, sim::Time(10));  // after the event at 10
+  s.reserve(late, sim::Time(20));
+  CHECK_FALSE(s.passed(early));  // nothing has run yet
+  s.pop();
+  CHECK_FALSE(s.passed(early));  // the event at 10 came before it
+  s.push(sim::Time(10), &log, 0, 2);
+  s.pop();
+  CHECK(s.passed(early));  // pushed after the reservation, so it ran after its place
+  CHECK_FALSE(s.passed(late));
+}
+
+TEST_CASE("scheduler: reservations keep their place through sequence renumbering", "[unit][sim]") {
+  // A limit of 8 renumbers every few insertions; reserved events pushed late must still come
+  // before every event pushed after their reservation at the same time.
+  sim::Scheduler s(8);
+  OrderLog log;
+  std::vector<std::unique_ptr<sim::Reservation>> held;
+  uint64_t next = 0;  // the order an event must take: args grow with reservation/push order
+  std::vector<std::pair<sim::Reservation*, uint64_t>> to_push;
+  for (int round = 0; round < 40; ++round) {
+    const int64_t t = 100 * (round / 4);  // many equal times
+    held.push_back(std::make_unique<sim::Reservation>(s));
+    s.reserve(*held.back(), sim::Time(t + 50));
+    to_push.emplace_back(held.back().get(), next++);
+    for (int k = 0; k < 3; ++k) s.push(sim::Time(t + 50), &log, 0, next++);
+    if (round % 3 == 2) {  // push the reservations held so far, late
+      for (auto& [r, arg] : to_push) s.push_reserved(*r, &log, 0, arg);
+      to_push.clear();
+    }
+  }
+  for (auto& [r, arg] : to_push) s.push_reserved(*r, &log, 0, arg);
+  while (!s.empty()) {
+    const sim::Event e = s.pop();
+    e.target->on_event(e.kind, e.arg);
+  }
+  REQUIRE(log.order.size() == next);
+  // Equal times pop in reservation/push order; times never decrease.
+  for (size_t k = 1; k < log.order.size(); ++k) REQUIRE(log.order[k - 1] < log.order[k]);
+}
+
+TEST_CASE("scheduler: an ordered timer fires where its latest arm would have pushed",
+          "[unit][sim]") {
+  sim::Simulator sim(1);
+  OrderLog log;
+  sim::OrderedTimer timer(sim, &log, 0, 100);
+  struct Script final : sim::EventHandler {
+    sim::Simulator* sim;
+    sim::OrderedTimer* timer;
+    OrderLog* log;
+    void on_event(uint32_t step, uint64_t) override {
+      if (step == 0) {
+        timer->arm(10_us);
+        sim->at(12_us, log, 0, 1);
+      } else {
+        timer->arm(12_us);  // later: the event pending at 10 us moves to this arm's place
+        sim->at(12_us, log, 0, 2);
+      }
+    }
+  } script;
+  script.sim = &sim;
+  script.timer = &timer;
+  script.log = &log;
+  sim.at(sim::Time(0), &script, 0);
+  sim.at(1_us, &script, 1);
+  sim.run();
+  // A re-armed sim::Timer would fire after event 2 (it re-pushes when its old event comes due).
+  CHECK(log.order == std::vector<uint64_t>{1, 100, 2});
+  CHECK(sim.now() == 12_us);
+}
+
+TEST_CASE("scheduler: an ordered timer keeps one event pending however often it is re-armed",
+          "[unit][sim]") {
+  sim::Simulator sim(1);
+  OrderLog log;
+  sim::OrderedTimer timer(sim, &log, 0, 7);
+  for (int k = 1; k <= 100; ++k) timer.arm(sim::Time(1000 * k));  // each later than the last
+  CHECK(sim.pending_events() == 1);
+  timer.arm(sim::Time(500));  // pulled in: one more event, the old one is dropped when due
+  CHECK(sim.pending_events() == 2);
+  sim.run();
+  CHECK(log.order == std::vector<uint64_t>{7});
+  CHECK(sim.now() == sim::Time(1000));  // the superseded event still ran (and did nothing)
+  timer.arm(sim::Time(5000));
+  timer.cancel();
+  sim.run();
+  CHECK(log.order.size() == 1);
+  CHECK_FALSE(timer.armed());
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/egress_port.hpp"
@@ -83,7 +84,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
                     static_cast<uint64_t>(start.ps));
       }
     }
-    ctx_.sim.at(until, this, priority);  // release (a no-op if a later frame extended it)
+    release_timer(priority).arm(until);  // the hold's end (a later frame moves it)
     if (start > ctx_.sim.now()) ctx_.sim.at(start, this, priority);
   }
 
@@ -132,6 +133,13 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
     port_.wake();
   }
 
+  // One timer per priority that has had a frame: a refresh every half pause time moves the
+  // end of the hold without leaving an event per frame in the list.
+  sim::OrderedTimer& release_timer(uint8_t p) {
+    if (!release_[p]) release_[p] = std::make_unique<sim::OrderedTimer>(ctx_.sim, this, p);
+    return *release_[p];
+  }
+
   void account(uint8_t p, sim::Time end) {
     if (end > paused_from_[p]) {
       stats_.paused_time += end - paused_from_[p];
@@ -146,6 +154,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   std::array<sim::Time, kPriorities> paused_from_{};
   std::array<sim::Time, kPriorities> paused_until_{};
   std::array<sim::Time, kPriorities> ignore_until_{};
+  std::array<std::unique_ptr<sim::OrderedTimer>, kPriorities> release_;
   sim::Time watchdog_timeout_{0};
   sim::Time watchdog_recovery_{0};
   WatchdogAction watchdog_action_ = WatchdogAction::IgnorePause;

@@ -16,7 +16,6 @@ PfcIngress::PfcIngress(Context& ctx, Switch& sw, const PfcParams& params,
 void PfcIngress::on_xoff(uint16_t in_port, uint8_t priority, int64_t held_bytes) {
   State& st = state_[static_cast<size_t>(in_port) * kPriorities + priority];
   st.xoff = true;
-  ++st.generation;
   ++port_stats_[in_port].xoff_transitions;
   send_frame(in_port, priority, static_cast<uint32_t>(params_.quanta), PfcEvent::Pause, held_bytes);
   arm_refresh(in_port, priority);
@@ -25,23 +24,22 @@ void PfcIngress::on_xoff(uint16_t in_port, uint8_t priority, int64_t held_bytes)
 void PfcIngress::on_xon(uint16_t in_port, uint8_t priority, int64_t held_bytes) {
   State& st = state_[static_cast<size_t>(in_port) * kPriorities + priority];
   st.xoff = false;
-  ++st.generation;
+  if (st.refresh) st.refresh->cancel();
   send_frame(in_port, priority, 0, PfcEvent::Resume, held_bytes);
 }
 
 void PfcIngress::arm_refresh(uint16_t port, uint8_t priority) {
-  const State& st = state_[static_cast<size_t>(port) * kPriorities + priority];
+  const size_t slot = static_cast<size_t>(port) * kPriorities + priority;
+  State& st = state_[slot];
+  if (!st.refresh) st.refresh = std::make_unique<sim::OrderedTimer>(ctx_.sim, this, 0, slot);
   const sim::Time pause =
       sim::serialization_time(params_.quanta * 64, switch_.port(port).rate_bps());
-  const uint64_t arg = (static_cast<uint64_t>(st.generation) << 32) |
-                       (static_cast<uint64_t>(port) * kPriorities + priority);
-  ctx_.sim.after(sim::Time(pause.ps / 2), this, 0, arg);
+  st.refresh->arm(ctx_.sim.now() + sim::Time(pause.ps / 2));
 }
 
+// A refresh timer came due: XOFF still holds (XON cancels the timer).
 void PfcIngress::on_event(uint32_t, uint64_t arg) {
-  const size_t slot = arg & 0xffffffffu;
-  const State& st = state_[slot];
-  if (!st.xoff || st.generation != (arg >> 32)) return;  // resumed since
+  const size_t slot = static_cast<size_t>(arg);
   const uint16_t port = static_cast<uint16_t>(slot / kPriorities);
   const uint8_t priority = static_cast<uint8_t>(slot % kPriorities);
   send_frame(port, priority, static_cast<uint32_t>(params_.quanta), PfcEvent::Refresh,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/roce/pfc_params.hpp"
@@ -29,9 +30,11 @@ class PfcIngress final : public XoffListener, public sim::EventHandler {
   const PfcPortStats& port_stats(size_t port) const { return port_stats_[port]; }
 
  private:
+  // Per (ingress port, priority): the refresh timer, made at the first XOFF (only lossless
+  // priorities ever have one); armed while XOFF holds.
   struct State {
     bool xoff = false;
-    uint32_t generation = 0;  // invalidates refresh timers of an earlier XOFF episode
+    std::unique_ptr<sim::OrderedTimer> refresh;
   };
   void send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind,
                   int64_t held_bytes);
