@@ -37,8 +37,8 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
 
   bool may_send(uint8_t priority, uint32_t) override {
     const sim::Time now = ctx_.sim.now();
-    if (now < ignore_until_[priority]) return true;  // the watchdog overrides the pause
-    return now < paused_from_[priority] || now >= paused_until_[priority];
+    if (now < hold_[priority].ignore_until) return true;  // the watchdog overrides the pause
+    return now < hold_[priority].from || now >= hold_[priority].until;
   }
 
   // PFC watchdog, as on data-centre switches: a class held continuously for `timeout` has its
@@ -73,12 +73,12 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
     // 1 quantum = 512 bit times = 64 bytes' time at the port's rate, exact.
     const sim::Time until =
         start + sim::serialization_time(static_cast<int64_t>(quanta) * 64, port_.rate_bps());
-    if (paused_until_[priority] >= start && paused_from_[priority] <= start) {
-      paused_until_[priority] = until;  // extends (refresh) or shortens (resume) the hold
+    if (hold_[priority].until >= start && hold_[priority].from <= start) {
+      hold_[priority].until = until;  // extends (refresh) or shortens (resume) the hold
     } else {
-      account(priority, paused_until_[priority]);
-      paused_from_[priority] = start;
-      paused_until_[priority] = until;
+      account(priority, hold_[priority].until);
+      hold_[priority].from = start;
+      hold_[priority].until = until;
       if (watchdog_timeout_.ps > 0) {  // a new pause: check it once the timeout has passed
         ctx_.sim.at(start + watchdog_timeout_, this, kWatchdog + priority,
                     static_cast<uint64_t>(start.ps));
@@ -91,7 +91,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override {
     if (kind >= kWatchdogEnd) {  // the drop action's recovery is over (unless a later one runs)
       const auto p = static_cast<uint8_t>(kind - kWatchdogEnd);
-      if (ctx_.sim.now() >= ignore_until_[p]) port_.set_discard(p, false);
+      if (ctx_.sim.now() >= hold_[p].ignore_until) port_.set_discard(p, false);
       return;
     }
     if (kind >= kWatchdog) {
@@ -104,13 +104,13 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   bool paused(uint8_t priority) { return !may_send(priority, 0); }
   // Start of the current pause of a class (refreshes extend a pause without restarting it);
   // meaningful while paused(priority).
-  sim::Time paused_since(uint8_t priority) const { return paused_from_[priority]; }
+  sim::Time paused_since(uint8_t priority) const { return hold_[priority].from; }
   const PfcGateStats& stats() const { return stats_; }
   // Adds the held time up to now (end of run).
   void finish_accounting() {
     for (uint8_t p = 0; p < kPriorities; ++p) {
-      account(p, std::min(paused_until_[p], ctx_.sim.now()));
-      paused_from_[p] = paused_until_[p] = sim::Time(0);
+      account(p, std::min(hold_[p].until, ctx_.sim.now()));
+      hold_[p].from = hold_[p].until = sim::Time(0);
     }
   }
 
@@ -120,15 +120,15 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   // The pause that started at `start` is still on, unbroken: override it for the recovery.
   void watchdog_check(uint8_t p, sim::Time start) {
     const sim::Time now = ctx_.sim.now();
-    if (paused_from_[p] != start || now >= paused_until_[p]) return;  // it ended meanwhile
+    if (hold_[p].from != start || now >= hold_[p].until) return;  // it ended meanwhile
     ++stats_.watchdog_triggers;
-    ignore_until_[p] = now + watchdog_recovery_;
+    hold_[p].ignore_until = now + watchdog_recovery_;
     if (watchdog_action_ == WatchdogAction::Drop) {
       port_.set_discard(p, true);
       port_.discard_queued(p);
-      ctx_.sim.at(ignore_until_[p], this, kWatchdogEnd + p);
+      ctx_.sim.at(hold_[p].ignore_until, this, kWatchdogEnd + p);
     }
-    ctx_.sim.at(ignore_until_[p] + watchdog_timeout_, this, kWatchdog + p,
+    ctx_.sim.at(hold_[p].ignore_until + watchdog_timeout_, this, kWatchdog + p,
                 static_cast<uint64_t>(start.ps));
     port_.wake();
   }
@@ -141,19 +141,24 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   }
 
   void account(uint8_t p, sim::Time end) {
-    if (end > paused_from_[p]) {
-      stats_.paused_time += end - paused_from_[p];
-      stats_.paused_by_priority[p] += end - paused_from_[p];
-      if (pause_log_ != nullptr) pause_log_->push_back({paused_from_[p], end, pause_tag_, p});
+    if (end > hold_[p].from) {
+      stats_.paused_time += end - hold_[p].from;
+      stats_.paused_by_priority[p] += end - hold_[p].from;
+      if (pause_log_ != nullptr) pause_log_->push_back({hold_[p].from, end, pause_tag_, p});
     }
   }
 
   Context& ctx_;
   EgressPort& port_;
   sim::Time response_;
-  std::array<sim::Time, kPriorities> paused_from_{};
-  std::array<sim::Time, kPriorities> paused_until_{};
-  std::array<sim::Time, kPriorities> ignore_until_{};
+  // Per priority, what may_send reads for every packet the port considers, side by side: one
+  // cache line per check instead of three (on a large fabric each is a likely miss).
+  struct alignas(32) Hold {  // never across two lines
+    sim::Time from;          // the current or last pause started here ...
+    sim::Time until;         // ... and holds until here
+    sim::Time ignore_until;  // the watchdog overrides the pause until here
+  };
+  std::array<Hold, kPriorities> hold_{};
   std::array<std::unique_ptr<sim::OrderedTimer>, kPriorities> release_;
   sim::Time watchdog_timeout_{0};
   sim::Time watchdog_recovery_{0};
