@@ -76,7 +76,11 @@ void EgressPort::send_control(PacketHandle h, const Packet& p) {
 }
 
 void EgressPort::wake() {
-  if (!transmitting()) try_send();
+  if (!transmitting()) {
+    try_send();
+  } else if (!tx_done_pushed_) {
+    push_tx_done();  // the source has work again: ask it at the end, as an end event would
+  }
 }
 
 // Whether class `prio`'s head may start now: not held by the gate, and ready (a cut-through
@@ -208,7 +212,10 @@ void EgressPort::start(const QueuedPacket& q) {
   busy_ = true;
   ctx_.sim.reserve(tx_done_, ctx_.sim.now() + ser);
   tx_done_pushed_ = false;
-  if (source_ != nullptr || nonempty_classes_ != 0 || !control_.empty()) push_tx_done();
+  if (nonempty_classes_ != 0 || !control_.empty() ||
+      (source_ != nullptr && source_->may_have_packets())) {
+    push_tx_done();
+  }
   link_->transmit(q.handle, ser, q.wire_bytes, q.priority == kControlClass);
 }
 

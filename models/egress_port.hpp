@@ -61,6 +61,9 @@ class EgressObserver {
 class PacketSource {
  public:
   virtual PacketHandle next_packet(FlowControlGate* gate) = 0;
+  // False when next_packet would return kNoPacket and change nothing whenever asked, until
+  // the source calls port.wake() (the port then skips asking at the end of a transmission).
+  virtual bool may_have_packets() const = 0;
 
  protected:
   ~PacketSource() = default;
@@ -173,9 +176,10 @@ class EgressPort final : public sim::EventHandler {
   void start(const QueuedPacket& q);
   void discard(const QueuedPacket& q);
   // The end of the current transmission is an event only when something may go next (a queued
-  // packet or a pull source): a port that carries a lone packet reserves its place in the event
-  // order (sim::Reservation) and pushes it only if a packet arrives before the end, so the
-  // order of events, and every result, is the same as with an event per packet.
+  // packet, or a pull source with work): a port that carries a lone packet reserves its place in
+  // the event order (sim::Reservation) and pushes it only if a packet arrives or the source wakes
+  // it before the end, so the order of events, and every result, is the same as with an event per
+  // packet.
   bool transmitting() {
     if (busy_ && !tx_done_pushed_ && ctx_.sim.passed(tx_done_)) {
       busy_ = false;  // ended with nothing to send: what the end's event would have done

@@ -114,6 +114,8 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
 
   void receive(PacketHandle h, uint16_t in_port) override;
   PacketHandle next_packet(FlowControlGate* gate) override;
+  // A QP in the round-robin list (activate() wakes the port when one joins).
+  bool may_have_packets() const override { return !active_.empty(); }
   void on_event(uint32_t kind, uint64_t arg) override;
 
   enum Kind : uint32_t {
