@@ -10,6 +10,9 @@
 #include "models/collectives/nccl_tuning.hpp"
 #include "scenario_helpers.hpp"
 
+using test_support::allreduce_without_costs;
+using test_support::rail_nic_link;
+
 namespace {
 
 // 4 GPUs and 4 NICs of 100 Gb/s a server (GPU k next to NIC k); NVLink 36 times as fast: the
@@ -30,17 +33,6 @@ scen::Json scenario(const scen::Json& nodes, const std::string& rate, const scen
   return j;
 }
 
-scen::Json allreduce(const char* algorithm, int64_t size) {
-  return {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size", size}, {"costs", "none"}};
-}
-
-const auto& nic_link(const scen::RunOutcome& out, int server, int rail, bool from_nic = true) {
-  const std::string nic = "n" + std::to_string(server) + "r" + std::to_string(rail);
-  const std::string leaf = "rail" + std::to_string(rail) + "_leaf0";
-  return from_nic ? test_support::link_between(out, nic, leaf)
-                  : test_support::link_between(out, leaf, nic);
-}
-
 }  // namespace
 
 TEST_CASE("CollNet time is the busiest NIC link's time plus the pipeline fill, within 3 %",
@@ -48,8 +40,8 @@ TEST_CASE("CollNet time is the busiest NIC link's time plus the pipeline fill, w
   const int64_t size = 64 << 20;
   for (const char* algorithm : {"collnet_direct", "collnet_chain"}) {
     INFO(algorithm);
-    const scen::RunOutcome out = scen::run_scenario(
-        test_support::load(scenario(kSlowNics, "100Gbps", allreduce(algorithm, size))));
+    const scen::RunOutcome out = scen::run_scenario(test_support::load(
+        scenario(kSlowNics, "100Gbps", allreduce_without_costs(algorithm, size))));
     REQUIRE(out.collectives.size() == 1);
     const models::CollectiveResult& r = out.collectives[0];
     CHECK(models::to_string(r.algorithm) == std::string(algorithm));
@@ -58,7 +50,8 @@ TEST_CASE("CollNet time is the busiest NIC link's time plus the pipeline fill, w
     double busiest_ps = 0;
     for (int server = 0; server < 2; ++server) {
       for (int rail = 0; rail < 4; ++rail) {
-        for (const auto* l : {&nic_link(out, server, rail), &nic_link(out, server, rail, false)}) {
+        for (const auto* l :
+             {&rail_nic_link(out, server, rail), &rail_nic_link(out, server, rail, false)}) {
           busiest_ps = std::max(busiest_ps, static_cast<double>(l->wire_bytes) * 8e12 / 100e9);
         }
       }
@@ -70,7 +63,8 @@ TEST_CASE("CollNet time is the busiest NIC link's time plus the pipeline fill, w
     CHECK(r.chunk_bytes ==
           models::nccl_collnet_chunk_bytes(
               std::string(algorithm) == "collnet_direct", size,
-              test_support::load(scenario(kSlowNics, "100Gbps", allreduce(algorithm, size)))
+              test_support::load(
+                  scenario(kSlowNics, "100Gbps", allreduce_without_costs(algorithm, size)))
                   .collectives[0]
                   .channels,
               4, 4));
@@ -95,8 +89,8 @@ TEST_CASE("CollNet: each GPU's share to its heads and back, a rail's share per N
   const int rails = 4;
   for (const char* algorithm : {"collnet_direct", "collnet_chain"}) {
     INFO(algorithm);
-    const scen::Scenario s =
-        test_support::load(scenario(kSlowNics, "100Gbps", allreduce(algorithm, size)));
+    const scen::Scenario s = test_support::load(
+        scenario(kSlowNics, "100Gbps", allreduce_without_costs(algorithm, size)));
     const scen::RunOutcome out = scen::run_scenario(s);
     const models::CollectiveResult& r = out.collectives[0];
     // Every GPU heads one rail here. Direct: it sends 3/4 of S to the other heads and its
@@ -114,7 +108,7 @@ TEST_CASE("CollNet: each GPU's share to its heads and back, a rail's share per N
     uint64_t lo = UINT64_MAX, hi = 0;
     for (int server = 0; server < 2; ++server) {
       for (int rail = 0; rail < rails; ++rail) {
-        const auto& l = nic_link(out, server, rail);
+        const auto& l = rail_nic_link(out, server, rail);
         lo = std::min<uint64_t>(lo, l.wire_bytes);
         hi = std::max<uint64_t>(hi, l.wire_bytes);
       }
@@ -128,7 +122,7 @@ TEST_CASE("CollNet Direct on two dgx-h100: busbw above the ring's, the same on r
           "[mechanism][collnet]") {
   const int64_t size = 64 << 20;
   auto run = [&](const char* algorithm) {
-    scen::Json coll = allreduce(algorithm, size);
+    scen::Json coll = allreduce_without_costs(algorithm, size);
     coll.erase("costs");  // NCCL's costs, as the GPU servers' default
     scen::Json j = scenario(kDgxH100x2, "400Gbps", coll);
     j["infiniband"]["preset"] = "ndr";
@@ -149,27 +143,32 @@ TEST_CASE("CollNet Direct on two dgx-h100: busbw above the ring's, the same on r
 
 TEST_CASE("CollNet is refused where it cannot run", "[mechanism][collnet]") {
   // RoCE: no aggregation nodes.
-  scen::Json roce = scenario(kSlowNics, "100Gbps", allreduce("collnet_direct", 1 << 20));
+  scen::Json roce =
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("collnet_direct", 1 << 20));
   roce["fabric"] = "roce";
   roce.erase("infiniband");
   CHECK_THROWS_WITH(test_support::load(roce), Catch::Contains("workload.collective.algorithm") &&
                                                   Catch::Contains("infiniband"));
   // One server.
-  scen::Json one = scenario(kSlowNics, "100Gbps", allreduce("collnet_chain", 1 << 20));
+  scen::Json one =
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("collnet_chain", 1 << 20));
   one["topology"]["nodes"]["count"] = 1;
   one["topology"]["nodes_per_leaf"] = 1;
   CHECK_THROWS_WITH(test_support::load(one), Catch::Contains("workload.collective.algorithm") &&
                                                  Catch::Contains("at least two GPU servers"));
   // Simple only.
-  scen::Json ll = scenario(kSlowNics, "100Gbps", allreduce("collnet_direct", 1 << 20));
+  scen::Json ll =
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("collnet_direct", 1 << 20));
   ll["workload"]["collective"]["protocol"] = "ll";
   CHECK_THROWS_WITH(test_support::load(ll), Catch::Contains("workload.collective.protocol"));
   // A rail's head GPU that is not a rank.
-  scen::Json some = scenario(kSlowNics, "100Gbps", allreduce("collnet_direct", 1 << 20));
+  scen::Json some =
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("collnet_direct", 1 << 20));
   some["workload"]["collective"]["ranks"] = {"n0g0", "n0g1", "n0g2", "n1g0", "n1g1", "n1g2"};
   CHECK_THROWS_WITH(test_support::load(some), Catch::Contains("next to every NIC"));
   // More than 8 GPUs a server.
-  scen::Json wide = scenario(kSlowNics, "100Gbps", allreduce("collnet_direct", 1 << 20));
+  scen::Json wide =
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("collnet_direct", 1 << 20));
   wide["topology"]["nodes"]["gpus"] = 16;
   CHECK_THROWS_WITH(test_support::load(wide), Catch::Contains("at most 8 ranks"));
 }
@@ -193,7 +192,7 @@ TEST_CASE("CollNet: NCCL's latencies, and a call pays them once", "[mechanism][c
   // On two dgx-h100 an 8-byte call takes the launch and one small chunk's trip: with NCCL's
   // costs about 44 us more than without.
   auto time = [](const char* algorithm, bool costs) {
-    scen::Json coll = allreduce(algorithm, 8);
+    scen::Json coll = allreduce_without_costs(algorithm, 8);
     if (costs) coll.erase("costs");
     return scen::run_scenario(test_support::load(scenario(kDgxH100x2, "400Gbps", coll)))
         .collectives[0]
@@ -213,8 +212,8 @@ TEST_CASE("CollNet: a head sends a chunk only once its server's parts are in",
   // other. A head that sent before its parts were in would hide the first NVLink leg.
   scen::Json nodes = kSlowNics;
   nodes["nvlink_rate"] = "100Gbps";
-  const scen::RunOutcome out = scen::run_scenario(
-      test_support::load(scenario(nodes, "100Gbps", allreduce("collnet_direct", 128 << 10))));
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(
+      scenario(nodes, "100Gbps", allreduce_without_costs("collnet_direct", 128 << 10))));
   const models::CollectiveResult& r = out.collectives[0];
   REQUIRE(r.chunk_bytes == 32 * 1024);
   const double leg_ps = 3 * 32.0 * 1024 * 8 * 1e12 / 100e9;

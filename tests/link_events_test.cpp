@@ -6,6 +6,7 @@
 #include "cli_runner.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/failures_section.hpp"
+#include "scenarios/loader/routing_section.hpp"
 #include "topologies/buffer_dependency.hpp"
 #include "topologies/route_transition.hpp"
 

@@ -9,6 +9,9 @@
 #include "scenario_helpers.hpp"
 #include "sim/units.hpp"
 
+using test_support::allreduce_without_costs;
+using test_support::rail_nic_link;
+
 namespace {
 
 // `servers` GPU servers on a rail-optimised fabric at the NICs' rate (non-blocking).
@@ -40,25 +43,13 @@ scen::Json scenario(const scen::Json& nodes, const std::string& rate, const scen
   return j;
 }
 
-// The link between server `server`'s NIC on `rail` and its rail's leaf: from the NIC, or to it.
-const auto& nic_link(const scen::RunOutcome& out, int server, int rail, bool from_nic = true) {
-  const std::string nic = "n" + std::to_string(server) + "r" + std::to_string(rail);
-  const std::string leaf = "rail" + std::to_string(rail) + "_leaf0";
-  return from_nic ? test_support::link_between(out, nic, leaf)
-                  : test_support::link_between(out, leaf, nic);
-}
-
-scen::Json allreduce(const char* algorithm, int64_t size) {
-  return {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size", size}, {"costs", "none"}};
-}
-
 }  // namespace
 
 TEST_CASE("NVLS-tree time is the busiest NIC link's time plus the pipeline fill, within 3 %",
           "[mechanism][nvls_tree]") {
   const int64_t size = 64 << 20;
-  const scen::Scenario s =
-      test_support::load(scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", size)));
+  const scen::Scenario s = test_support::load(
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("nvls_tree", size)));
   const scen::RunOutcome out = scen::run_scenario(s);
   REQUIRE(out.collectives.size() == 1);
   const models::CollectiveResult& r = out.collectives[0];
@@ -69,7 +60,8 @@ TEST_CASE("NVLS-tree time is the busiest NIC link's time plus the pipeline fill,
   double busiest_ps = 0;
   for (int server = 0; server < 2; ++server) {
     for (int rail = 0; rail < 4; ++rail) {
-      for (const auto* l : {&nic_link(out, server, rail), &nic_link(out, server, rail, false)}) {
+      for (const auto* l :
+           {&rail_nic_link(out, server, rail), &rail_nic_link(out, server, rail, false)}) {
         busiest_ps = std::max(busiest_ps, static_cast<double>(l->wire_bytes) * 8e12 / 100e9);
       }
     }
@@ -89,8 +81,8 @@ TEST_CASE("NVLS-tree time is the busiest NIC link's time plus the pipeline fill,
 TEST_CASE("NVLS-tree: S up and S down per GPU's NVLink, a rail's share per NIC, NVSwitch to head",
           "[mechanism][nvls_tree]") {
   const int64_t size = 16 << 20;
-  const scen::Scenario s =
-      test_support::load(scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", size)));
+  const scen::Scenario s = test_support::load(
+      scenario(kSlowNics, "100Gbps", allreduce_without_costs("nvls_tree", size)));
   const scen::RunOutcome out = scen::run_scenario(s);
   const models::CollectiveResult& r = out.collectives[0];
   const int rails = 4;
@@ -110,7 +102,7 @@ TEST_CASE("NVLS-tree: S up and S down per GPU's NVLink, a rail's share per NIC, 
   const int prio = s.collectives[0].priority;
   for (int server = 0; server < 2; ++server) {
     for (int rail = 0; rail < rails; ++rail) {
-      const auto& l = nic_link(out, server, rail);
+      const auto& l = rail_nic_link(out, server, rail);
       lo = std::min(lo, l.class_wire_bytes[prio]);
       hi = std::max(hi, l.class_wire_bytes[prio]);
     }
@@ -128,7 +120,7 @@ TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun"
           "[mechanism][nvls_tree]") {
   const int64_t size = 64 << 20;
   auto run = [&](const char* algorithm) {
-    scen::Json coll = allreduce(algorithm, size);
+    scen::Json coll = allreduce_without_costs(algorithm, size);
     if (std::string(algorithm) == "ring") coll["channels"] = 16;
     return scen::run_scenario(test_support::load(scenario(kDgxH100x2, "400Gbps", coll)));
   };
@@ -145,10 +137,11 @@ TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun"
   CHECK(again.events == tree.events);
   // Its channels are NCCL's 16 NVLS channels, each `slots` chunks in flight: with one channel
   // the window (8 chunks of 128 KiB) is shorter than a chunk's round trip across the servers.
-  CHECK(test_support::load(scenario(kDgxH100x2, "400Gbps", allreduce("nvls_tree", size)))
+  CHECK(test_support::load(
+            scenario(kDgxH100x2, "400Gbps", allreduce_without_costs("nvls_tree", size)))
             .collectives[0]
             .channels == 16);
-  scen::Json one = allreduce("nvls_tree", size);
+  scen::Json one = allreduce_without_costs("nvls_tree", size);
   one["channels"] = 1;
   const scen::RunOutcome narrow =
       scen::run_scenario(test_support::load(scenario(kDgxH100x2, "400Gbps", one)));
@@ -158,21 +151,21 @@ TEST_CASE("NVLS-tree on two dgx-h100: busbw above the ring's, the same on rerun"
 
 TEST_CASE("NVLS-tree is refused where it cannot run", "[mechanism][nvls_tree]") {
   // One server: NCCL runs NVLS_TREE only across servers.
-  scen::Json one = scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", 1 << 20));
+  scen::Json one = scenario(kSlowNics, "100Gbps", allreduce_without_costs("nvls_tree", 1 << 20));
   one["topology"]["nodes"]["count"] = 1;
   one["topology"]["nodes_per_leaf"] = 1;
   CHECK_THROWS_WITH(test_support::load(one), Catch::Contains("workload.collective.algorithm") &&
                                                  Catch::Contains("at least two GPU servers"));
   // An NVSwitch that does not reduce.
-  scen::Json a100 =
-      scenario({{"count", 2}, {"preset", "dgx-a100"}}, "200Gbps", allreduce("nvls_tree", 1 << 20));
+  scen::Json a100 = scenario({{"count", 2}, {"preset", "dgx-a100"}}, "200Gbps",
+                             allreduce_without_costs("nvls_tree", 1 << 20));
   CHECK_THROWS_WITH(test_support::load(a100), Catch::Contains("NVSwitch reduces"));
   // Simple only.
-  scen::Json ll = scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", 1 << 20));
+  scen::Json ll = scenario(kSlowNics, "100Gbps", allreduce_without_costs("nvls_tree", 1 << 20));
   ll["workload"]["collective"]["protocol"] = "ll";
   CHECK_THROWS_WITH(test_support::load(ll), Catch::Contains("workload.collective.protocol"));
   // A rail's head GPU that is not a rank.
-  scen::Json some = scenario(kSlowNics, "100Gbps", allreduce("nvls_tree", 1 << 20));
+  scen::Json some = scenario(kSlowNics, "100Gbps", allreduce_without_costs("nvls_tree", 1 << 20));
   some["workload"]["collective"]["ranks"] = {"n0g0", "n0g1", "n0g2", "n1g0", "n1g1", "n1g2"};
   CHECK_THROWS_WITH(test_support::load(some), Catch::Contains("next to every NIC"));
 }
@@ -183,7 +176,7 @@ TEST_CASE("NVLS-tree on 3 and 4 servers: every server's share crosses each tree 
   for (int servers : {3, 4}) {
     scen::Json nodes = kSlowNics;
     nodes["count"] = servers;
-    scen::Json j = scenario(nodes, "100Gbps", allreduce("nvls_tree", size));
+    scen::Json j = scenario(nodes, "100Gbps", allreduce_without_costs("nvls_tree", size));
     j["topology"]["nodes_per_leaf"] = servers;
     const scen::Scenario s = test_support::load(j);
     const scen::RunOutcome out = scen::run_scenario(s);
@@ -210,7 +203,7 @@ TEST_CASE("NVLS-tree with GPUDirect RDMA off: each network message is staged thr
     scen::Json nodes = kSlowNics;
     nodes["gpu_pcie_rate"] = "460Gbps";
     nodes["gpudirect_rdma"] = gdr;
-    scen::Json collective = allreduce("nvls_tree", size);
+    scen::Json collective = allreduce_without_costs("nvls_tree", size);
     collective["chunk"] = "128KiB";  // one chunk per rail (NCCL's would be 32 KiB here)
     return scen::run_scenario(test_support::load(scenario(nodes, "100Gbps", collective)));
   };

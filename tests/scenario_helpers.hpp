@@ -54,4 +54,18 @@ inline const scen::LinkResult& link_between(const scen::RunOutcome& out, const s
   throw std::runtime_error("no link " + from + " -> " + to);
 }
 
+// On a rail-optimised cluster of GPU servers (server s's NIC on rail r is "n<s>r<r>", its
+// leaf "rail<r>_leaf0"): the link from that NIC to its leaf, or from the leaf to it.
+inline const scen::LinkResult& rail_nic_link(const scen::RunOutcome& out, int server, int rail,
+                                             bool from_nic = true) {
+  const std::string nic = "n" + std::to_string(server) + "r" + std::to_string(rail);
+  const std::string leaf = "rail" + std::to_string(rail) + "_leaf0";
+  return from_nic ? link_between(out, nic, leaf) : link_between(out, leaf, nic);
+}
+
+// An all-reduce of `size` bytes by `algorithm`, without NCCL's software costs.
+inline scen::Json allreduce_without_costs(const char* algorithm, int64_t size) {
+  return {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size", size}, {"costs", "none"}};
+}
+
 }  // namespace test_support

@@ -4,8 +4,8 @@
 
 #include "cli_runner.hpp"
 #include "scenario_helpers.hpp"
-#include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/routing_section.hpp"
 #include "topologies/buffer_dependency.hpp"
 #include "topologies/valley_tagging.hpp"
 

@@ -9,9 +9,9 @@
 #include "scenarios/builder/build_nvlink.hpp"
 #include "scenarios/builder/build_nvls.hpp"
 #include "scenarios/builder/credit_domain.hpp"
-#include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
+#include "scenarios/loader/routing_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 #include "sim/rng.hpp"
 
@@ -182,7 +182,7 @@ int64_t nic_pfc_headroom(const Scenario& s, uint32_t host) {
 std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
   const topo::Fabric& f = s.fabric;
   auto net = std::make_unique<models::Network>(sim);
-  net->routes = routes_for(s, s.link_up);  // shortest-path or up-down (failures_section.hpp)
+  net->routes = routes_for(s, s.link_up);  // the scenario's routing (routing_section.hpp)
   const size_t nodes = f.topo.nodes.size();
   const size_t hosts = f.host_node.size();
   net->node_switch.assign(nodes, -1);

@@ -5,6 +5,7 @@
 
 #include "models/collectives/nccl_chunking.hpp"
 #include "scenarios/loader/channel_placement_section.hpp"
+#include "scenarios/loader/collnet_section.hpp"
 #include "scenarios/loader/nvls_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 
@@ -344,7 +345,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
   }
   if (s.algorithm == CollectiveAlgorithm::Hierarchical) check_hierarchical(r, s);
   if (reduce) read_nvls(r, f, s);     // nvls_section.hpp
-  if (reduce) read_collnet(r, f, s);  // nvls_section.hpp
+  if (reduce) read_collnet(r, f, s);  // collnet_section.hpp
   if (s.algorithm == CollectiveAlgorithm::NvlsTree) {
     // NVLS-tree's channels are NCCL's NVLS channels (NCCL_NVLS_NCHANNELS, 16, src/transport/
     // nvls.cc), each with `slots` chunks in flight: the window of its NVSwitch groups.

@@ -15,10 +15,5 @@ namespace scen {
 // servers, plain hosts, an NVSwitch without NVLS) or with a protocol other than Simple is an
 // InputError.
 void read_nvls(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s);
-// Algorithms collnet_direct and collnet_chain: refused with the algorithm's path unless the
-// ranks are GPUs on two servers or more, as many on each and at most 8, with a rank next to
-// every NIC (their heads); protocol simple only. The fabric (InfiniBand, its SHARP) is checked
-// with the scenario (sharp_section.hpp). Fills s.collnet_servers.
-void read_collnet(JsonReader& r, const topo::Fabric& f, models::CollectiveSpec& s);
 
 }  // namespace scen

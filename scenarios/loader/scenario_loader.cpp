@@ -7,6 +7,7 @@
 #include "scenarios/loader/outputs_section.hpp"
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
+#include "scenarios/loader/routing_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/scenario_overlays.hpp"
 #include "scenarios/loader/sharp_section.hpp"
@@ -282,7 +283,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
                                   !s.collectives.empty() || !s.training.empty(),
                                   options.max_memory_bytes);
-  check_tagging_flows(s);  // failures_section.hpp
+  check_tagging_flows(s);  // routing_section.hpp
 
   if (auto st = r.get("stop")) {
     st->expect_object();

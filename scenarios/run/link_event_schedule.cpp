@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "scenarios/loader/failures_section.hpp"
+#include "scenarios/loader/routing_section.hpp"
 
 namespace scen {
 

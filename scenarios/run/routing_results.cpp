@@ -1,6 +1,6 @@
 #include "scenarios/run/routing_results.hpp"
 
-#include "scenarios/loader/failures_section.hpp"
+#include "scenarios/loader/routing_section.hpp"
 
 namespace scen {
 

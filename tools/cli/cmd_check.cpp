@@ -11,6 +11,7 @@
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/loader/failures_section.hpp"
 #include "scenarios/loader/memory_estimate.hpp"
+#include "scenarios/loader/routing_section.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
