@@ -83,3 +83,70 @@ TEST_CASE("ARCHITECTURE.md: every file its tables name exists", "[unit][docs]") 
   // The tables of sim/, topologies/, models/, scenarios/ and tools/ name well over 100 files.
   CHECK(named > 100);
 }
+
+namespace {
+
+// The layer of a project path for the include rule (ARCHITECTURE.md, "Dependencies point one
+// way"): top-level folders, and inside scenarios/ its sub-layers. Lower numbers come first; a
+// file may include its own layer and lower ones, never a sibling of its rank.
+struct Layer {
+  std::string name;
+  int rank = -1;
+};
+
+Layer layer_of(const std::string& path) {
+  static const std::vector<std::pair<std::string, int>> kTop = {
+      {"sim", 0}, {"topologies", 0}, {"models", 1}, {"scenarios", 2}, {"tools", 3}, {"bench", 3}};
+  static const std::vector<std::pair<std::string, int>> kScenarios = {
+      {"loader", 0}, {"import", 1},  {"builder", 1}, {"traces", 1},
+      {"run", 2},    {"outputs", 3}, {"sweep", 4}};
+  const size_t slash = path.find('/');
+  const std::string top = path.substr(0, slash);
+  for (const auto& [name, rank] : kTop) {
+    if (top != name) continue;
+    if (top == "scenarios" && slash != std::string::npos) {
+      const std::string sub = path.substr(slash + 1, path.find('/', slash + 1) - slash - 1);
+      for (const auto& [s, r] : kScenarios) {
+        if (sub == s) return {"scenarios/" + s, 10 * rank + r};
+      }
+    }
+    return {top, 10 * rank};
+  }
+  return {};
+}
+
+// sim/ and topologies/ include nothing of the project but themselves.
+bool may_include(const Layer& from, const Layer& to) {
+  if (from.name == to.name) return true;
+  if (from.name == "sim" || from.name == "topologies") return false;
+  if (from.rank / 10 != to.rank / 10) return to.rank / 10 < from.rank / 10;
+  return to.rank < from.rank;  // inside scenarios/: a lower sub-layer only
+}
+
+}  // namespace
+
+TEST_CASE("every include points down the layers: no cycle, no upward or sideways include",
+          "[unit][docs]") {
+  namespace fs = std::filesystem;
+  int checked = 0;
+  for (const char* top : {"sim", "topologies", "models", "scenarios", "tools", "bench"}) {
+    for (const auto& e : fs::recursive_directory_iterator(kSource + "/" + top)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || (ext != ".hpp" && ext != ".cpp")) continue;
+      const std::string rel = fs::relative(e.path(), kSource).generic_string();
+      const Layer from = layer_of(rel);
+      std::ifstream in(e.path());
+      std::string line;
+      while (std::getline(in, line)) {
+        if (line.rfind("#include \"", 0) != 0) continue;
+        const std::string target = line.substr(10, line.find('"', 10) - 10);
+        const Layer to = layer_of(target);
+        if (to.rank < 0) continue;  // a file of its own folder, by relative name
+        INFO(rel << " includes " << target);
+        CHECK(may_include(from, to));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 500);
+}

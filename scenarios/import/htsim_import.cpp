@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/exact_decimal.hpp"
 #include "scenarios/import/peer_text.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/quantity_bounds.hpp"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <utility>
 
-#include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/exact_decimal.hpp"
 #include "scenarios/loader/input_error.hpp"
 
 namespace scen::peer {

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/exact_decimal.hpp"
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/gpu_nodes_section.hpp"

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "scenarios/outputs/csv_cell.hpp"
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 
 namespace scen {

@@ -2,7 +2,7 @@
 // change of a QP's congestion control table index (as rates.csv logs DCQCN's rate changes).
 #include <sstream>
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 
 namespace scen {

@@ -14,7 +14,7 @@
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/csv_cell.hpp"
 #include "scenarios/outputs/output_folder.hpp"
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "sim/units.hpp"
 
 namespace scen {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 

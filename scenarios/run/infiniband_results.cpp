@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "scenarios/run/credit_results.hpp"
 #include "scenarios/run/ib_cc_results.hpp"
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "scenarios/builder/build_nvlink.hpp"
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "scenarios/run/credit_results.hpp"
 
 namespace scen {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 namespace {

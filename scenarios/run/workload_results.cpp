@@ -1,6 +1,6 @@
 #include "scenarios/run/workload_results.hpp"
 
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 

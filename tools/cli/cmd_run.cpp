@@ -11,7 +11,7 @@
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
 #include "scenarios/outputs/output_folder.hpp"
-#include "scenarios/outputs/percentiles.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "scenarios/outputs/result_text.hpp"
 #include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"

@@ -1,4 +1,4 @@
-#include "scenarios/import/exact_decimal.hpp"
+#include "scenarios/loader/exact_decimal.hpp"
 
 #include <limits>
 
