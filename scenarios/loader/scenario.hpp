@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
-#include "models/collectives/training_spec.hpp"
+#include "models/training/training_spec.hpp"
 #include "models/ib/ib_params.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "models/collectives/training_spec.hpp"
+#include "models/training/training_spec.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
 #include "scenarios/loader/json_reader.hpp"

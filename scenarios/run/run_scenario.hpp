@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
-#include "models/collectives/training_step.hpp"
+#include "models/training/training_step.hpp"
 #include "models/ib/ib_cc.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
-#include "models/collectives/training_step.hpp"
+#include "models/training/training_step.hpp"
 #include "scenarios/run/run_scenario.hpp"
 
 namespace scen {

@@ -1,4 +1,4 @@
-#include "models/collectives/training_step.hpp"
+#include "models/training/training_step.hpp"
 
 #include "models/timeline.hpp"
 #include "sim/units.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
-#include "models/collectives/training_spec.hpp"
+#include "models/training/training_spec.hpp"
 
 namespace models {
 
