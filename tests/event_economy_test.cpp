@@ -30,6 +30,17 @@ models::PacketHandle data_packet(models::PacketPool& pool, uint32_t wire_bytes) 
   return h;
 }
 
+// A 100 Gb/s port (1,000 B take 80 ns) on a 1 us link to a sink.
+struct PortRig {
+  sim::Simulator sim{1};
+  models::PacketPool pool;
+  models::Context ctx{sim, pool};
+  Sink sink{pool, sim};
+  models::Link wire{ctx, 1'000'000_ps, 0.0, 1, &sink, 0, sim::Time(0), true};
+  models::EgressPort port{ctx, 100'000'000'000, 0};
+  PortRig() { port.connect(&wire); }
+};
+
 // Enqueues a packet into `port` when it fires.
 struct Feeder final : sim::EventHandler {
   models::PacketPool* pool;
@@ -44,13 +55,10 @@ struct Feeder final : sim::EventHandler {
 
 TEST_CASE("events: a packet that finds its port idle and leaves it idle costs one event",
           "[mechanism][sim]") {
-  sim::Simulator sim(1);
-  models::PacketPool pool;
-  models::Context ctx{sim, pool};
-  Sink sink(pool, sim);
-  models::Link wire(ctx, 1_us, 0.0, 1, &sink, 0, sim::Time(0), true);
-  models::EgressPort port(ctx, 100'000'000'000, 0);  // 1,000 B: 80 ns
-  port.connect(&wire);
+  PortRig rig;
+  sim::Simulator& sim = rig.sim;
+  models::PacketPool& pool = rig.pool;
+  models::EgressPort& port = rig.port;
   Feeder feed;
   feed.pool = &pool;
   feed.port = &port;
@@ -59,10 +67,10 @@ TEST_CASE("events: a packet that finds its port idle and leaves it idle costs on
   sim.at(20_us, &feed, 0);
   sim.at(20_us, &feed, 0);
   sim.run();
-  REQUIRE(sink.arrivals.size() == 12);
-  for (int k = 0; k < 10; ++k) CHECK(sink.arrivals[k] == 1'000'000 * k + 80'000 + 1'000'000);
-  CHECK(sink.arrivals[10] == 20'000'000 + 80'000 + 1'000'000);
-  CHECK(sink.arrivals[11] == 20'000'000 + 160'000 + 1'000'000);
+  REQUIRE(rig.sink.arrivals.size() == 12);
+  for (int k = 0; k < 10; ++k) CHECK(rig.sink.arrivals[k] == 1'000'000 * k + 80'000 + 1'000'000);
+  CHECK(rig.sink.arrivals[10] == 20'000'000 + 80'000 + 1'000'000);
+  CHECK(rig.sink.arrivals[11] == 20'000'000 + 160'000 + 1'000'000);
   // 12 feeds and 12 deliveries; of the 12 transmissions only the one with a packet behind it
   // ends in an event (an end per transmission would make 36).
   CHECK(sim.events_executed() == 12 + 12 + 1);
@@ -72,13 +80,10 @@ TEST_CASE("events: a packet that finds its port idle and leaves it idle costs on
 
 TEST_CASE("events: a port is busy until its transmission ends, with or without an end event",
           "[mechanism][sim]") {
-  sim::Simulator sim(1);
-  models::PacketPool pool;
-  models::Context ctx{sim, pool};
-  Sink sink(pool, sim);
-  models::Link wire(ctx, 1_us, 0.0, 1, &sink, 0, sim::Time(0), true);
-  models::EgressPort port(ctx, 100'000'000'000, 0);
-  port.connect(&wire);
+  PortRig rig;
+  sim::Simulator& sim = rig.sim;
+  models::PacketPool& pool = rig.pool;
+  models::EgressPort& port = rig.port;
   struct Probe final : sim::EventHandler {
     models::EgressPort* port;
     std::vector<bool> seen;
@@ -107,14 +112,11 @@ TEST_CASE("events: a port is busy until its transmission ends, with or without a
 
 TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not one per frame",
           "[mechanism][pfc]") {
-  sim::Simulator sim(1);
-  models::PacketPool pool;
-  models::Context ctx{sim, pool};
-  Sink sink(pool, sim);
-  models::Link wire(ctx, 1_us, 0.0, 1, &sink, 0, sim::Time(0), true);
-  models::EgressPort port(ctx, 100'000'000'000, 0);
-  port.connect(&wire);
-  models::PfcGate gate(ctx, port, sim::Time(0));
+  PortRig rig;
+  sim::Simulator& sim = rig.sim;
+  models::PacketPool& pool = rig.pool;
+  models::EgressPort& port = rig.port;
+  models::PfcGate gate(rig.ctx, port, sim::Time(0));
   port.set_gate(&gate);
   // A pause of 65,535 quanta (335 us at 100 Gb/s) refreshed every microsecond for 100 us, then
   // a resume; each frame schedules the next, so the frames themselves keep one event pending.
@@ -148,8 +150,8 @@ TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not o
   late.h = held;
   sim.at(50_us, &late, 0);
   sim.run();
-  REQUIRE(sink.arrivals.size() == 2);
-  CHECK(sink.arrivals[1] == 100'000'000 + 80'000 + 1'000'000);  // released by the resume
+  REQUIRE(rig.sink.arrivals.size() == 2);
+  CHECK(rig.sink.arrivals[1] == 100'000'000 + 80'000 + 1'000'000);  // released by the resume
   // The next frame, the hold's end, the link and the late packet: a few events, where an event
   // per frame's hold would leave up to 100.
   CHECK(frames.most_pending <= 5);
