@@ -155,6 +155,8 @@ class EgressPort final : public sim::EventHandler {
   bool busy() const { return busy_ && (tx_done_pushed_ || !ctx_.sim.passed(tx_done_)); }
   uint64_t queue_bytes(int priority) const { return cls(priority).bytes; }
   uint64_t total_queue_bytes() const { return total_queue_bytes_; }
+  // Wire bytes this port has put on its link (every class and control frame).
+  uint64_t sent_wire_bytes() const { return sent_wire_bytes_; }
   size_t queue_packets(int priority) const { return cls(priority).queue.size(); }
   // Packets sent so far in a class (a stuck class's count does not move).
   uint64_t class_packets_sent(int priority) const { return cls(priority).packets; }

@@ -12,6 +12,7 @@
 #include "models/ib/ib_cc.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
+#include "models/cc/ack_rate_control.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/deadlock_detector.hpp"
 #include "models/roce/ecn_marker.hpp"
@@ -53,6 +54,7 @@ struct Network {
   std::vector<EcnMarker*> link_marker;
   // DCQCN, when enabled: one controller for every NIC; rate changes of traced QPs.
   std::unique_ptr<Dcqcn> dcqcn;
+  std::unique_ptr<AckRateControl> ack_cc;  // fabric.cc: HPCC, DCTCP or TIMELY
   // PFC deadlock detection, when PFC is on.
   std::unique_ptr<DeadlockDetector> deadlock;
   // Failure injection: NICs that storm pause frames (pause_storms in the scenario).

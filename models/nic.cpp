@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/cc/ack_rate_control.hpp"
 #include "models/ib/credit_gate.hpp"
 #include "models/ib/ib_cc.hpp"
 #include "models/roce/dcqcn.hpp"
@@ -58,6 +59,7 @@ sim::Time Nic::dma_read_done(sim::Time floor, int64_t payload) const {
 void Nic::post(QueuePair& qp) {
   if (!qp.rto) qp.rto = std::make_unique<sim::Timer>(ctx_.sim, this, kRto, qp.id);
   qp.rate_bps = port_.rate_bps();
+  if (ack_cc_ != nullptr) ack_cc_->on_post(qp, port_.rate_bps());
   // Doorbell and the first DMA read's round trip come before the payload can stream; inline
   // sends skip the read.
   const sim::Time latency = post_latency(params_, qp.bytes, host_path_);
@@ -80,9 +82,14 @@ void Nic::on_rate_change(QueuePair& qp) {
 
 bool Nic::has_sendable(const QueuePair& qp) const {
   if (!qp.posted || qp.done || qp.behind || qp.snd_nxt >= qp.total_packets) return false;
-  if (params_.max_inflight_bytes > 0 &&
-      static_cast<int64_t>(qp.snd_nxt - qp.snd_una) * params_.mtu >= params_.max_inflight_bytes) {
-    return false;
+  if (params_.max_inflight_bytes > 0) {
+    int64_t window = params_.max_inflight_bytes;
+    if (params_.window_follows_rate && qp.rate_bps < port_.rate_bps()) {
+      // W = W_max x R / line rate, at least one byte (one packet), as ns-3 HPCC's GetWin.
+      window = std::max<int64_t>(
+          1, static_cast<int64_t>(static_cast<__int128>(window) * qp.rate_bps / port_.rate_bps()));
+    }
+    if (static_cast<int64_t>(qp.snd_nxt - qp.snd_una) * params_.mtu >= window) return false;
   }
   return true;
 }
@@ -199,7 +206,7 @@ uint32_t Nic::data_payload_bytes(const QueuePair& qp) const {
 }
 
 uint32_t Nic::data_wire_bytes(const QueuePair& qp) const {
-  return static_cast<uint32_t>(data_payload_bytes(qp) + params_.header_bytes +
+  return static_cast<uint32_t>(data_payload_bytes(qp) + params_.header_bytes + cc_header_bytes_ +
                                params_.framing_bytes);
 }
 
@@ -222,10 +229,11 @@ PacketHandle Nic::make_data_packet(QueuePair& qp) {
   p.ecn = Ecn::Ect0;  // RoCEv2 traffic is ECN-capable
   p.ttl = static_cast<uint8_t>(params_.ttl);
   p.sent_at = ctx_.sim.now();
+  if (telemetry_) p.int_slot = ctx_.pool.alloc_telemetry();
   return h;
 }
 
-void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
+void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& a = ctx_.pool[h];
   a.qp = data.qp;
@@ -234,15 +242,17 @@ void Nic::send_control(const Packet& data, PacketType type, uint32_t psn) {
   a.dst_host = data.src_host;
   a.psn = psn;
   a.payload_bytes = 0;
-  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + params_.ack_payload_bytes +
-                                       params_.framing_bytes);
+  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + cc_header_bytes_ +
+                                       params_.ack_payload_bytes + params_.framing_bytes);
   a.udp_sport = data.udp_sport;
   a.type = type;
   a.sl = static_cast<uint8_t>(params_.ack_priority);
   a.priority = lane_of(params_.ack_priority);
   a.dscp = static_cast<uint8_t>(params_.ack_dscp);
   a.ttl = static_cast<uint8_t>(params_.ttl);
-  a.sent_at = ctx_.sim.now();
+  a.sent_at = data.sent_at;    // echoed: the sender's RTT sample
+  a.int_slot = data.int_slot;  // the telemetry goes back with the ACK
+  data.int_slot = 0;
   QueuePair& qp = transport_.qp(data.qp);
   if (qp.congestion_to_echo) {  // DCQCN notification on the ACK (ns-3 HPCC style)
     a.flags |= kFlagCongestion;
@@ -448,7 +458,7 @@ void Nic::finish_accounting() {
 }
 
 void Nic::on_data(PacketHandle h) {
-  const Packet& p = ctx_.pool[h];
+  Packet& p = ctx_.pool[h];
   QueuePair& qp = transport_.qp(p.qp);
   ++stats_.data_packets_received;
   if ((p.flags & kFlagFecn) != 0 && ib_cc_ != nullptr) {  // InfiniBand CC: BECN in a CNP
@@ -457,7 +467,9 @@ void Nic::on_data(PacketHandle h) {
   }
   if (p.ecn == Ecn::Ce) {
     ++stats_.ce_marked_received;
-    if (dcqcn_ != nullptr) {  // DCQCN notification point
+    if (echo_ce_) {  // DCTCP: the ACK echoes the mark
+      qp.congestion_to_echo = true;
+    } else if (dcqcn_ != nullptr) {  // DCQCN notification point
       if (dcqcn_->params().feedback == DcqcnParams::Feedback::AckFlag) {
         qp.congestion_to_echo = true;
       } else if (dcqcn_->cnp_due(p.qp)) {
@@ -529,6 +541,7 @@ void Nic::on_ack(PacketHandle h) {
       qp.snd_nxt = a.psn;
     }
   }
+  if (ack_cc_ != nullptr) ack_cc_->on_ack(qp, a, port_.rate_bps());
   activate(qp);
 }
 

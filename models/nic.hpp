@@ -25,6 +25,7 @@ namespace models {
 
 class PfcGate;
 class Dcqcn;
+class AckRateControl;
 class IbCongestionControl;
 class IbCreditGate;
 class IngressListener;
@@ -60,6 +61,16 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort& port() { return port_; }
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
   void set_dcqcn(Dcqcn* dcqcn) { dcqcn_ = dcqcn; }
+  // ACK-driven congestion control (models/cc/ack_rate_control.hpp). `echo_ce`: ACKs carry the
+  // CE mark of the data they answer (DCTCP). `telemetry`: data packets carry an INT record
+  // that switches fill and ACKs echo (HPCC). `extra_header_bytes`: the algorithm's header on
+  // every data packet and ACK (HPCC's INT header, TIMELY's timestamp).
+  void set_ack_cc(AckRateControl* cc, bool echo_ce, bool telemetry, int64_t extra_header_bytes) {
+    ack_cc_ = cc;
+    echo_ce_ = echo_ce;
+    telemetry_ = telemetry;
+    cc_header_bytes_ = extra_header_bytes;
+  }
   // InfiniBand congestion control (annex A10): FECN-marked data is answered by a BECN (a CNP),
   // BECNs reach the QP's CCTI (models/ib/ib_cc.hpp).
   void set_ib_cc(IbCongestionControl* cc) { ib_cc_ = cc; }
@@ -107,6 +118,12 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
     update_engine_rate();
   }
   const NicParams& params() const { return params_; }
+  // The congestion control's window of bytes in flight per QP (0 = none), scaled by the QP's
+  // rate / line rate when `follows_rate`.
+  void set_window(int64_t bytes, bool follows_rate) {
+    params_.max_inflight_bytes = bytes;
+    params_.window_follows_rate = follows_rate;
+  }
   const HostPathParams& host_path() const { return host_path_; }
   // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
   // held at a low rate is released early when the rate rises again).
@@ -134,7 +151,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void schedule_pacing_wake(sim::Time at);                 // one pending wake, the earliest
   uint32_t data_payload_bytes(const QueuePair& qp) const;  // of the packet at snd_nxt
   uint32_t data_wire_bytes(const QueuePair& qp) const;
-  void send_control(const Packet& data, PacketType type, uint32_t psn);
+  // An ACK or NACK answering `data`: it echoes the data's send time and takes over its
+  // telemetry record.
+  void send_control(Packet& data, PacketType type, uint32_t psn);
   void send_cnp(const Packet& data);
   void on_data(PacketHandle h);
   void on_ack(PacketHandle h);
@@ -157,6 +176,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   EgressPort port_;
   PfcGate* pfc_gate_ = nullptr;
   Dcqcn* dcqcn_ = nullptr;
+  AckRateControl* ack_cc_ = nullptr;
+  bool echo_ce_ = false;
+  bool telemetry_ = false;
+  int64_t cc_header_bytes_ = 0;
   IbCongestionControl* ib_cc_ = nullptr;
   bool ib_ = false;
   bool accept_out_of_order_ = false;

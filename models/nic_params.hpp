@@ -26,6 +26,9 @@ struct NicParams {
   sim::Time rto{1'000'000'000};  // 1 ms
   // Bytes in flight per queue pair; 0 = unlimited (RDMA NICs are rate-, not window-based).
   int64_t max_inflight_bytes = 0;
+  // The window scales with the QP's rate / line rate (at least one byte: one packet), as
+  // HPCC's W = R x T (fabric.cc.window_follows_rate; set by the builder).
+  bool window_follows_rate = false;
   // Host-side latency from posting a message to its first packet being ready (doorbell,
   // WQE fetch, DMA read), and from a packet's last bit to its delivery (DMA write).
   sim::Time tx_latency{0};

@@ -57,12 +57,37 @@ struct Packet {
   uint8_t dscp = 0;       // IP Differentiated Services codepoint, 0..63 (RFC 2474)
   uint8_t sl = 0;         // InfiniBand service level 0..15 (the LRH's SL; VL = SL2VL[sl])
   sim::Time ser_in;       // serialisation time on the link it arrived on
-  sim::Time sent_at;      // when the NIC first put it on the wire (RTT samples)
+  // Data: when the NIC put it on the wire. ACK/NACK: the answered data packet's, echoed
+  // (TIMELY's RTT samples, models/cc/timely.hpp).
+  sim::Time sent_at;
+  // In-band telemetry record (PacketPool::telemetry) carried by a data packet and echoed by
+  // its ACK under HPCC; 0 = none.
+  uint32_t int_slot = 0;
 };
 
 // A packet is one cache line at most: the pool is walked per hop and its memory traffic sets
 // the speed of large fabrics (docs/benchmarks.md).
 static_assert(sizeof(Packet) <= 64, "Packet must fit in one cache line");
+
+// In-band network telemetry of one egress port, pushed by a switch as a packet leaves it
+// (HPCC; Li et al., SIGCOMM 2019, section 3.2): when, the port's transmitted bytes so far, its
+// queue after the packet left, and its line rate.
+struct IntHop {
+  sim::Time time;
+  uint64_t tx_bytes = 0;
+  uint64_t queue_bytes = 0;
+  int64_t rate_bps = 0;
+};
+
+// The telemetry a packet carries: at most kMaxIntHops hops (the HPCC paper's INT header holds
+// 5 hops; a longer path overwrites from the first, as the ns-3 HPCC simulator's PushHop does).
+constexpr uint32_t kMaxIntHops = 5;
+struct IntRecord {
+  uint32_t hops = 0;  // hops pushed (may exceed kMaxIntHops; the slot is hops % kMaxIntHops)
+  IntHop hop[kMaxIntHops];
+  void push(const IntHop& h) { hop[hops++ % kMaxIntHops] = h; }
+  uint32_t count() const { return hops < kMaxIntHops ? hops : kMaxIntHops; }
+};
 
 // Chunked storage: handles stay valid and references stay stable while the pool grows.
 class PacketPool {
@@ -85,7 +110,32 @@ class PacketPool {
       const Packet& p = (*this)[h];
       if ((p.flags & kFlagQpCounted) != 0) --qp_live_[p.qp];
     }
+    if (telemetry_on_) {
+      Packet& p = (*this)[h];
+      if (p.int_slot != 0) release_telemetry(p.int_slot);
+    }
     free_.push_back(h);
+  }
+  // In-band telemetry records (HPCC): a slot for a data packet, taken over by its ACK, freed
+  // with whichever packet holds it last. Slot 0 is never used (it means none).
+  uint32_t alloc_telemetry() {
+    telemetry_on_ = true;
+    if (!int_free_.empty()) {
+      const uint32_t s = int_free_.back();
+      int_free_.pop_back();
+      int_records_[s] = IntRecord{};
+      return s;
+    }
+    if (int_records_.empty()) int_records_.emplace_back();  // slot 0
+    int_records_.emplace_back();
+    return static_cast<uint32_t>(int_records_.size() - 1);
+  }
+  void release_telemetry(uint32_t slot) { int_free_.push_back(slot); }
+  IntRecord& telemetry(uint32_t slot) { return int_records_[slot]; }
+  const IntRecord& telemetry(uint32_t slot) const { return int_records_[slot]; }
+  // Records in use (a test of their conservation).
+  size_t telemetry_in_use() const {
+    return int_records_.empty() ? 0 : int_records_.size() - 1 - int_free_.size();
   }
   // Per-QP count of live packets, on once a transport reuses the ids of finished queue pairs
   // (models/transport.hpp): a finished QP's id is reused only when none of its packets (a late
@@ -115,6 +165,9 @@ class PacketPool {
   uint64_t allocated_total_ = 0;
   bool track_qps_ = false;
   std::vector<uint32_t> qp_live_;  // by QP id, while track_qps_
+  bool telemetry_on_ = false;
+  std::vector<IntRecord> int_records_;
+  std::vector<uint32_t> int_free_;
 };
 
 }  // namespace models

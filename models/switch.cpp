@@ -106,6 +106,15 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
 }
 
 void Switch::on_dequeue(EgressPort& port, const QueuedPacket& q) {
+  if (int_stamping_) {
+    const Packet& p = ctx_.pool[q.handle];
+    if (p.int_slot != 0) {
+      ctx_.pool.telemetry(p.int_slot)
+          .push(IntHop{ctx_.sim.now(), port.sent_wire_bytes() / int_byte_unit_ * int_byte_unit_,
+                       port.total_queue_bytes() / int_queue_unit_ * int_queue_unit_,
+                       port.rate_bps()});
+    }
+  }
   if (q.in_port == kAggregationInPort) return;  // the aggregation node's own chunk memory
   buffer_.release(q.in_port, q.in_priority, port.index(), q.priority, q.wire_bytes);
 }

@@ -113,6 +113,15 @@ class Switch final : public PacketReceiver, public EgressObserver {
   }
   // The aggregation node (SHARP) that takes the packets addressed to this switch.
   void set_aggregation(AggregationEngine* engine) { aggregation_ = engine; }
+  // HPCC: every data packet that carries a telemetry record gets this switch's hop pushed as
+  // it leaves an egress port (the port's time, bytes sent before it, queue after it, rate).
+  // The counters go into the header in whole units of `byte_unit` and `queue_unit` bytes
+  // (the INT fields' granularity; 1 = exact).
+  void set_int_stamping(bool on, int64_t byte_unit = 1, int64_t queue_unit = 1) {
+    int_stamping_ = on;
+    int_byte_unit_ = static_cast<uint64_t>(byte_unit);
+    int_queue_unit_ = static_cast<uint64_t>(queue_unit);
+  }
 
   struct HeadroomExhaustion {
     sim::Time time;
@@ -151,6 +160,9 @@ class Switch final : public PacketReceiver, public EgressObserver {
   bool retag_valleys_ = false;  // set_valley_retag: read per packet, beside trust_dscp_
   bool adaptive_ = false;       // set_adaptive_routing: read per packet, beside trust_dscp_
   bool remap_vl_ = false;       // set_sl_to_vl: read per packet, beside trust_dscp_
+  bool int_stamping_ = false;   // set_int_stamping: read per dequeued packet
+  uint64_t int_byte_unit_ = 1;
+  uint64_t int_queue_unit_ = 1;
   DscpMap dscp_map_;
   SwitchStats stats_;
   std::vector<PfcGate*> pfc_gates_;

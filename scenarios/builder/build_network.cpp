@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/roce/pfc_headroom.hpp"
+#include "scenarios/builder/build_cc.hpp"
 #include "scenarios/builder/build_host_paths.hpp"
 #include "scenarios/builder/build_ib_cc.hpp"
 #include "scenarios/builder/build_infiniband.hpp"
@@ -375,6 +376,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     const uint16_t sport = static_cast<uint16_t>(49152 + sport_rng.below(16384 - fs.qps));
     net->transport->add_flow(fs, route_id, sport);
   }
+  apply_congestion_control(s, *net);  // build_cc.hpp: measures along the flows just added
   return net;
 }
 

@@ -370,6 +370,7 @@ std::string list_parameters() {
   list_fields(out, "fabric.pfc", pfc_fields(), models::PfcParams{});
   list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
   list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
+  list_fields(out, "fabric.cc", cc_fields(), models::CcParams{});
   list_fields(out, "fabric.qos", qos_fields(), models::QosParams{});
   // "fabric": "infiniband": the "infiniband" section (its nic and link keys are those above;
   // its defaults: switch latency 130ns, header_bytes 26, framing_bytes 0).

@@ -1,6 +1,7 @@
 // Field tables of the model parameter structs (see param_table.hpp).
 #pragma once
 
+#include "models/cc/cc_params.hpp"
 #include "models/nic_params.hpp"
 #include "models/roce/dcqcn_params.hpp"
 #include "models/roce/ecn_marker.hpp"
@@ -19,6 +20,7 @@ const FieldTable<models::EcnParams>& ecn_fields();
 // mark_at, which stays fabric-wide.
 const FieldTable<models::EcnParams>& ecn_port_fields();
 const FieldTable<models::DcqcnParams>& dcqcn_fields();  // dcqcn_fields.cpp
+const FieldTable<models::CcParams>& cc_fields();        // cc_fields.cpp
 
 struct LinkDefaults {
   double loss_rate = 0.0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cc/cc_params.hpp"
 #include "models/collectives/collective_spec.hpp"
 #include "models/training/training_spec.hpp"
 #include "models/ib/ib_params.hpp"
@@ -85,6 +86,7 @@ struct Scenario {
   models::PfcParams pfc;
   models::EcnParams ecn;
   models::DcqcnParams dcqcn;
+  models::CcParams cc;  // fabric.cc: HPCC, DCTCP, TIMELY (DCQCN: `dcqcn`)
   models::QosParams qos;
   FabricKind fabric_kind = FabricKind::Roce;
   std::vector<std::string> fabrics;  // as the file lists them ("fabric": [...]); else one

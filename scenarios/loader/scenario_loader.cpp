@@ -154,6 +154,37 @@ void check_nic_rx(const Scenario& s) {
   }
 }
 
+// `fabric.cc`: the algorithm, then its preset (default `paper`), then the knobs.
+void read_cc_section(JsonReader& cc, Scenario& s) {
+  cc.expect_object();
+  const std::string name =
+      cc.choice("algorithm", {"none", "dcqcn", "hpcc", "dctcp", "timely"}, "none");
+  const std::vector<std::pair<std::string, models::CcAlgorithm>> algorithms = {
+      {"none", models::CcAlgorithm::None},
+      {"dcqcn", models::CcAlgorithm::Dcqcn},
+      {"hpcc", models::CcAlgorithm::Hpcc},
+      {"dctcp", models::CcAlgorithm::Dctcp},
+      {"timely", models::CcAlgorithm::Timely}};
+  for (const auto& [n, a] : algorithms) {
+    if (n == name) s.cc.algorithm = a;
+  }
+  const std::string preset = cc.choice("preset", {"paper", "hpcc-ns3"}, "paper");
+  models::cc_preset(preset, s.cc);
+  read_fields(cc, cc_fields(), s.cc);
+  cc.finish();
+  if (s.cc.algorithm == models::CcAlgorithm::Dcqcn) {
+    s.dcqcn.enabled = true;
+  } else if (s.cc.algorithm != models::CcAlgorithm::None && s.dcqcn.enabled) {
+    throw InputError(cc.child_path("algorithm"), "\"" + name + "\"",
+                     "one congestion control: fabric.dcqcn.enabled is true as well (set "
+                     "\"algorithm\": \"dcqcn\", or turn DCQCN off)");
+  }
+  if (s.cc.timely_t_high <= s.cc.timely_t_low) {
+    throw InputError(cc.child_path("timely_t_high"), sim::format_time(s.cc.timely_t_high),
+                     "more than timely_t_low (" + sim::format_time(s.cc.timely_t_low) + ")");
+  }
+}
+
 }  // namespace
 
 Scenario load_scenario_file(const std::string& file, const LoadOptions& options) {
@@ -232,6 +263,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
       read_fields(*dc, dcqcn_fields(), s.dcqcn);
       dc->finish();
     }
+    if (auto cc = fab->get("cc")) read_cc_section(*cc, s);
     if (auto qos = fab->get("qos")) {
       qos->expect_object();
       read_fields(*qos, qos_fields(), s.qos);
@@ -311,6 +343,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["pfc"] = write_fields(pfc_fields(), s.pfc);
   eff["fabric"]["ecn"] = write_fields(ecn_fields(), s.ecn);
   eff["fabric"]["dcqcn"] = write_fields(dcqcn_fields(), s.dcqcn);
+  eff["fabric"]["cc"] = write_fields(cc_fields(), s.cc);
   eff["fabric"]["qos"] = write_fields(qos_fields(), s.qos);
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
