@@ -66,6 +66,24 @@ void add_dcqcn_results(const Scenario& s, const models::Network& net, Json& res)
   }
 }
 
+// HPCC, DCTCP or TIMELY: the controller's updates and the window it used.
+void add_cc_results(const Scenario& s, const models::Network& net, Json& res) {
+  if (!net.ack_cc) return;
+  const models::CcParams& p = net.ack_cc->params();
+  const models::CcStats& cs = net.ack_cc->stats();
+  uint64_t flags = 0;
+  for (const auto& nic : net.nics) flags += nic->stats().congestion_flags_received;
+  res["cc"] = {{"algorithm", models::cc_algorithm_name(s.cc.algorithm)},
+               {"preset", s.cc.preset},
+               {"base_rtt_ns", milli_number(p.base_rtt.ps)},
+               {"updates", cs.updates},
+               {"fast_reactions", cs.fast_reactions},
+               {"rate_decreases", cs.decreases},
+               {"rate_increases", cs.increases},
+               {"ecn_echoes", flags},
+               {"min_rate_Gbps", milli_number(cs.min_rate_bps / 1'000'000)}};
+}
+
 // Pause and resume frames, paused time, the watchdog, and the MMU pools' peaks.
 void add_pfc_results(const Scenario& s, const models::Network& net, const FabricTotals& fabric,
                      RunOutcome& out, Json& res) {
@@ -176,6 +194,7 @@ void add_roce_results(const Scenario& s, const models::Network& net, const Fabri
   add_nic_rx_results(s, net, packets, res);
   add_ecn_results(s, net, out, res);
   add_dcqcn_results(s, net, res);
+  add_cc_results(s, net, res);
   add_pfc_results(s, net, fabric, out, res);
   add_deadlock_results(s, net, out, res);
 }

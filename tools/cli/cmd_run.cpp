@@ -11,10 +11,10 @@
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
 #include "scenarios/outputs/output_folder.hpp"
-#include "scenarios/run/percentiles.hpp"
 #include "scenarios/outputs/result_text.hpp"
 #include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
+#include "scenarios/run/percentiles.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
@@ -102,6 +102,14 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
                 result_text(c["preset"]).c_str(), result_text(c["cnps_sent"]).c_str(),
                 result_text(c["congestion_flagged_acks"]).c_str(),
                 result_text(c["rate_decreases"]).c_str(), result_text(c["min_rate_Gbps"]).c_str());
+  }
+  if (r.contains("cc")) {
+    const auto& c = r["cc"];
+    std::printf("  %-26s %s (%s): %s updates, %s decreases, base RTT %s ns, min rate %s Gb/s\n",
+                "congestion control", result_text(c["algorithm"]).c_str(),
+                result_text(c["preset"]).c_str(), result_text(c["updates"]).c_str(),
+                result_text(c["rate_decreases"]).c_str(), result_text(c["base_rtt_ns"]).c_str(),
+                result_text(c["min_rate_Gbps"]).c_str());
   }
   std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
