@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "models/cc/ack_rate_control.hpp"
+#include "scenarios/loader/input_error.hpp"
 #include "rate_control_rig.hpp"
 #include "scenario_helpers.hpp"
 
@@ -361,4 +362,37 @@ TEST_CASE("HPCC, DCTCP and TIMELY share a bottleneck fairly: Jain >= 0.99", "[me
       CHECK(jain(out, sim::Time(1'000'000'000), interval) >= 0.99);
     }
   }
+}
+
+TEST_CASE("fabric.cc: bad settings are refused with their path", "[unit][cc]") {
+  auto error_of = [](const scen::Json& j) -> std::string {
+    try {
+      (void)test_support::load(j);
+    } catch (const scen::InputError& e) {
+      return e.path;
+    }
+    return "accepted";
+  };
+  CHECK(error_of(cc_star(2, {{"algorithm", "hpcc"}, {"hpcc_eta", 1.5}}, "1MB")) ==
+        "fabric.cc.hpcc_eta");
+  CHECK(error_of(cc_star(2, {{"algorithm", "quic"}}, "1MB")) == "fabric.cc.algorithm");
+  CHECK(error_of(cc_star(2, {{"algorithm", "timely"}, {"preset", "fast"}}, "1MB")) ==
+        "fabric.cc.preset");
+  CHECK(error_of(cc_star(2, {{"algorithm", "timely"}, {"timely_t_high", "10us"}}, "1MB")) ==
+        "fabric.cc.timely_t_high");
+  CHECK(error_of(cc_star(2, {{"algorithm", "dctcp"}, {"window", "0B"}}, "1MB")) ==
+        "fabric.cc.window");
+  scen::Json both = cc_star(2, {{"algorithm", "hpcc"}}, "1MB");
+  both["fabric"]["dcqcn"] = {{"enabled", true}};
+  CHECK(error_of(both) == "fabric.cc.algorithm");
+  // `algorithm: dcqcn` is DCQCN's switch.
+  const scen::Scenario d = test_support::load(cc_star(2, {{"algorithm", "dcqcn"}}, "1MB"));
+  CHECK(d.dcqcn.enabled);
+  // HPCC on InfiniBand: the congestion control of that fabric is another one.
+  scen::Json j;
+  j["topology"] = test_support::star(3);
+  j["fabric"] = "infiniband";
+  j["infiniband"] = {{"cc", {{"algorithm", "hpcc"}}}};
+  j["workload"] = {{"flows", {{{"src", "h0"}, {"dst", "h2"}, {"size", "1MB"}}}}};
+  CHECK(error_of(j) == "infiniband.cc.algorithm");
 }

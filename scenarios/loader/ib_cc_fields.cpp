@@ -106,6 +106,13 @@ const FieldTable<IbCcParams>& ib_cc_fields() {
 
 void read_ib_cc_section(JsonReader& section, models::IbCcParams& cc) {
   section.expect_object();
+  if (section.has("algorithm")) {
+    // HPCC needs switches that stamp in-band telemetry, DCTCP and TIMELY Ethernet's ECN and
+    // RoCE NICs: none is an InfiniBand mechanism.
+    throw InputError(section.child_path("algorithm"), section.json()["algorithm"].dump(),
+                     "InfiniBand's own congestion control here (enabled, threshold, ccti_*: "
+                     "annex A10); HPCC, DCTCP and TIMELY run on RoCE fabrics (fabric.cc)");
+  }
   read_fields(section, ib_cc_fields(), cc);
   section.finish();
   const size_t table = cc.cct.empty() ? models::default_cct().size() : cc.cct.size();
