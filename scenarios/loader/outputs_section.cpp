@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "sim/units.hpp"
+
 namespace scen {
 
 void read_outputs(JsonReader& r, Scenario& s) {
@@ -56,6 +58,34 @@ void read_outputs(JsonReader& r, Scenario& s) {
       s.timeseries.ports.push_back(ref);
     }
     ts->finish();
+  }
+  if (r.has("fct_by_size")) {
+    // true: decades from 10 KB to 10 MB (WebSearch's sizes span 1 KB to 30 MB); or a list of
+    // increasing upper edges.
+    const Json& v = r.json()["fct_by_size"];
+    if (v.is_boolean()) {
+      if (r.boolean("fct_by_size", false)) {
+        s.fct_size_edges = {10'000, 100'000, 1'000'000, 10'000'000};
+      }
+    } else {
+      JsonReader edges = r.at("fct_by_size");
+      edges.expect_array();
+      for (size_t i = 0; i < edges.size(); ++i) {
+        const Json& e = v[i];
+        int64_t b = 0;
+        try {
+          b = e.is_number_integer() ? e.get<int64_t>() : sim::parse_bytes(e.get<std::string>());
+        } catch (const std::exception&) {
+          b = 0;
+        }
+        if (b <= 0 || (!s.fct_size_edges.empty() && b <= s.fct_size_edges.back())) {
+          throw InputError(edges.index_path(i), e.dump(),
+                           "a size such as \"100KB\", above the previous edge (increasing upper "
+                           "edges of the size buckets)");
+        }
+        s.fct_size_edges.push_back(b);
+      }
+    }
   }
   r.finish();
 }

@@ -101,6 +101,9 @@ struct Scenario {
   bool stop_on_deadlock = true;  // stop.on_deadlock: "stop" | "continue"
   TimeseriesSpec timeseries;
   bool has_timeseries = false;
+  // outputs.fct_by_size: the upper edges of the flow-size buckets of fct_by_size.csv (empty:
+  // not written).
+  std::vector<int64_t> fct_size_edges;
   Json effective;  // the effective configuration, echoed into summary.json
 };
 

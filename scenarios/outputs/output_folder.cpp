@@ -59,7 +59,8 @@ const std::vector<std::string>& run_output_names() {
   static const std::vector<std::string> names = {
       "summary.json",    "flows.csv",    "links.csv",      "classes.csv",    "nics.csv",
       "timeseries.csv",  "rates.csv",    "pfc.csv",        "credits.csv",    "ib_cc.csv",
-      "collectives.csv", "training.csv", "deadlocks.json", "run_stats.json", "comparison.csv"};
+      "collectives.csv", "training.csv", "deadlocks.json", "run_stats.json", "comparison.csv",
+      "fct_by_size.csv"};
   return names;
 }
 

@@ -240,6 +240,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/rates.csv", rates_csv(out));
   }
   if (s.pfc.enabled) write_file_atomic(dir + "/pfc.csv", pfc_csv(out));
+  if (!s.fct_size_edges.empty()) {
+    write_file_atomic(dir + "/fct_by_size.csv", fct_by_size_csv(s.fct_size_edges, out));
+  }
   if (s.fabric_kind == FabricKind::Infiniband) {
     write_file_atomic(dir + "/credits.csv", credits_csv(out));
   }

@@ -23,6 +23,9 @@ std::string pfc_csv(const RunOutcome& out);    // time_ns,node,port,priority,eve
 std::string rates_csv(const RunOutcome& out);  // DCQCN rate changes of the sampled flows
 // InfiniBand credit stalls: time_ns,node,port,vl,event (stall_start | stall_end),...
 std::string credits_csv(const RunOutcome& out);
+// FCT slowdown percentiles per flow-size bucket: (0, e0], (e0, e1], ..., (e_last, inf)
+// (fct_by_size.cpp).
+std::string fct_by_size_csv(const std::vector<int64_t>& edges, const RunOutcome& out);
 // ib_cc.csv (outputs/ib_cc_csv.cpp): CCTI changes of the sampled flows' QPs, InfiniBand CC.
 std::string ib_cc_csv(const RunOutcome& out);
 std::string nics_csv(const RunOutcome& out);  // one row per NIC: its counters
