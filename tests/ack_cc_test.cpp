@@ -5,11 +5,13 @@
 // queue, and all three share a bottleneck fairly (Jain >= 0.99).
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <sstream>
 
 #include "models/cc/ack_rate_control.hpp"
-#include "scenarios/loader/input_error.hpp"
 #include "rate_control_rig.hpp"
 #include "scenario_helpers.hpp"
+#include "scenarios/loader/input_error.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
 
 namespace {
 
@@ -395,4 +397,29 @@ TEST_CASE("fabric.cc: bad settings are refused with their path", "[unit][cc]") {
   j["infiniband"] = {{"cc", {{"algorithm", "hpcc"}}}};
   j["workload"] = {{"flows", {{{"src", "h0"}, {"dst", "h2"}, {"size", "1MB"}}}}};
   CHECK(error_of(j) == "infiniband.cc.algorithm");
+}
+
+TEST_CASE("outputs.fct_by_size: slowdown percentiles per flow-size bucket", "[scenario][cc]") {
+  scen::Json j = cc_star(2, {{"algorithm", "hpcc"}}, "1MB");
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h2"}, {"size", "5KB"}},
+                            {{"src", "h1"}, {"dst", "h2"}, {"size", "50KB"}},
+                            {{"src", "h0"}, {"dst", "h2"}, {"size", "2MB"}, {"start", "10us"}}};
+  j["outputs"] = {{"fct_by_size", {"10KB", "1MB"}}};
+  const scen::Scenario s = test_support::load(j);
+  REQUIRE(s.fct_size_edges == std::vector<int64_t>{10'000, 1'000'000});
+  const auto out = scen::run_scenario(s);
+  const std::string csv = scen::fct_by_size_csv(s.fct_size_edges, out);
+  // One flow per bucket; a flow alone on its path runs at its ideal FCT or a little above.
+  std::istringstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  CHECK(header.rfind("from_bytes,to_bytes,flows,slowdown_p50", 0) == 0);
+  int rows = 0;
+  while (std::getline(in, row)) {
+    ++rows;
+    CHECK(row.find(",1,") != std::string::npos);  // one flow in each bucket
+  }
+  CHECK(rows == 3);
+  j["outputs"] = {{"fct_by_size", {"1MB", "10KB"}}};
+  CHECK_THROWS_AS(test_support::load(j), scen::InputError);
 }
