@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 seconds="${RDMASIM_FUZZ_SECONDS:-30}"
 jobs="${RDMASIM_FUZZ_JOBS:-$(nproc)}"
 all_targets=(fuzz_scenario fuzz_sweep fuzz_cluster fuzz_perftest fuzz_nccl_tests
-             fuzz_import_hpcc fuzz_import_htsim)
+             fuzz_import_hpcc fuzz_import_htsim fuzz_hpcc_config)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (bash tools/setup-deps.sh)" >&2; exit 1; }
@@ -48,6 +48,7 @@ ci_runs() {
     fuzz_nccl_tests) echo 60000 ;;
     fuzz_import_hpcc) echo 15000 ;;
     fuzz_import_htsim) echo 50000 ;;
+    fuzz_hpcc_config) echo 30000 ;;
     *) echo 50000 ;;
   esac
 }
@@ -73,6 +74,7 @@ for t in "${targets[@]}"; do
     fuzz_sweep) seed "$corpus" scenarios/sweeps/*.json ;;
     fuzz_cluster) seed "$corpus" scenarios/clusters/*.json ;;
     fuzz_perftest) [ -z "$shared" ] || seed "$corpus" "$shared"/traces/perftest_*.txt ;;
+    fuzz_hpcc_config) [ -z "$shared" ] || seed "$corpus" "$shared"/peers/hpcc/configs/*.txt ;;
     fuzz_nccl_tests) [ -z "$shared" ] || seed "$corpus" "$shared"/traces/nccl-tests_*.txt ;;
     fuzz_import_hpcc)
       # The topology file, a line "---", the flow file (tests/fuzz/fuzz_import_hpcc.cpp). The
