@@ -4,6 +4,7 @@
 // step = forward + the first bucket's backward + all all-reduces + optimizer. The all-reduce
 // times come from separate runs of the same all-reduce alone. MFU by its definition.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "scenario_helpers.hpp"
@@ -87,4 +88,30 @@ TEST_CASE("training step: communication-bound buckets run back to back", "[mecha
   const double expected = us(400 + 50) + 4 * t + us(50);
   INFO("step " << step / 1e6 << " us, expected " << expected / 1e6 << " us");
   CHECK(std::abs(step - expected) / step < 0.01);
+}
+
+TEST_CASE("training steps: several steps report their step-time distribution",
+          "[scenario][training]") {
+  scen::Json j = base();
+  j["topology"] = star(6);
+  // Steps on hosts h0..h3 while a fifth host floods h0 for the first millisecond: the first
+  // steps are slower than the later ones.
+  j["workload"]["training"] = {
+      {"layers", 2},
+      {"layer", {{"forward", "50us"}, {"backward", "100us"}, {"gradients", "1MiB"}}},
+      {"steps", 5},
+      {"comm", {{"algorithm", "ring"}, {"ranks", {0, 1, 2, 3}}}}};
+  j["workload"]["flows"] = {{{"src", "h4"}, {"dst", "h0"}, {"size", "12MB"}}};
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  REQUIRE(out.training_steps.size() == 5);
+  std::vector<int64_t> steps;
+  for (const auto& s : out.training_steps) steps.push_back(s.step.ps);
+  std::sort(steps.begin(), steps.end());
+  const scen::Json& t = out.results["training"];
+  CHECK(t["step_time_min_us"] == Approx(static_cast<double>(steps.front()) / 1e6));
+  CHECK(t["step_time_max_us"] == Approx(static_cast<double>(steps.back()) / 1e6));
+  CHECK(t["step_time_p50_us"] == Approx(static_cast<double>(steps[2]) / 1e6));  // nearest rank
+  CHECK(t["step_time_p99_us"] == Approx(static_cast<double>(steps[4]) / 1e6));
+  CHECK(t["step_time_jitter_us"] == Approx(static_cast<double>(steps[4] - steps[2]) / 1e6));
+  CHECK(steps.back() > steps.front());  // the flooded steps are slower
 }

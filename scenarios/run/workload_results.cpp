@@ -27,6 +27,18 @@ void add_workload_results(const Scenario& s,
                        {"last_bucket_tail_us", milli_number(t.last_bucket_tail.ps / 1000)},
                        {"buckets", t.buckets},
                        {"mfu_percent", milli_number(static_cast<int64_t>(t.mfu * 100000))}};
+    if (out.training_steps.size() >= 2) {
+      // Several steps: their distribution (a job's step time is set by its slowest steps,
+      // e.g. under another tenant's traffic). Jitter: p99 - p50.
+      std::vector<int64_t> steps;
+      for (const auto& r : out.training_steps) steps.push_back(r.step.ps);
+      const int64_t p50 = nearest_rank(steps, 50), p99 = nearest_rank(steps, 99);
+      res["training"]["step_time_p50_us"] = milli_number(p50 / 1000);
+      res["training"]["step_time_p99_us"] = milli_number(p99 / 1000);
+      res["training"]["step_time_min_us"] = milli_number(nearest_rank(steps, 1) / 1000);
+      res["training"]["step_time_max_us"] = milli_number(nearest_rank(steps, 100) / 1000);
+      res["training"]["step_time_jitter_us"] = milli_number((p99 - p50) / 1000);
+    }
   }
   if (!s.collectives.empty()) {
     size_t sizes = 0;
