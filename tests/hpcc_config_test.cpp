@@ -67,10 +67,7 @@ bool mentions(const std::vector<std::string>& lines, const std::string& what) {
 }
 
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return test_support::read_file(path);
 }
 
 }  // namespace

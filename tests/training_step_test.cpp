@@ -3,8 +3,8 @@
 // and compute-bound buckets, step = compute + the last bucket's all-reduce; comm-bound,
 // step = forward + the first bucket's backward + all all-reduces + optimizer. The all-reduce
 // times come from separate runs of the same all-reduce alone. MFU by its definition.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "scenario_helpers.hpp"

@@ -25,6 +25,18 @@ std::string slurp(const std::string& file) {
   return ss.str();
 }
 
+// The imported scenario to `out` (written whole, then renamed), or to stdout.
+int write_scenario(const scen::Json& scenario, const std::string& out) {
+  const std::string text = scenario.dump(1) + "\n";
+  if (out.empty()) {
+    std::cout << text;
+  } else {
+    scen::write_file_atomic(out, text);
+    std::cerr << "scenario written to " << out << "\n";
+  }
+  return kOk;
+}
+
 // A file the config names: as the simulator, run from its own folder, would find it — next
 // to the config, else in the folder above (the peer's layout: configs/ beside the inputs).
 std::string config_relative(const std::string& config, const std::string& key,
@@ -67,14 +79,7 @@ int import_hpcc_with_config(const std::vector<std::string>& args, const std::str
   }
   for (const std::string& n : report.notes) std::cerr << "note: " << n << "\n";
   scenario["description"] = description;
-  const std::string text = scenario.dump(1) + "\n";
-  if (out.empty()) {
-    std::cout << text;
-  } else {
-    scen::write_file_atomic(out, text);
-    std::cerr << "scenario written to " << out << "\n";
-  }
-  return kOk;
+  return write_scenario(scenario, out);
 }
 
 }  // namespace
@@ -121,14 +126,7 @@ int cmd_import(int argc, char** argv) {
   } else {
     throw scen::InputError("import", args[0], "hpcc or htsim");
   }
-  const std::string text = scenario.dump(1) + "\n";
-  if (out.empty()) {
-    std::cout << text;
-  } else {
-    scen::write_file_atomic(out, text);
-    std::cerr << "scenario written to " << out << "\n";
-  }
-  return kOk;
+  return write_scenario(scenario, out);
 }
 
 }  // namespace cli
