@@ -34,11 +34,7 @@ void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim:
   c.max_bytes = std::max(c.max_bytes, c.bytes);
   if (observer_ != nullptr) observer_->on_enqueue(*this, q);
   if (marker_ != nullptr) marker_->on_enqueue(*this, q);
-  if (!transmitting()) {
-    try_send();
-  } else if (!tx_done_pushed_) {
-    push_tx_done();
-  }
+  request_send();
 }
 
 void EgressPort::set_discard(uint8_t priority, bool discarding) {
@@ -68,18 +64,28 @@ void EgressPort::discard(const QueuedPacket& q) {
 
 void EgressPort::send_control(PacketHandle h, const Packet& p) {
   control_.push_back(QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority, p.priority});
+  request_send();
+}
+
+void EgressPort::wake() {
+  request_send();  // the source has work again
+}
+
+// Something may go: start it now if the serialiser is free, else ask again at the end of the
+// current transmission (as an end event would). A request made while this port is choosing or
+// starting a packet — a buffer release in the observer that sends a PFC frame out of this same
+// port (a packet leaving by the port it came in), or a rate change the source makes while it
+// builds its packet — is served by that choice: without this guard the port would start a
+// second packet before the first, and put two on its wire at once.
+void EgressPort::request_send() {
+  if (in_try_send_) {
+    send_requested_ = true;
+    return;
+  }
   if (!transmitting()) {
     try_send();
   } else if (!tx_done_pushed_) {
     push_tx_done();
-  }
-}
-
-void EgressPort::wake() {
-  if (!transmitting()) {
-    try_send();
-  } else if (!tx_done_pushed_) {
-    push_tx_done();  // the source has work again: ask it at the end, as an end event would
   }
 }
 
@@ -172,6 +178,16 @@ void EgressPort::arm_ready(sim::Time earliest_ready) {
 }
 
 void EgressPort::try_send() {
+  in_try_send_ = true;
+  bool started = false;
+  do {
+    send_requested_ = false;
+    started = try_send_once();
+  } while (!started && send_requested_);
+  in_try_send_ = false;
+}
+
+bool EgressPort::try_send_once() {
   QueuedPacket q;
   if (!pick(q) && source_ != nullptr) {
     q.handle = source_->next_packet(gate_);
@@ -187,9 +203,10 @@ void EgressPort::try_send() {
       stalled_ = true;
       stalled_since_ = ctx_.sim.now();
     }
-    return;
+    return false;
   }
   start(q);
+  return true;
 }
 
 void EgressPort::start(const QueuedPacket& q) {

@@ -176,6 +176,8 @@ class EgressPort final : public sim::EventHandler {
   bool may_start(int prio, sim::Time now, sim::Time& earliest_ready);
   void take(int prio, QueuedPacket& out);
   void start(const QueuedPacket& q);
+  void request_send();
+  bool try_send_once();
   void discard(const QueuedPacket& q);
   // The end of the current transmission is an event only when something may go next (a queued
   // packet, or a pull source with work): a port that carries a lone packet reserves its place in
@@ -226,6 +228,8 @@ class EgressPort final : public sim::EventHandler {
   uint8_t weighted_classes_ = 0;  // bit p set when class p is in the DWRR group (p < 8)
   bool busy_ = false;             // a transmission started and its end not yet handled
   bool tx_done_pushed_ = false;   // that end is an event in the list
+  bool in_try_send_ = false;      // choosing or starting a packet (request_send waits)
+  bool send_requested_ = false;   // a request came meanwhile
   bool stalled_ = false;
   uint8_t discard_classes_ = 0;  // bit p set while the watchdog discards PFC priority p
   uint64_t total_queue_bytes_ = 0;

@@ -18,6 +18,9 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
   ++stats_.packets;
   ++ctx_.packet_hops;
   stats_.wire_bytes += wire_bytes;
+  const sim::Time start = ctx_.sim.now();
+  if (start < wire_free_at_) ++stats_.overlapping_packets;
+  wire_free_at_ = start + serialization;
   // A link that is down, or a loss drawn for this packet, still occupies the sender's
   // serialiser (it was sent); it simply never arrives.
   if (!up_ || (loss_rate_ > 0.0 && rng_.uniform() < loss_rate_)) {

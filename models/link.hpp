@@ -17,6 +17,9 @@ struct LinkStats {
   uint64_t packets = 0;
   uint64_t wire_bytes = 0;
   uint64_t lost_packets = 0;  // random loss on the wire
+  // Packets whose first bit went out before the previous one's last bit: a sender with two
+  // packets on its wire at once. Always 0 in a correct model (the run checks it).
+  uint64_t overlapping_packets = 0;
 };
 
 class Link final : public sim::EventHandler {
@@ -54,6 +57,7 @@ class Link final : public sim::EventHandler {
   uint16_t receiver_port_;
   bool wait_last_bit_;
   bool up_ = true;
+  sim::Time wire_free_at_;  // the last bit of the latest packet sent leaves the sender then
   bool event_pending_ = false;
   bool control_event_pending_ = false;
   Ring<InFlight> in_flight_;

@@ -26,6 +26,15 @@ PacketTotals check_packet_conservation(models::Network& net, const FabricTotals&
   const uint64_t dropped = fabric.tail_drops + fabric.ttl_drops + fabric.no_route + fabric.lost +
                            fabric.lossless_drops + t.rx_overflow + watchdog_drops;
   t.in_flight = net.pool.live();
+  // One packet at a time on every wire: a port that started a second before the first was out
+  // would carry more than its rate.
+  for (const auto& link : net.links) {
+    if (link->stats().overlapping_packets > 0) {
+      throw std::logic_error("a sending port put " +
+                             std::to_string(link->stats().overlapping_packets) +
+                             " packet(s) on its wire before the previous one was out");
+    }
+  }
   if (t.created != t.consumed + dropped + t.in_flight) {
     throw std::logic_error("packet conservation broken: created " + std::to_string(t.created) +
                            " != consumed " + std::to_string(t.consumed) + " + dropped " +
