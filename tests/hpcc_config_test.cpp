@@ -278,3 +278,15 @@ TEST_CASE("import hpcc --config reproduces the peer's WebSearch FCTs with DCQCN"
   // 300 us timer period (docs/roce.md).
   CHECK(c.share_within(0.05) >= 0.95);
 }
+
+TEST_CASE("import hpcc --config: an empty config names the file", "[unit][import]") {
+  // No L2_ACK_INTERVAL: the simulator's 0, no ACK at all (found by fuzz_hpcc_config, whose
+  // seed crash-empty-config.txt replays it).
+  try {
+    (void)import("");
+    FAIL("accepted");
+  } catch (const scen::InputError& e) {
+    CHECK(e.path == "cfg.txt");
+    CHECK(e.expected.find("L2_ACK_INTERVAL") != std::string::npos);
+  }
+}

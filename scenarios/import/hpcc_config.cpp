@@ -152,8 +152,9 @@ std::map<int64_t, double> read_rate_map(const Reader& r, const std::string& key)
     const int64_t rate = peer::parse_integer(rw, 1, INT64_MAX, p, key + ": a rate in bits/s");
     double v = 0;
     const auto [ptr, ec] = std::from_chars(vw.data(), vw.data() + vw.size(), v);
-    if (ec != std::errc() || ptr != vw.data() + vw.size() || !std::isfinite(v) || v < 0) {
-      throw InputError(p, vw, key + ": a value >= 0 for " + rw + " bit/s");
+    if (ec != std::errc() || ptr != vw.data() + vw.size() || !std::isfinite(v) || v < 0 ||
+        v > 1e9) {
+      throw InputError(p, vw, key + ": a value in [0, 1e9] for " + rw + " bit/s");
     }
     m[rate] = v;
   }
@@ -192,7 +193,8 @@ PeerRtt peer_rtt(const std::vector<bool>& is_switch, const std::vector<LinkInfo>
   }
   PeerRtt out;
   std::vector<int> dist(n);
-  std::vector<int64_t> delay_ps(n), tx_ps(n), bw(n);
+  std::vector<__int128> delay_ps(n), tx_ps(n);  // sums over a path: no overflow
+  std::vector<int64_t> bw(n);
   for (size_t h = 0; h < n; ++h) {
     if (is_switch[h]) continue;
     std::fill(dist.begin(), dist.end(), -1);
@@ -217,11 +219,17 @@ PeerRtt peer_rtt(const std::vector<bool>& is_switch, const std::vector<LinkInfo>
     }
     for (size_t d = 0; d < n; ++d) {
       if (is_switch[d] || dist[d] < 0 || d == h) continue;
-      const int64_t rtt_ps = 2 * delay_ps[d] + tx_ps[d];
-      const auto bdp =
-          static_cast<int64_t>(static_cast<__int128>(rtt_ps / 1000) * bw[d] / 1'000'000'000 / 8);
-      out.max_rtt = std::max(out.max_rtt, sim::Time(rtt_ps));
-      out.max_bdp = std::max(out.max_bdp, bdp);
+      const __int128 rtt_ps = 2 * delay_ps[d] + tx_ps[d];
+      const __int128 bdp = rtt_ps / 1000 * bw[d] / 1'000'000'000 / 8;
+      // An hour of RTT, or a BDP beyond 2^50 bytes, is no data-centre path (and would overflow
+      // the window's arithmetic).
+      if (rtt_ps > static_cast<__int128>(3'600) * 1'000'000'000'000 || bdp > (int64_t{1} << 50)) {
+        throw InputError(where, "a host pair's RTT",
+                         "links whose round trip stays below an hour and whose BDP below 2^50 "
+                         "bytes");
+      }
+      out.max_rtt = std::max(out.max_rtt, sim::Time(static_cast<int64_t>(rtt_ps)));
+      out.max_bdp = std::max(out.max_bdp, static_cast<int64_t>(bdp));
     }
   }
   return out;
@@ -293,8 +301,10 @@ HpccConfigReport apply_hpcc_config(const HpccConfig& config, json& scenario) {
   fabric["nic"]["ack_payload_bytes"] = "0B";
   const int64_t ack_interval = r.integer("L2_ACK_INTERVAL", 0, 0, INT32_MAX);
   if (ack_interval == 0) {
-    throw InputError(r.path(*r.get("L2_ACK_INTERVAL")), "0",
-                     "L2_ACK_INTERVAL > 0 (the simulator sends no ACK at 0, so no flow ends)");
+    const HpccConfigEntry* e = r.get("L2_ACK_INTERVAL");
+    throw InputError(e != nullptr ? r.path(*e) : config.file, "0",
+                     "L2_ACK_INTERVAL > 0 (the simulator's default is 0: it sends no ACK, so no "
+                     "flow ends)");
   }
   fabric["nic"]["ack_every"] = std::max<int64_t>(1, (ack_interval + payload - 1) / payload);
   // ACKs: the simulator's switches queue them in the class of the data they answer
@@ -329,9 +339,9 @@ HpccConfigReport apply_hpcc_config(const HpccConfig& config, json& scenario) {
   for (int64_t p : priorities) pfc_prios.push_back(p);
   if (!priorities.empty()) fabric["nic"]["ack_priority"] = *priorities.begin();
   auto headroom = [](const LinkInfo& l) {
-    return static_cast<int64_t>(static_cast<__int128>(l.rate_bps) * (l.latency.ps / 1000) / 8 /
-                                1'000'000'000) *
-           3;
+    const __int128 h =
+        static_cast<__int128>(l.rate_bps) * (l.latency.ps / 1000) / 8 / 1'000'000'000 * 3;
+    return static_cast<int64_t>(std::min<__int128>(h, int64_t{1} << 50));  // the loader bounds it
   };
   const int64_t nic_headroom = headroom(LinkInfo{0, 0, 0, 0, nic_rate, nic_delay});
   fabric["pfc"] = {{"enabled", true},
