@@ -78,7 +78,8 @@ const char* const kResultsHeader =
     "retransmitted_packets,timeouts,drops_tail,drops_ttl,drops_no_route,drops_link_loss,"
     "drops_lossless,pause_frames,paused_time_ns,headroom_exhaustions,deadlocks,ecn_marks,"
     "dcqcn_rate_decreases,cnps_sent,collective_size_bytes,collective_time_us,"
-    "collective_busbw_GBps,error";
+    "collective_busbw_GBps,training_step_us,training_step_p50_us,training_step_p99_us,"
+    "training_step_jitter_us,error";
 
 }  // namespace
 

@@ -44,6 +44,10 @@ const Metric kMetrics[] = {
     {"collective_size_bytes", "/collective/size_bytes"},
     {"collective_time_us", "/collective/time_us"},
     {"collective_busbw_GBps", "/collective/busbw_GBps"},
+    {"training_step_us", "/training/step_time_us"},
+    {"training_step_p50_us", "/training/step_time_p50_us"},
+    {"training_step_p99_us", "/training/step_time_p99_us"},
+    {"training_step_jitter_us", "/training/step_time_jitter_us"},
 };
 
 }  // namespace
