@@ -22,6 +22,7 @@
 #include "models/shared_dma_link.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch.hpp"
+#include "models/tcp/tcp_stack.hpp"
 #include "models/transport.hpp"
 #include "topologies/routing.hpp"
 
@@ -55,6 +56,7 @@ struct Network {
   // DCQCN, when enabled: one controller for every NIC; rate changes of traced QPs.
   std::unique_ptr<Dcqcn> dcqcn;
   std::unique_ptr<AckRateControl> ack_cc;  // fabric.cc: HPCC, DCTCP or TIMELY
+  std::unique_ptr<TcpStack> tcp;           // kernel TCP, when some message runs over it
   // PFC deadlock detection, when PFC is on.
   std::unique_ptr<DeadlockDetector> deadlock;
   // Failure injection: NICs that storm pause frames (pause_storms in the scenario).

@@ -12,6 +12,7 @@
 #include "models/shared_dma_link.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch_buffer.hpp"
+#include "models/tcp/tcp_stack.hpp"
 
 namespace models {
 
@@ -59,7 +60,11 @@ sim::Time Nic::dma_read_done(sim::Time floor, int64_t payload) const {
 void Nic::post(QueuePair& qp) {
   if (!qp.rto) qp.rto = std::make_unique<sim::Timer>(ctx_.sim, this, kRto, qp.id);
   qp.rate_bps = port_.rate_bps();
-  if (ack_cc_ != nullptr) ack_cc_->on_post(qp, port_.rate_bps());
+  if (qp.tcp) {
+    tcp_->on_post(qp);
+  } else if (ack_cc_ != nullptr) {
+    ack_cc_->on_post(qp, port_.rate_bps());
+  }
   // Doorbell and the first DMA read's round trip come before the payload can stream; inline
   // sends skip the read.
   const sim::Time latency = post_latency(params_, qp.bytes, host_path_);
@@ -81,6 +86,7 @@ void Nic::on_rate_change(QueuePair& qp) {
 }
 
 bool Nic::has_sendable(const QueuePair& qp) const {
+  if (qp.tcp) return qp.posted && !qp.done && !qp.behind && tcp_->may_send(qp);
   if (!qp.posted || qp.done || qp.behind || qp.snd_nxt >= qp.total_packets) return false;
   if (params_.max_inflight_bytes > 0) {
     int64_t window = params_.max_inflight_bytes;
@@ -124,12 +130,21 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       active_.push_back(id);
       continue;
     }
+    if (qp.tcp) {  // the next segment's data is not in the socket buffer yet
+      const sim::Time ready = tcp_->ready_at(qp);
+      if (ready > now) {
+        earliest = std::min(earliest, ready);
+        active_.push_back(id);
+        continue;
+      }
+    }
+    const uint32_t psn = qp.tcp ? tcp_->next_psn(qp) : qp.snd_nxt;
     if (qp.snd_nxt == 0 && now < next_message_at_) {  // the engine's message rate cap
       earliest = std::min(earliest, next_message_at_);
       active_.push_back(id);
       continue;
     }
-    if (gate != nullptr && !gate->may_send(lane_of(qp.priority), data_wire_bytes(qp))) {
+    if (gate != nullptr && !gate->may_send(lane_of(qp.priority), data_wire_bytes(qp, psn))) {
       // Held by flow control: the gate wakes the port when the class may go again.
       active_.push_back(id);
       continue;
@@ -139,7 +154,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       // The payload's DMA read: after the channel's previous read, and no earlier than the
       // QP's post (first packet) or its previous packet's departure (one packet read ahead).
       read_floor = qp.last_wire == 0 ? qp.next_send_at : qp.last_sent_at;
-      read_done = dma_read_done(read_floor, data_payload_bytes(qp));
+      read_done = dma_read_done(read_floor, data_payload_bytes(qp, psn));
       if (read_done > now) {
         earliest = std::min(earliest, read_done);
         active_.push_back(id);
@@ -147,7 +162,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       }
     }
     if (models_dma_reads()) {
-      const int64_t payload = data_payload_bytes(qp);
+      const int64_t payload = data_payload_bytes(qp, psn);
       if (host_path_.pcie_rate_bps > 0) {
         dma_read_free_at_ = std::max(dma_read_free_at_, read_floor) +
                             sim::serialization_time(payload, host_path_.pcie_rate_bps);
@@ -156,9 +171,13 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
         l->commit(SharedDmaLink::kRead, l->done_at(SharedDmaLink::kRead, read_floor, payload));
       }
     }
-    const PacketHandle h = make_data_packet(qp);
+    const PacketHandle h = make_data_packet(qp, psn);
     const Packet& p = ctx_.pool[h];
-    ++qp.snd_nxt;
+    if (qp.tcp) {
+      tcp_->on_sent(qp, psn);
+    } else {
+      ++qp.snd_nxt;
+    }
     if (qp.snd_nxt == qp.total_packets && qp.fifo_next != UINT32_MAX) {
       // Its last packet is out: the connection's next message goes on (Transport::
       // start_flow_in_order); the port asks again after this packet.
@@ -175,7 +194,11 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
     if (qp.rate_bps < port_.rate_bps()) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
     }
-    if (!qp.rto->armed()) qp.rto->arm(now + params_.rto);
+    if (qp.tcp) {
+      tcp_->start_timer(qp);
+    } else if (!qp.rto->armed()) {
+      qp.rto->arm(now + params_.rto);
+    }
     if (engine_rate_bps_ > 0 || params_.message_overhead.ps > 0) {
       engine_free_at_ = now;
       if (engine_rate_bps_ > 0) {
@@ -184,7 +207,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       if (p.psn == 0) engine_free_at_ += params_.message_overhead;
     }
     if (p.psn == 0 && params_.max_message_rate > 0) next_message_at_ = now + message_gap(params_);
-    if (dcqcn_ != nullptr) dcqcn_->on_sent(qp, p.wire_bytes);
+    if (dcqcn_ != nullptr && !qp.tcp) dcqcn_->on_sent(qp, p.wire_bytes);
     active_.push_back(id);
     ++stats_.data_packets_sent;
     return h;
@@ -201,35 +224,39 @@ void Nic::schedule_pacing_wake(sim::Time at) {
   }
 }
 
-uint32_t Nic::data_payload_bytes(const QueuePair& qp) const {
-  return qp.snd_nxt + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
+uint32_t Nic::data_payload_bytes(const QueuePair& qp, uint32_t psn) const {
+  if (qp.tcp) return tcp_->payload_bytes(qp, psn);
+  return psn + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
 }
 
-uint32_t Nic::data_wire_bytes(const QueuePair& qp) const {
-  return static_cast<uint32_t>(data_payload_bytes(qp) + params_.header_bytes + cc_header_bytes_ +
-                               params_.framing_bytes);
+uint32_t Nic::data_wire_bytes(const QueuePair& qp, uint32_t psn) const {
+  if (qp.tcp) return tcp_->wire_bytes(tcp_->payload_bytes(qp, psn));
+  return static_cast<uint32_t>(data_payload_bytes(qp, psn) + params_.header_bytes +
+                               cc_header_bytes_ + params_.framing_bytes);
 }
 
-PacketHandle Nic::make_data_packet(QueuePair& qp) {
+PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& p = ctx_.pool[h];
   p.qp = qp.id;
   ctx_.pool.count_qp_packet(p);
   p.src_host = qp.src_host;
   p.dst_host = qp.dst_host;
-  p.psn = qp.snd_nxt;
-  p.payload_bytes = data_payload_bytes(qp);
-  p.wire_bytes = data_wire_bytes(qp);
+  p.psn = psn;
+  p.payload_bytes = data_payload_bytes(qp, psn);
+  p.wire_bytes = data_wire_bytes(qp, psn);
   p.route_id = qp.route_id;
   p.udp_sport = qp.udp_sport;
   p.type = PacketType::Data;
   p.sl = qp.priority;
   p.priority = lane_of(qp.priority);
   p.dscp = qp.dscp;
-  p.ecn = Ecn::Ect0;  // RoCEv2 traffic is ECN-capable
+  // RoCEv2 traffic is ECN-capable; TCP's only under DCTCP (Linux negotiates ECN only when
+  // asked, net.ipv4.tcp_ecn = 2).
+  p.ecn = !qp.tcp || tcp_->ecn_capable() ? Ecn::Ect0 : Ecn::NotEct;
   p.ttl = static_cast<uint8_t>(params_.ttl);
   p.sent_at = ctx_.sim.now();
-  if (telemetry_) p.int_slot = ctx_.pool.alloc_telemetry();
+  if (telemetry_ && !qp.tcp) p.int_slot = ctx_.pool.alloc_telemetry();
   return h;
 }
 
@@ -328,7 +355,7 @@ void Nic::receive_data_or_control(PacketHandle h) {
   }
   if (p.type == PacketType::Data) {
     if (drains_receives()) return rx_arrive(h);  // the host takes it later
-    on_data(h);
+    if (on_data(h)) return;  // the TCP stack holds it
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
     if (dcqcn_ != nullptr) dcqcn_->on_notification(transport_.qp(p.qp), port_.rate_bps());
@@ -410,8 +437,7 @@ void Nic::rx_drained() {
     stats_.pause_asserted_time += ctx_.sim.now() - xoff_since_[prio];
     send_pause(prio, 0, PfcEvent::Resume);
   }
-  on_data(h);
-  ctx_.pool.release(h);
+  if (!on_data(h)) ctx_.pool.release(h);
   if (rx_queue_.empty()) {
     rx_draining_ = false;
   } else {
@@ -457,10 +483,15 @@ void Nic::finish_accounting() {
   }
 }
 
-void Nic::on_data(PacketHandle h) {
+bool Nic::on_data(PacketHandle h) {
   Packet& p = ctx_.pool[h];
   QueuePair& qp = transport_.qp(p.qp);
   ++stats_.data_packets_received;
+  if (qp.tcp) {
+    if (p.ecn == Ecn::Ce) ++stats_.ce_marked_received;
+    tcp_->on_segment(*this, h);
+    return true;
+  }
   if ((p.flags & kFlagFecn) != 0 && ib_cc_ != nullptr) {  // InfiniBand CC: BECN in a CNP
     ib_cc_->on_fecn(host_);
     send_cnp(p);
@@ -500,7 +531,7 @@ void Nic::on_data(PacketHandle h) {
         ++qp.duplicate_packets;
         send_control(p, PacketType::Ack, qp.expected_psn);
       }
-      return;
+      return false;
     }
     // A gap: go-back-N receivers discard it and ask once for the missing PSN.
     if (qp.nacked_psn != qp.expected_psn) {
@@ -512,11 +543,13 @@ void Nic::on_data(PacketHandle h) {
     ++qp.duplicate_packets;
     send_control(p, PacketType::Ack, qp.expected_psn);
   }
+  return false;
 }
 
 void Nic::on_ack(PacketHandle h) {
   const Packet& a = ctx_.pool[h];
   QueuePair& qp = transport_.qp(a.qp);
+  if (qp.tcp) return tcp_->on_ack(*this, qp, a);
   if ((a.flags & kFlagCongestion) != 0) {
     ++stats_.congestion_flags_received;
     if (dcqcn_ != nullptr) dcqcn_->on_notification(qp, port_.rate_bps());
@@ -555,6 +588,10 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     }
     case kRto: {
       QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
+      if (qp.tcp) {
+        tcp_->on_timeout(*this, qp);
+        break;
+      }
       if (qp.done || qp.snd_nxt == qp.snd_una) break;  // nothing outstanding
       ++qp.timeouts;
       qp.retransmitted_packets += qp.snd_nxt - qp.snd_una;

@@ -31,6 +31,7 @@ class IbCreditGate;
 class IngressListener;
 class SharpAllReduce;
 class SharedDmaLink;
+class TcpStack;
 
 struct NicStats {
   uint64_t data_packets_sent = 0;
@@ -71,6 +72,11 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
     telemetry_ = telemetry;
     cc_header_bytes_ = extra_header_bytes;
   }
+  // Kernel TCP (models/tcp/tcp_stack.hpp): this NIC hands its TCP queue pairs' sending
+  // decisions, ACKs and received segments to `tcp`.
+  void set_tcp(TcpStack* tcp) { tcp_ = tcp; }
+  // The QP may send again (the TCP stack opened its window).
+  void resume(QueuePair& qp) { activate(qp); }
   // InfiniBand congestion control (annex A10): FECN-marked data is answered by a BECN (a CNP),
   // BECNs reach the QP's CCTI (models/ib/ib_cc.hpp).
   void set_ib_cc(IbCongestionControl* cc) { ib_cc_ = cc; }
@@ -147,15 +153,15 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
  private:
   void activate(QueuePair& qp);
   bool has_sendable(const QueuePair& qp) const;
-  PacketHandle make_data_packet(QueuePair& qp);
+  PacketHandle make_data_packet(QueuePair& qp, uint32_t psn);
   void schedule_pacing_wake(sim::Time at);                 // one pending wake, the earliest
-  uint32_t data_payload_bytes(const QueuePair& qp) const;  // of the packet at snd_nxt
-  uint32_t data_wire_bytes(const QueuePair& qp) const;
+  uint32_t data_payload_bytes(const QueuePair& qp, uint32_t psn) const;
+  uint32_t data_wire_bytes(const QueuePair& qp, uint32_t psn) const;
   // An ACK or NACK answering `data`: it echoes the data's send time and takes over its
   // telemetry record.
   void send_control(Packet& data, PacketType type, uint32_t psn);
   void send_cnp(const Packet& data);
-  void on_data(PacketHandle h);
+  bool on_data(PacketHandle h);  // true: the TCP stack keeps the packet
   void on_ack(PacketHandle h);
   void rx_arrive(PacketHandle h);
   void receive_data_or_control(PacketHandle h);  // after the DMA write's latency, for data
@@ -181,6 +187,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   bool telemetry_ = false;
   int64_t cc_header_bytes_ = 0;
   IbCongestionControl* ib_cc_ = nullptr;
+  TcpStack* tcp_ = nullptr;
   bool ib_ = false;
   bool accept_out_of_order_ = false;
   std::array<uint8_t, 16> sl_to_vl_{};

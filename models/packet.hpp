@@ -63,6 +63,9 @@ struct Packet {
   // In-band telemetry record (PacketPool::telemetry) carried by a data packet and echoed by
   // its ACK under HPCC; 0 = none.
   uint32_t int_slot = 0;
+  // A TCP ACK's SACK block (RFC 2018): the PSN + 1 of the out-of-order segment it answers;
+  // 0 = none.
+  uint32_t sack_end = 0;
 };
 
 // A packet is one cache line at most: the pool is walked per hop and its memory traffic sets

@@ -10,7 +10,8 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
                              bool recycle) {
   // Stripe the message over its QPs in contiguous runs of MTU packets; the last non-empty QP
   // carries the message's short tail packet. QPs beyond the packet count are not created.
-  const int64_t mtu = params_.mtu;
+  const bool tcp = is_tcp(spec);
+  const int64_t mtu = tcp ? tcp_mss_ : params_.mtu;
   const int64_t packets = (spec.bytes + mtu - 1) / mtu;
   const int64_t used_qps = std::min<int64_t>(spec.qps, packets);
   recycle = recycle && !keep_qp_ids_;
@@ -34,6 +35,7 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
     qp->priority = static_cast<uint8_t>(spec.priority);
     qp->dscp = static_cast<uint8_t>(spec.dscp);
     qp->route_id = route_id;
+    qp->tcp = tcp;
     const int64_t my_packets = packets / used_qps + (k < packets % used_qps ? 1 : 0);
     int64_t bytes = my_packets * mtu;
     if (k == used_qps - 1) bytes -= packets * mtu - spec.bytes;

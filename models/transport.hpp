@@ -42,7 +42,9 @@ struct QueuePair {
   uint32_t fifo_next = UINT32_MAX;
   bool behind = false;
   bool done = false;
+  bool tcp = false;  // a kernel TCP message (models/tcp/tcp_stack.hpp), not an RDMA one
   sim::Time finish;
+  sim::Time rto_horizon;  // TCP: the latest deadline its RTO timer was ever armed for
   uint64_t retransmitted_packets = 0;
   uint64_t timeouts = 0;
   uint64_t nacks_received = 0;
@@ -103,6 +105,20 @@ class Transport final : public sim::EventHandler {
 
   void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
   void add_listener(CompletionListener* l) { listeners_.push_back(l); }
+  // TCP messages are cut into segments of `mss` bytes; `by_default`: flows that name no
+  // transport run over TCP (fabric.transport "tcp"); `hosts`: the hosts with a kernel stack
+  // (a GPU's NVLink endpoint has none: its messages stay NVLink transfers).
+  void set_tcp(int64_t mss, bool by_default, std::vector<bool> hosts) {
+    tcp_mss_ = mss;
+    tcp_by_default_ = by_default;
+    tcp_hosts_ = std::move(hosts);
+  }
+  bool is_tcp(const FlowSpec& spec) const {
+    const bool asked = spec.transport == FlowTransport::Tcp ||
+                       (spec.transport == FlowTransport::Fabric && tcp_by_default_);
+    return asked && static_cast<size_t>(spec.src_host) < tcp_hosts_.size() &&
+           tcp_hosts_[spec.src_host];
+  }
   // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP). A `recycle`
   // flow (a collective's message) gives its flow id and QP ids back once it has finished and
   // every listener has heard of it; a later recycle flow with as many QPs reuses them when
@@ -153,6 +169,9 @@ class Transport final : public sim::EventHandler {
   std::vector<FlowState> flows_;
   std::vector<CompletionListener*> listeners_;
   size_t flows_done_ = 0;
+  int64_t tcp_mss_ = 0;
+  bool tcp_by_default_ = false;
+  std::vector<bool> tcp_hosts_;
 
   // Recycling (transport_recycling.cpp).
   bool ready_for_reuse(const FlowState& f) const;

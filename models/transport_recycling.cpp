@@ -19,6 +19,7 @@
 //    the QP finished (every arm was at most one RTO ahead of a time before the finish);
 //  - nothing keeps per-QP state by id beyond the QP's life (DCQCN does: keep_qp_ids()).
 // The per-flow counters summed in the run's statistics are carried over in RetiredFlowTotals.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -71,7 +72,10 @@ uint32_t Transport::reuse_slot(uint32_t qp_count) {
     retired_.nacks_received += q.nacks_received;
     retired_.duplicate_packets += q.duplicate_packets;
     delivered += q.delivered_bytes;
-    if (q.rto) timer_graveyard_.emplace_back(q.finish + params_.rto, std::move(q.rto));
+    if (q.rto) {
+      timer_graveyard_.emplace_back(std::max(q.finish + params_.rto, q.rto_horizon),
+                                    std::move(q.rto));
+    }
   }
   // Conservation of bytes, as run_scenario checks for the slots it sees at the end.
   if (delivered != static_cast<uint64_t>(f.spec.bytes)) {

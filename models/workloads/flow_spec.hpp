@@ -9,6 +9,10 @@
 
 namespace models {
 
+// How a message crosses the network: the fabric's transport (fabric.transport), RDMA
+// (reliable connected queue pairs), or kernel TCP (models/tcp/tcp_stack.hpp).
+enum class FlowTransport : uint8_t { Fabric, Rdma, Tcp };
+
 struct FlowSpec {
   int src_host = -1;  // host number (0..H-1), not node index
   int dst_host = -1;
@@ -19,6 +23,7 @@ struct FlowSpec {
   int qps = 1;             // queue pairs the message is striped over (own UDP source port each)
   std::vector<int> route;  // explicit route: switch node indices in order; empty = ECMP
   std::string tag;         // which workload made it ("flows", "incast", "permutation", ...)
+  FlowTransport transport = FlowTransport::Fabric;
 };
 
 }  // namespace models

@@ -246,6 +246,15 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   std::vector<models::Nic*> nic_ptrs;
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
   net->transport->set_nics(nic_ptrs);
+  if (s.uses_tcp()) {
+    net->tcp = std::make_unique<models::TcpStack>(net->ctx, *net->transport, s.tcp,
+                                                  s.nic.framing_bytes,
+                                                  static_cast<uint32_t>(hosts));
+    std::vector<bool> kernel_hosts(hosts, true);
+    for (int n : f.topo.gpus.nvlink_node) kernel_hosts[f.host_index[n]] = false;
+    net->transport->set_tcp(s.tcp.mss, s.tcp_transport, std::move(kernel_hosts));
+    for (auto& nic : net->nics) nic->set_tcp(net->tcp.get());
+  }
   if (s.dcqcn.enabled) {
     net->dcqcn = std::make_unique<models::Dcqcn>(net->ctx, s.dcqcn, *net->transport);
     for (auto& nic : net->nics) nic->set_dcqcn(net->dcqcn.get());

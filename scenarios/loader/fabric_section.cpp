@@ -6,14 +6,14 @@
 
 namespace scen {
 const std::vector<std::string>& known_fabrics() {
-  static const std::vector<std::string> k = {"roce", "infiniband"};
+  static const std::vector<std::string> k = {"roce", "infiniband", "tcp"};
   return k;
 }
 
 namespace {
 
 constexpr const char* kFabricExpected =
-    "\"roce\", \"infiniband\", a list of them, or an object (RoCE parameters)";
+    "\"roce\", \"infiniband\", \"tcp\", a list of them, or an object (RoCE parameters)";
 
 // The fabrics named by "fabric", checked (path "fabric" or "fabric[i]").
 std::vector<std::string> fabric_names(const Json& root) {
@@ -56,6 +56,7 @@ std::optional<JsonReader> select_fabric(JsonReader& root, const LoadOptions& opt
     chosen = options.fabric;
   }
   s.fabric_kind = chosen == "infiniband" ? FabricKind::Infiniband : FabricKind::Roce;
+  s.tcp_transport = chosen == "tcp";  // Ethernet with kernel TCP at the hosts
   const bool object_form = !root.has("fabric") || root.json()["fabric"].is_object();
   if (object_form) {
     if (root.has("roce")) {

@@ -7,6 +7,7 @@
 #include "models/roce/ecn_marker.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/switch.hpp"
+#include "models/tcp/tcp_params.hpp"
 #include "scenarios/loader/param_table.hpp"
 
 namespace scen {
@@ -21,6 +22,7 @@ const FieldTable<models::EcnParams>& ecn_fields();
 const FieldTable<models::EcnParams>& ecn_port_fields();
 const FieldTable<models::DcqcnParams>& dcqcn_fields();  // dcqcn_fields.cpp
 const FieldTable<models::CcParams>& cc_fields();        // cc_fields.cpp
+const FieldTable<models::TcpParams>& tcp_fields();      // tcp_fields.cpp
 
 struct LinkDefaults {
   double loss_rate = 0.0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/cc/cc_params.hpp"
+#include "models/tcp/tcp_params.hpp"
 #include "models/collectives/collective_spec.hpp"
 #include "models/training/training_spec.hpp"
 #include "models/ib/ib_params.hpp"
@@ -87,6 +88,20 @@ struct Scenario {
   models::EcnParams ecn;
   models::DcqcnParams dcqcn;
   models::CcParams cc;  // fabric.cc: HPCC, DCTCP, TIMELY (DCQCN: `dcqcn`)
+  // fabric.transport "tcp" (or the fabric "tcp" of a list): messages that name no transport —
+  // every collective's and training step's — run over kernel TCP with `tcp`'s parameters.
+  bool tcp_transport = false;
+  models::TcpParams tcp;  // fabric.tcp
+  // GPU servers had GPUDirect RDMA on: kernel TCP stages their data through host memory.
+  bool tcp_staged_gpus = false;
+  // Whether any message runs over TCP (the fabric's transport or a flow's "transport").
+  bool uses_tcp() const {
+    if (tcp_transport) return true;
+    for (const auto& f : flows) {
+      if (f.transport == models::FlowTransport::Tcp) return true;
+    }
+    return false;
+  }
   models::QosParams qos;
   FabricKind fabric_kind = FabricKind::Roce;
   std::vector<std::string> fabrics;  // as the file lists them ("fabric": [...]); else one

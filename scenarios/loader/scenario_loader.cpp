@@ -155,6 +155,29 @@ void check_nic_rx(const Scenario& s) {
 }
 
 // `fabric.cc`: the algorithm, then its preset (default `paper`), then the knobs.
+// Kernel TCP carries every message of the fabric: RDMA's congestion control has nothing to act
+// on, and GPU data is staged through host memory (no GPUDirect RDMA).
+void check_tcp_fabric(const std::string& fab, Scenario& s) {
+  const std::string tcp_cc = "TCP's window is fabric.tcp.cc (cubic, dctcp, reno)";
+  if (s.dcqcn.enabled) {
+    throw InputError(fab + ".dcqcn.enabled", "true",
+                     "false with transport \"tcp\": DCQCN rate-limits RDMA queue pairs; " +
+                         tcp_cc);
+  }
+  if (s.cc.algorithm != models::CcAlgorithm::None) {
+    throw InputError(fab + ".cc.algorithm",
+                     std::string("\"") + models::cc_algorithm_name(s.cc.algorithm) + "\"",
+                     "\"none\" with transport \"tcp\": fabric.cc is RDMA NICs' congestion "
+                     "control; " +
+                         tcp_cc);
+  }
+  topo::GpuNodeParams& gpus = s.fabric.topo.gpus.params;
+  if (s.fabric.topo.gpus.servers > 0 && gpus.gpudirect_rdma) {
+    gpus.gpudirect_rdma = false;
+    s.tcp_staged_gpus = true;
+  }
+}
+
 void read_cc_section(JsonReader& cc, Scenario& s) {
   cc.expect_object();
   const std::string name =
@@ -264,6 +287,15 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
       dc->finish();
     }
     if (auto cc = fab->get("cc")) read_cc_section(*cc, s);
+    if (fab->has("transport")) {
+      s.tcp_transport =
+          fab->choice("transport", {"rdma", "tcp"}, s.tcp_transport ? "tcp" : "rdma") == "tcp";
+    }
+    if (auto tcp = fab->get("tcp")) {
+      tcp->expect_object();
+      read_fields(*tcp, tcp_fields(), s.tcp);
+      tcp->finish();
+    }
     if (auto qos = fab->get("qos")) {
       qos->expect_object();
       read_fields(*qos, qos_fields(), s.qos);
@@ -276,6 +308,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     }
     fab->finish();
   }
+  if (s.tcp_transport) check_tcp_fabric(fab ? fab->path() : std::string("fabric"), s);
   check_qos(s.qos, s.nic);
   check_nic_rx(s);
   if (link_defaults.loss_rate > 0) {
@@ -314,7 +347,8 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   check_sharp_workload(r.json(), s);  // sharp_section.hpp
   s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
                                   !s.collectives.empty() || !s.training.empty(),
-                                  options.max_memory_bytes);
+                                  options.max_memory_bytes,
+                                  s.fabric_kind != FabricKind::Infiniband);
   check_tagging_flows(s);  // routing_section.hpp
 
   if (auto st = r.get("stop")) {
@@ -345,6 +379,10 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   eff["fabric"]["dcqcn"] = write_fields(dcqcn_fields(), s.dcqcn);
   eff["fabric"]["cc"] = write_fields(cc_fields(), s.cc);
   eff["fabric"]["qos"] = write_fields(qos_fields(), s.qos);
+  if (s.uses_tcp()) {  // only then, so that RDMA scenarios' summaries stay as they were
+    eff["fabric"]["transport"] = s.tcp_transport ? "tcp" : "rdma";
+    eff["fabric"]["tcp"] = write_fields(tcp_fields(), s.tcp);
+  }
   eff["overrides"] = root.contains("overrides") ? root["overrides"] : Json::array();
   eff["link_failures"] = root.contains("link_failures") ? root["link_failures"] : Json::array();
   if (root.contains("routing")) eff["routing"] = routing_name(s);

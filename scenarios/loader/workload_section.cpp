@@ -127,8 +127,22 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
                                                     const models::NicParams& nic,
                                                     const models::QosParams& qos, uint64_t seed,
                                                     const std::string& base_dir,
-                                                    bool allow_no_flows, int64_t max_memory_bytes) {
+                                                    bool allow_no_flows, int64_t max_memory_bytes,
+                                                    bool tcp_allowed) {
   w.expect_object();
+  // "transport": "rdma" | "tcp" — the workload's default, and per generator.
+  const auto read_transport = [&](JsonReader& r, models::FlowTransport def) {
+    if (!r.has("transport")) return def;
+    const std::string v = r.choice("transport", {"rdma", "tcp"}, "rdma");
+    if (v == "tcp" && !tcp_allowed) {
+      throw InputError(r.child_path("transport"), "\"tcp\"",
+                       "\"rdma\": an InfiniBand fabric carries RDMA only (kernel TCP runs on "
+                       "Ethernet: \"fabric\": \"tcp\", or fabric.transport on a RoCE fabric)");
+    }
+    return v == "tcp" ? models::FlowTransport::Tcp : models::FlowTransport::Rdma;
+  };
+  const models::FlowTransport default_transport =
+      read_transport(w, models::FlowTransport::Fabric);
   std::vector<models::FlowSpec> flows;
   // Before a generator makes its flows: would they fit in memory? (`count` may be an expected
   // number, for Poisson arrivals.)
@@ -168,6 +182,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
       }
       fs.start = r.time("start", sim::Time(0), sim::Time(0));
       const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+      fs.transport = read_transport(r, default_transport);
       fs.priority = tc.priority;
       fs.dscp = tc.dscp;
       fs.qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
@@ -223,10 +238,12 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+    const models::FlowTransport transport = read_transport(r, default_transport);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_incast(p)) {
       fs.priority = tc.priority;
       fs.dscp = tc.dscp;
+      fs.transport = transport;
       fs.qps = qps;
       fs.tag = "incast";
       flows.push_back(fs);
@@ -241,10 +258,12 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     fits(r, static_cast<double>(p.hosts.size()));
     sim::Rng rng(seed, kStreamPermutation + i);
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+    const models::FlowTransport transport = read_transport(r, default_transport);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_permutation(p, rng)) {
       fs.priority = tc.priority;
       fs.dscp = tc.dscp;
+      fs.transport = transport;
       fs.qps = qps;
       fs.tag = "permutation";
       flows.push_back(fs);
@@ -257,12 +276,14 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+    const models::FlowTransport transport = read_transport(r, default_transport);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     const auto n = static_cast<double>(p.hosts.size());
     fits(r, n * (n - 1));
     for (auto& fs : models::make_all_to_all(p)) {
       fs.priority = tc.priority;
       fs.dscp = tc.dscp;
+      fs.transport = transport;
       fs.qps = qps;
       fs.tag = "all_to_all";
       flows.push_back(fs);
@@ -296,10 +317,12 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
                 (8.0 * p.cdf.mean_bytes()) * (static_cast<double>(p.duration.ps) * 1e-12));
     sim::Rng rng(seed, kStreamPoisson + i);
     const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+    const models::FlowTransport transport = read_transport(r, default_transport);
     const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     for (auto& fs : models::make_poisson(p, rng)) {
       fs.priority = tc.priority;
       fs.dscp = tc.dscp;
+      fs.transport = transport;
       fs.qps = qps;
       fs.tag = "poisson";
       flows.push_back(fs);

@@ -57,7 +57,16 @@ TransportTotals collect_flow_results(const Scenario& s, const models::Network& n
     const auto data = trace_path(s, net, q0.src_host, q0.dst_host, q0.udp_sport, q0.route_id);
     const auto ack = trace_path(s, net, q0.dst_host, q0.src_host, q0.udp_sport, 0);
     if (!data.empty() && !ack.empty()) {
-      r.ideal_fct = models::ideal_fct(data, ack, r.bytes, s.nic, net.nics[q0.src_host]->host_path(),
+      // A TCP flow's ideal is the network's alone, with TCP's segments: its slowdown includes
+      // the hosts' CPU work.
+      models::NicParams format = s.nic;
+      if (q0.tcp) {
+        format.mtu = s.tcp.mss;
+        format.header_bytes = s.tcp.header_bytes;
+        format.ack_payload_bytes = 0;
+      }
+      r.ideal_fct = models::ideal_fct(data, ack, r.bytes, format,
+                                      net.nics[q0.src_host]->host_path(),
                                       net.nics[q0.dst_host]->host_path());
     }
     out.flows.push_back(std::move(r));

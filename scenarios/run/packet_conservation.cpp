@@ -20,6 +20,12 @@ PacketTotals check_packet_conservation(models::Network& net, const FabricTotals&
   t.created = net.pool.allocated_total();
   t.consumed += fabric.pause_consumed + flow_control_consumed(net);
   if (net.sharp) t.consumed += net.sharp->packets_consumed();  // SHARP nodes and results
+  if (net.tcp) {
+    // Segments the NICs received that still wait for their host's CPU are in flight, not
+    // consumed; the TCP stack's ACKs are control packets.
+    t.consumed -= net.tcp->segments_held();
+    t.acks += net.tcp->stats().acks_sent;
+  }
   uint64_t watchdog_drops = 0;  // the PFC watchdog's drop action (EgressPort::discard)
   for (const models::EgressPort* port : net.link_sender)
     watchdog_drops += port->discarded_packets();

@@ -23,6 +23,7 @@
 #include "scenarios/run/packet_conservation.hpp"
 #include "scenarios/run/progress_line.hpp"
 #include "scenarios/run/roce_results.hpp"
+#include "scenarios/run/tcp_results.hpp"
 #include "scenarios/run/routing_results.hpp"
 #include "scenarios/run/run_timeline.hpp"
 #include "scenarios/run/run_warnings.hpp"
@@ -241,6 +242,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
 
   Json res = headline_results(out, transport_totals, fabric_totals, packets);
   add_roce_results(s, *net, fabric_totals, packets, out, res);
+  add_tcp_results(s, *net, res);
   for (const auto& n : f.topo.nodes) out.node_names.push_back(n.name);
   for (size_t h = 0; h < net->nics.size(); ++h) {
     out.nics.push_back(net->nics[h]->stats());

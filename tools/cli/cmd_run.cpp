@@ -111,6 +111,15 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
                 result_text(c["rate_decreases"]).c_str(), result_text(c["base_rtt_ns"]).c_str(),
                 result_text(c["min_rate_Gbps"]).c_str());
   }
+  if (r.contains("tcp")) {
+    const auto& t = r["tcp"];
+    std::printf("  %-26s %s: %s segments, %s retransmitted (%s fast recoveries, %s timeouts), %s "
+                "ECN cuts, CPU %s us\n",
+                "tcp", result_text(t["cc"]).c_str(), result_text(t["segments_sent"]).c_str(),
+                result_text(t["segments_retransmitted"]).c_str(),
+                result_text(t["fast_recoveries"]).c_str(), result_text(t["timeouts"]).c_str(),
+                result_text(t["ecn_reductions"]).c_str(), result_text(t["cpu_time_us"]).c_str());
+  }
   std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
               out.wall_seconds > 0 ? out.packet_hops / out.wall_seconds / 1e6 : 0.0);

@@ -1,0 +1,371 @@
+#include "models/tcp/tcp_stack.hpp"
+
+#include <algorithm>
+
+#include "models/nic.hpp"
+
+namespace models {
+
+namespace {
+constexpr uint32_t kSackOptionBytes = 12;  // one SACK block (10) and two NOPs (RFC 2018)
+}
+
+TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
+                   int64_t framing_bytes, uint32_t hosts)
+    : ctx_(ctx),
+      transport_(transport),
+      p_(params),
+      framing_(framing_bytes),
+      cores_(static_cast<uint32_t>(std::max(1, params.cores))),
+      core_free_(static_cast<size_t>(hosts) * cores_),
+      next_core_(hosts, 0),
+      rx_queue_(static_cast<size_t>(hosts) * cores_) {}
+
+uint32_t TcpStack::connection_of(const QueuePair& qp) {
+  const uint64_t key = (uint64_t{qp.src_host} << 40) ^ (uint64_t{qp.dst_host} << 16) ^ qp.udp_sport;
+  const auto [it, fresh] = conn_index_.try_emplace(key, static_cast<uint32_t>(conns_.size()));
+  if (fresh) {
+    Connection c;
+    c.window.reset(p_);
+    c.tx_core = next_core(qp.src_host);
+    conns_.push_back(std::move(c));
+    ++stats_.connections;
+    record(it->second);
+  }
+  return it->second;
+}
+
+void TcpStack::record(uint32_t conn) {
+  const Connection& c = conns_[conn];
+  stats_.max_cwnd_bytes = std::max(stats_.max_cwnd_bytes, c.window.cwnd());
+  if (trace_) {
+    cwnd_trace_.push_back({ctx_.sim.now(), conn, c.window.cwnd(), c.window.ssthresh()});
+  }
+}
+
+void TcpStack::on_post(QueuePair& qp) {
+  if (msgs_.size() <= qp.id) msgs_.resize(static_cast<size_t>(qp.id) + 1);
+  Message& m = msgs_[qp.id];
+  m = Message{};
+  m.conn = connection_of(qp);
+  Connection& c = conns_[m.conn];
+  c.open.push_back(qp.id);
+  const sim::Time now = ctx_.sim.now();
+  if (c.pipe == 0 && c.sent_bytes > 0 && now - c.last_sent > rto(qp)) {
+    c.window.restart_after_idle();
+    record(m.conn);
+  }
+  // send(): the system call, then the copy into the socket buffer, segment by segment, on the
+  // connection's core once it has finished its earlier work.
+  sim::Time& free_at = core(qp.src_host, c.tx_core);
+  const sim::Time start = std::max(now, free_at);
+  m.copy_start = start + p_.syscall;
+  const sim::Time end = m.copy_start + p_.tx_segment_cost * qp.total_packets +
+                        sim::serialization_time(qp.bytes, p_.copy_rate_bps);
+  stats_.cpu_time += end - start;
+  free_at = end;
+}
+
+bool TcpStack::may_send(const QueuePair& qp) {
+  Message& m = msgs_[qp.id];
+  if (m.acked) return false;
+  const Connection& c = conns_[m.conn];
+  const bool retransmit = m.board.next_lost() != UINT32_MAX;
+  if (!retransmit && qp.snd_nxt >= qp.total_packets) return false;
+  if (static_cast<int64_t>(c.pipe) * p_.mss >= c.window.cwnd()) return false;
+  // New data also stays within the receiver's window.
+  return retransmit || c.sent_bytes - c.acked_bytes < p_.receive_window;
+}
+
+sim::Time TcpStack::ready_at(const QueuePair& qp) {
+  Message& m = msgs_[qp.id];
+  if (m.board.next_lost() != UINT32_MAX) return sim::Time(0);  // already in the socket buffer
+  const uint32_t k = qp.snd_nxt;
+  const int64_t through = std::min<int64_t>(static_cast<int64_t>(k + 1) * p_.mss, qp.bytes);
+  return m.copy_start + p_.tx_segment_cost * (k + 1) +
+         sim::serialization_time(through, p_.copy_rate_bps);
+}
+
+uint32_t TcpStack::next_psn(const QueuePair& qp) {
+  const uint32_t lost = msgs_[qp.id].board.next_lost();
+  return lost != UINT32_MAX ? lost : qp.snd_nxt;
+}
+
+void TcpStack::set_pipe(Connection& c, Message& m, uint32_t before) {
+  c.pipe = c.pipe - before + m.board.pipe();
+}
+
+void TcpStack::on_sent(QueuePair& qp, uint32_t psn) {
+  Message& m = msgs_[qp.id];
+  Connection& c = conns_[m.conn];
+  const uint32_t before = m.board.pipe();
+  if (psn == qp.snd_nxt) {
+    m.board.sent_new(ctx_.sim.now());
+    ++qp.snd_nxt;
+    c.sent_bytes += payload_bytes(qp, psn);
+  } else {
+    m.board.retransmitted(psn, ctx_.sim.now());
+    ++qp.retransmitted_packets;
+    ++stats_.segments_retransmitted;
+  }
+  set_pipe(c, m, before);
+  c.last_sent = ctx_.sim.now();
+  ++stats_.segments_sent;
+}
+
+void TcpStack::arm(QueuePair& qp, sim::Time deadline) {
+  qp.rto->arm(deadline);
+  qp.rto_horizon = std::max(qp.rto_horizon, deadline);
+}
+
+void TcpStack::start_timer(QueuePair& qp) {
+  if (!qp.rto->armed()) arm(qp, ctx_.sim.now() + rto(qp));
+}
+
+// RFC 6298 with Linux's floor: SRTT + max(4 RTTVAR, min_rto), doubled per timeout in a row,
+// at most max_rto; initial_rto before the first sample.
+sim::Time TcpStack::rto(const QueuePair& qp) const {
+  const Connection& c = conns_[msgs_[qp.id].conn];
+  sim::Time base = p_.initial_rto;
+  if (c.has_rtt) base = c.srtt + std::max(c.rttvar * 4, p_.min_rto);
+  for (uint32_t i = 0; i < c.backoff && base < p_.max_rto; ++i) base = base * 2;
+  return std::min(base, p_.max_rto);
+}
+
+void TcpStack::sample_rtt(Connection& c, sim::Time rtt) {
+  if (rtt.ps <= 0) return;
+  if (!c.has_rtt || rtt < c.min_rtt) c.min_rtt = rtt;
+  if (!c.has_rtt) {
+    c.has_rtt = true;
+    c.srtt = rtt;
+    c.rttvar = sim::Time(rtt.ps / 2);
+    return;
+  }
+  const int64_t err = c.srtt.ps > rtt.ps ? c.srtt.ps - rtt.ps : rtt.ps - c.srtt.ps;
+  c.rttvar = sim::Time((3 * c.rttvar.ps + err) / 4);
+  c.srtt = sim::Time((7 * c.srtt.ps + rtt.ps) / 8);
+}
+
+void TcpStack::on_ack(Nic& nic, QueuePair& qp, const Packet& a) {
+  ++stats_.acks_received;
+  Message& m = msgs_[qp.id];
+  if (m.acked) return;  // a late ACK of a message fully acknowledged
+  Connection& c = conns_[m.conn];
+  const sim::Time now = ctx_.sim.now();
+  sample_rtt(c, now - a.sent_at);  // the timestamp option's echo (RFC 7323)
+  const uint32_t before = m.board.pipe();
+  int64_t newly = 0;
+  if (a.psn > qp.snd_una) {
+    const int64_t segments = a.psn - qp.snd_una;
+    newly = segments * p_.mss;
+    if (a.psn == qp.total_packets) newly -= p_.mss - qp.last_payload;
+    m.board.advance(a.psn);
+    qp.snd_una = a.psn;
+    c.backoff = 0;
+    c.acked_bytes += newly;
+  }
+  uint32_t lost = 0;
+  const bool sacked = a.sack_end != 0 && m.board.sack(a.sack_end - 1);
+  if (sacked) lost = m.board.mark_losses(p_.dupack_threshold);
+  if (newly > 0 || sacked) {
+    // The segment this ACK answers was delivered: RACK's reordering window is a quarter of
+    // the connection's lowest RTT.
+    lost += m.board.rack_mark(a.sent_at, sim::Time(c.min_rtt.ps / 4));
+  }
+  const bool ece = (a.flags & kFlagCongestion) != 0;
+  if (p_.cc == TcpCc::Dctcp) {
+    // The fraction of bytes acknowledged with ECE over each window (RFC 8257 §3.3).
+    c.window_acked += newly;
+    if (ece) c.window_marked += newly;
+    if (c.acked_bytes >= c.alpha_end) {
+      c.window.dctcp_window_end(c.window_acked, c.window_marked);
+      c.window_acked = c.window_marked = 0;
+      c.alpha_end = c.sent_bytes;
+    }
+  }
+  const bool may_cut = c.acked_bytes >= c.cwr_end;  // at most one cut per window of data
+  if (lost > 0 && may_cut && qp.snd_una >= m.rto_recover) {
+    c.window.on_loss();
+    c.cwr_end = c.sent_bytes;
+    ++stats_.fast_recoveries;
+    record(m.conn);
+  } else if (ece && may_cut && p_.cc == TcpCc::Dctcp) {
+    c.window.dctcp_reduce();
+    c.cwr_end = c.sent_bytes;
+    ++stats_.ecn_reductions;
+    record(m.conn);
+  } else if (newly > 0 && may_cut) {
+    const int64_t old = c.window.cwnd();
+    c.window.on_ack(newly, now, c.srtt);
+    if (c.window.cwnd() != old) record(m.conn);
+  }
+  set_pipe(c, m, before);
+  if (qp.snd_una == qp.total_packets) {
+    m.acked = true;
+    qp.rto->cancel();
+    c.open.erase(std::find(c.open.begin(), c.open.end(), qp.id));
+    maybe_complete(qp);
+  } else if (newly > 0) {
+    arm(qp, now + rto(qp));  // restarted by new data acknowledged (RFC 6298 5.3)
+  }
+  resume_connection(nic, m.conn);
+}
+
+void TcpStack::resume_connection(Nic& nic, uint32_t conn) {
+  for (const uint32_t id : conns_[conn].open) nic.resume(transport_.qp(id));
+}
+
+void TcpStack::on_timeout(Nic& nic, QueuePair& qp) {
+  Message& m = msgs_[qp.id];
+  if (m.acked || qp.snd_una == qp.snd_nxt) return;  // nothing outstanding
+  Connection& c = conns_[m.conn];
+  ++qp.timeouts;
+  ++stats_.timeouts;
+  const uint32_t before = m.board.pipe();
+  c.window.on_timeout(static_cast<int64_t>(c.pipe) * p_.mss);
+  m.board.mark_all_lost();
+  set_pipe(c, m, before);
+  m.rto_recover = qp.snd_nxt;  // no fast recovery for what was out before the timeout
+  c.backoff = std::min<uint32_t>(c.backoff + 1, 30);
+  arm(qp, ctx_.sim.now() + rto(qp));
+  record(m.conn);
+  resume_connection(nic, m.conn);
+}
+
+void TcpStack::on_segment(Nic& nic, PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  Message& m = msgs_[p.qp];
+  Connection& c = conns_[m.conn];
+  if (!c.rx_core_set) {
+    c.rx_core_set = true;
+    c.rx_core = next_core(p.dst_host);
+  }
+  m.rx_nic = &nic;
+  ++stats_.segments_received;
+  // The interrupt (moderated), then protocol processing and the copy to the application on
+  // the connection's receive core, after whatever that core is doing.
+  const uint32_t slot = p.dst_host * cores_ + c.rx_core;
+  sim::Time& free_at = core_free_[slot];
+  const sim::Time start = std::max(ctx_.sim.now() + p_.interrupt_latency, free_at);
+  const sim::Time done =
+      start + p_.rx_segment_cost + sim::serialization_time(p.payload_bytes, p_.copy_rate_bps);
+  stats_.cpu_time += done - start;
+  free_at = done;
+  Ring<Pending>& q = rx_queue_[slot];
+  if (q.empty()) ctx_.sim.at(done, this, kRxProcessed, slot);
+  q.push_back({done, h, &nic});
+  ++held_;
+}
+
+void TcpStack::process(Nic& nic, PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  QueuePair& qp = transport_.qp(p.qp);
+  Message& m = msgs_[p.qp];
+  bool ack_now = false;
+  uint32_t sack_end = 0;
+  if (p.ecn == Ecn::Ce) {
+    qp.congestion_to_echo = true;
+    ack_now = true;
+  }
+  if (p.psn == qp.expected_psn) {
+    qp.delivered_bytes += p.payload_bytes;
+    const uint32_t next = qp.received.next_missing(p.psn + 1, qp.total_packets);
+    if (next > p.psn + 1) ack_now = true;  // it filled a gap
+    qp.expected_psn = next;
+    m.rx_echo = p.sent_at;
+    if (++qp.unacked >= p_.ack_every || next == qp.total_packets) ack_now = true;
+    if (next == qp.total_packets) {
+      // The application, blocked in recv(), is woken and returns with the message.
+      ctx_.sim.after(p_.wakeup_latency + p_.syscall, this, kDelivered, qp.id);
+      stats_.cpu_time += p_.syscall;
+    }
+  } else if (p.psn > qp.expected_psn) {
+    ++qp.out_of_order_packets;
+    ++stats_.out_of_order_segments;
+    if (qp.received.mark(p.psn, qp.total_packets)) {
+      qp.delivered_bytes += p.payload_bytes;
+    } else {
+      ++qp.duplicate_packets;
+    }
+    sack_end = p.psn + 1;
+    ack_now = true;
+  } else {
+    ++qp.duplicate_packets;  // a spurious retransmission: acknowledge again
+    ack_now = true;
+  }
+  const sim::Time echo = p.sent_at;
+  ctx_.pool.release(h);
+  if (ack_now) {
+    send_ack(nic, qp, echo, sack_end);
+  } else {
+    m.delack_generation = ++delack_seq_;
+    ctx_.sim.after(p_.delayed_ack, this, kDelayedAck,
+                   (uint64_t{m.delack_generation} << 32) | qp.id);
+  }
+}
+
+void TcpStack::send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end) {
+  qp.unacked = 0;
+  msgs_[qp.id].delack_generation = ++delack_seq_;  // a pending delayed ACK is served by this one
+  const PacketHandle h = ctx_.pool.alloc();
+  Packet& a = ctx_.pool[h];
+  a.qp = qp.id;
+  ctx_.pool.count_qp_packet(a);
+  a.src_host = qp.dst_host;
+  a.dst_host = qp.src_host;
+  a.psn = qp.expected_psn;  // the cumulative acknowledgement
+  a.sack_end = sack_end;
+  a.wire_bytes = wire_bytes(sack_end != 0 ? kSackOptionBytes : 0);
+  a.udp_sport = qp.udp_sport;
+  a.type = PacketType::Ack;
+  a.sl = qp.priority;  // a TCP ACK travels in its connection's class
+  a.priority = qp.priority;
+  a.dscp = qp.dscp;
+  a.ttl = static_cast<uint8_t>(nic.params().ttl);
+  a.sent_at = echo;
+  if (qp.congestion_to_echo) {
+    a.flags |= kFlagCongestion;  // ECE
+    qp.congestion_to_echo = false;
+  }
+  ++stats_.acks_sent;
+  nic.port().enqueue(h, a);
+}
+
+void TcpStack::maybe_complete(QueuePair& qp) {
+  const Message& m = msgs_[qp.id];
+  if (!m.acked || !m.delivered || qp.done) return;
+  qp.done = true;
+  qp.finish = ctx_.sim.now();
+  transport_.on_qp_complete(qp);
+}
+
+void TcpStack::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kRxProcessed: {
+      Ring<Pending>& q = rx_queue_[arg];
+      const Pending head = q.front();
+      q.pop_front();
+      --held_;
+      if (!q.empty()) ctx_.sim.at(q.front().at, this, kRxProcessed, arg);
+      process(*head.nic, head.packet);
+      break;
+    }
+    case kDelivered: {
+      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
+      transport_.on_qp_delivered(qp);
+      msgs_[qp.id].delivered = true;
+      maybe_complete(qp);
+      break;
+    }
+    case kDelayedAck: {
+      const auto id = static_cast<uint32_t>(arg & 0xffffffffu);
+      Message& m = msgs_[id];
+      if (m.delack_generation != (arg >> 32)) break;  // an ACK went out since
+      QueuePair& qp = transport_.qp(id);
+      if (qp.unacked > 0) send_ack(*m.rx_nic, qp, m.rx_echo, 0);
+      break;
+    }
+  }
+}
+
+}  // namespace models

@@ -1,0 +1,166 @@
+// Kernel TCP at every host whose messages run over TCP instead of RDMA (fabric.transport "tcp"
+// or a flow's "transport"): one object for the whole network, which each host's NIC hands its
+// TCP queue pairs to. A message is a queue pair, as for RDMA; a connection — source,
+// destination and source port, as an NCCL channel's socket or a workload flow — carries its
+// messages in order and holds the congestion window, the RTT estimate and the CPU cores that
+// serve it, so that consecutive messages keep the window they grew.
+//
+// Sender: segments leave while the pipe (RFC 6675) is below the window and the receive window;
+// new data only once send() has copied it into the socket buffer (the connection's core, at
+// the copy rate); SACKed losses are sent first. Receiver: each segment waits for its core
+// (interrupt, protocol processing, copy to the application), is then acknowledged — every
+// second segment, at once when out of order, filling a gap, CE-marked or a message's last —
+// with the segment it answers as a SACK block and its send time echoed (the timestamp option).
+// A message completes when its receiver's application has it (woken from recv()) and its
+// sender has the last acknowledgement.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "models/context.hpp"
+#include "models/packet.hpp"
+#include "models/ring.hpp"
+#include "models/tcp/sack_scoreboard.hpp"
+#include "models/tcp/tcp_params.hpp"
+#include "models/tcp/tcp_window.hpp"
+#include "models/transport.hpp"
+
+namespace models {
+
+class Nic;
+
+struct TcpStats {
+  uint64_t segments_sent = 0;
+  uint64_t segments_retransmitted = 0;
+  uint64_t fast_recoveries = 0;  // losses found by SACK: one window reduction each
+  uint64_t timeouts = 0;
+  uint64_t ecn_reductions = 0;  // window cuts for ECN echoes (DCTCP)
+  uint64_t acks_sent = 0;
+  uint64_t acks_received = 0;
+  uint64_t segments_received = 0;
+  uint64_t out_of_order_segments = 0;
+  uint64_t connections = 0;
+  sim::Time cpu_time;  // CPU time spent on sending and receiving, all hosts
+  int64_t max_cwnd_bytes = 0;
+};
+
+// One traced window change (tests and rates.csv-like traces).
+struct CwndSample {
+  sim::Time at;
+  uint32_t connection = 0;
+  int64_t cwnd = 0;
+  int64_t ssthresh = 0;
+};
+
+class TcpStack final : public sim::EventHandler {
+ public:
+  TcpStack(Context& ctx, Transport& transport, const TcpParams& params, int64_t framing_bytes,
+           uint32_t hosts);
+
+  const TcpParams& params() const { return p_; }
+  const TcpStats& stats() const { return stats_; }
+  // Received segments waiting for their host's CPU (still packets in flight).
+  uint64_t segments_held() const { return held_; }
+  // Window changes of every connection, when on.
+  void trace_cwnd(bool on) { trace_ = on; }
+  const std::vector<CwndSample>& cwnd_trace() const { return cwnd_trace_; }
+  // The connection's window now (tests), by a QP of it.
+  const TcpWindow& window_of(uint32_t qp) const { return conns_[msgs_[qp].conn].window; }
+
+  // Sender (called by the source host's NIC).
+  void on_post(QueuePair& qp);
+  bool may_send(const QueuePair& qp);
+  sim::Time ready_at(const QueuePair& qp);  // the next segment is in the socket buffer
+  // The retransmission timer, when it is not running (a segment was sent).
+  void start_timer(QueuePair& qp);
+  uint32_t next_psn(const QueuePair& qp);  // a lost segment first, else new data
+  void on_sent(QueuePair& qp, uint32_t psn);
+  void on_ack(Nic& nic, QueuePair& qp, const Packet& ack);
+  void on_timeout(Nic& nic, QueuePair& qp);
+  sim::Time rto(const QueuePair& qp) const;
+  uint32_t payload_bytes(const QueuePair& qp, uint32_t psn) const {
+    return psn + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(p_.mss);
+  }
+  uint32_t wire_bytes(uint32_t payload) const {
+    return static_cast<uint32_t>(payload + p_.header_bytes + framing_);
+  }
+  bool ecn_capable() const { return p_.cc == TcpCc::Dctcp; }
+
+  // Receiver (called by the destination host's NIC): the stack keeps the packet until its core
+  // has processed it, then releases it.
+  void on_segment(Nic& nic, PacketHandle h);
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  enum Kind : uint32_t { kRxProcessed = 0, kDelivered = 1, kDelayedAck = 2 };
+
+  struct Connection {
+    TcpWindow window;
+    sim::Time srtt, rttvar, min_rtt;
+    bool has_rtt = false;
+    uint32_t backoff = 0;
+    uint32_t pipe = 0;  // segments in flight over all its messages
+    uint32_t tx_core = 0, rx_core = 0;
+    bool rx_core_set = false;
+    sim::Time last_sent;
+    // Bytes over the connection's life: new data sent and cumulatively acknowledged. The
+    // window is cut at most once per window of data (up to cwr_end); DCTCP's alpha is updated
+    // once per window (up to alpha_end) from the bytes acknowledged and marked in it.
+    int64_t sent_bytes = 0, acked_bytes = 0;
+    int64_t cwr_end = 0;
+    int64_t alpha_end = 0, window_acked = 0, window_marked = 0;
+    std::vector<uint32_t> open;  // its messages not yet fully acknowledged (QP ids)
+  };
+  struct Message {
+    uint32_t conn = 0;
+    SackScoreboard board;
+    sim::Time copy_start;      // send() has copied nothing before this
+    uint32_t rto_recover = 0;  // after a timeout, no fast recovery below this PSN
+    bool acked = false;
+    bool delivered = false;
+    // Receiver side: the NIC that receives it, the send time of the last in-order segment (the
+    // timestamp a delayed ACK echoes) and the delayed-ACK timer's generation.
+    Nic* rx_nic = nullptr;
+    sim::Time rx_echo;
+    uint32_t delack_generation = 0;
+  };
+  struct Pending {
+    sim::Time at;
+    PacketHandle packet = kNoPacket;
+    Nic* nic = nullptr;
+  };
+
+  uint32_t connection_of(const QueuePair& qp);
+  sim::Time& core(uint32_t host, uint32_t c) { return core_free_[host * cores_ + c]; }
+  uint32_t next_core(uint32_t host) { return next_core_[host]++ % cores_; }
+  void set_pipe(Connection& c, Message& m, uint32_t before);
+  void sample_rtt(Connection& c, sim::Time rtt);
+  void record(uint32_t conn);
+  void process(Nic& nic, PacketHandle h);
+  void send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end);
+  void resume_connection(Nic& nic, uint32_t conn);
+  void arm(QueuePair& qp, sim::Time deadline);
+  void maybe_complete(QueuePair& qp);
+
+  Context& ctx_;
+  Transport& transport_;
+  TcpParams p_;
+  int64_t framing_;
+  uint32_t cores_;
+  std::vector<sim::Time> core_free_;     // [host x cores + core]
+  std::vector<uint32_t> next_core_;      // [host] the next connection's core (round-robin)
+  std::vector<Ring<Pending>> rx_queue_;  // [host x cores + core] segments being processed
+  std::vector<Connection> conns_;
+  std::unordered_map<uint64_t, uint32_t> conn_index_;
+  std::vector<Message> msgs_;  // [QP id]
+  TcpStats stats_;
+  uint64_t held_ = 0;
+  uint32_t delack_seq_ = 0;  // delayed-ACK generations, unique across messages
+  bool trace_ = false;
+  std::vector<CwndSample> cwnd_trace_;
+};
+
+}  // namespace models
