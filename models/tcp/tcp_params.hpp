@@ -58,14 +58,14 @@ struct TcpParams {
   double cubic_beta = 0.7;
   // DCTCP (RFC 8257): alpha's gain g (Linux dctcp_shift_g 4: 1/16), alpha starts at 1.
   double dctcp_g = 1.0 / 16;
-  // Host CPU. A host gives `cores` cores to networking; each connection end is served by one
-  // of them (connections dealt round-robin, as RSS and one application thread per socket
-  // spread them). A send costs `syscall` then, per segment, `tx_segment_cost` plus its copy
-  // from user memory at `copy_rate`; a received segment costs `interrupt_latency` (interrupt
-  // moderation) before `rx_segment_cost` plus its copy to user memory; the application,
-  // blocked in recv(), runs `wakeup_latency` + `syscall` after the message's last segment.
-  // Orders of magnitude from Cai et al., SIGCOMM 2021 (one core receives ~42 Gb/s with TSO,
-  // GRO and jumbo frames; the receiver's copy is about half its cycles).
+  // Host CPU. A host — a GPU server with all its NICs — gives `cores` cores to networking;
+  // each connection end is served by one of them (connections dealt round-robin, as RSS and one
+  // application thread per socket spread them). A send costs `syscall` then, per segment,
+  // `tx_segment_cost` plus its copy from user memory at `copy_rate`; a received segment costs
+  // `interrupt_latency` (interrupt moderation) before `rx_segment_cost` plus its copy to user
+  // memory; the application, blocked in recv(), runs `wakeup_latency` + `syscall` after the
+  // message's last segment. Orders of magnitude from Cai et al., SIGCOMM 2021 (one core receives
+  // ~42 Gb/s with TSO, GRO and jumbo frames; the receiver's copy is about half its cycles).
   int cores = 8;
   int64_t copy_rate_bps = 96'000'000'000;  // 12 GB/s per core (memcpy, cache-cold)
   sim::Time syscall{1'000'000};

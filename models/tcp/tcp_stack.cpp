@@ -11,15 +11,16 @@ constexpr uint32_t kSackOptionBytes = 12;  // one SACK block (10) and two NOPs (
 }
 
 TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
-                   int64_t framing_bytes, uint32_t hosts)
+                   int64_t framing_bytes, std::vector<uint32_t> cpu_of_host, uint32_t cpus)
     : ctx_(ctx),
       transport_(transport),
       p_(params),
       framing_(framing_bytes),
       cores_(static_cast<uint32_t>(std::max(1, params.cores))),
-      core_free_(static_cast<size_t>(hosts) * cores_),
-      next_core_(hosts, 0),
-      rx_queue_(static_cast<size_t>(hosts) * cores_) {}
+      cpu_of_host_(std::move(cpu_of_host)),
+      core_free_(static_cast<size_t>(cpus) * cores_),
+      next_core_(cpus, 0),
+      rx_queue_(static_cast<size_t>(cpus) * cores_) {}
 
 uint32_t TcpStack::connection_of(const QueuePair& qp) {
   const uint64_t key = (uint64_t{qp.src_host} << 40) ^ (uint64_t{qp.dst_host} << 16) ^ qp.udp_sport;
@@ -57,7 +58,7 @@ void TcpStack::on_post(QueuePair& qp) {
   }
   // send(): the system call, then the copy into the socket buffer, segment by segment, on the
   // connection's core once it has finished its earlier work.
-  sim::Time& free_at = core(qp.src_host, c.tx_core);
+  sim::Time& free_at = core_free_[core_slot(qp.src_host, c.tx_core)];
   const sim::Time start = std::max(now, free_at);
   m.copy_start = start + p_.syscall;
   const sim::Time end = m.copy_start + p_.tx_segment_cost * qp.total_packets +
@@ -244,7 +245,7 @@ void TcpStack::on_segment(Nic& nic, PacketHandle h) {
   ++stats_.segments_received;
   // The interrupt (moderated), then protocol processing and the copy to the application on
   // the connection's receive core, after whatever that core is doing.
-  const uint32_t slot = p.dst_host * cores_ + c.rx_core;
+  const uint32_t slot = core_slot(p.dst_host, c.rx_core);
   sim::Time& free_at = core_free_[slot];
   const sim::Time start = std::max(ctx_.sim.now() + p_.interrupt_latency, free_at);
   const sim::Time done =

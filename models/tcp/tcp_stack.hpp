@@ -56,8 +56,10 @@ struct CwndSample {
 
 class TcpStack final : public sim::EventHandler {
  public:
+  // `cpu_of_host`: the CPU (a server's cores) each host endpoint's stack runs on — a GPU
+  // server's NICs share their server's; `cpus`: how many there are.
   TcpStack(Context& ctx, Transport& transport, const TcpParams& params, int64_t framing_bytes,
-           uint32_t hosts);
+           std::vector<uint32_t> cpu_of_host, uint32_t cpus);
 
   const TcpParams& params() const { return p_; }
   const TcpStats& stats() const { return stats_; }
@@ -134,8 +136,9 @@ class TcpStack final : public sim::EventHandler {
   };
 
   uint32_t connection_of(const QueuePair& qp);
-  sim::Time& core(uint32_t host, uint32_t c) { return core_free_[host * cores_ + c]; }
-  uint32_t next_core(uint32_t host) { return next_core_[host]++ % cores_; }
+  // Cores are numbered per CPU: core c of host h's CPU is slot cpu_of_host[h] x cores + c.
+  uint32_t core_slot(uint32_t host, uint32_t c) const { return cpu_of_host_[host] * cores_ + c; }
+  uint32_t next_core(uint32_t host) { return next_core_[cpu_of_host_[host]]++ % cores_; }
   void set_pipe(Connection& c, Message& m, uint32_t before);
   void sample_rtt(Connection& c, sim::Time rtt);
   void record(uint32_t conn);
@@ -150,9 +153,10 @@ class TcpStack final : public sim::EventHandler {
   TcpParams p_;
   int64_t framing_;
   uint32_t cores_;
-  std::vector<sim::Time> core_free_;     // [host x cores + core]
-  std::vector<uint32_t> next_core_;      // [host] the next connection's core (round-robin)
-  std::vector<Ring<Pending>> rx_queue_;  // [host x cores + core] segments being processed
+  std::vector<uint32_t> cpu_of_host_;
+  std::vector<sim::Time> core_free_;     // [core slot]
+  std::vector<uint32_t> next_core_;      // [CPU] the next connection's core (round-robin)
+  std::vector<Ring<Pending>> rx_queue_;  // [core slot] segments being processed
   std::vector<Connection> conns_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;
   std::vector<Message> msgs_;  // [QP id]

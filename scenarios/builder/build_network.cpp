@@ -247,9 +247,19 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
   net->transport->set_nics(nic_ptrs);
   if (s.uses_tcp()) {
+    // One CPU per plain host, one per GPU server (its NICs share it).
+    std::vector<uint32_t> cpu_of_host(hosts, UINT32_MAX);
+    uint32_t cpus = 0;
+    for (const auto& nics : f.topo.gpus.server_nics) {
+      for (int n : nics) cpu_of_host[f.host_index[n]] = cpus;
+      ++cpus;
+    }
+    for (auto& c : cpu_of_host) {
+      if (c == UINT32_MAX) c = cpus++;
+    }
     net->tcp = std::make_unique<models::TcpStack>(net->ctx, *net->transport, s.tcp,
-                                                  s.nic.framing_bytes,
-                                                  static_cast<uint32_t>(hosts));
+                                                  s.nic.framing_bytes, std::move(cpu_of_host),
+                                                  cpus);
     std::vector<bool> kernel_hosts(hosts, true);
     for (int n : f.topo.gpus.nvlink_node) kernel_hosts[f.host_index[n]] = false;
     net->transport->set_tcp(s.tcp.mss, s.tcp_transport, std::move(kernel_hosts));

@@ -67,9 +67,13 @@ std::optional<JsonReader> select_fabric(JsonReader& root, const LoadOptions& opt
     return root.get("fabric");
   }
   (void)root.at("fabric");
-  // The other listed fabrics' sections are read when the scenario is loaded for them.
-  for (const auto& name : s.fabrics) {
-    if (name != chosen && root.has(name)) (void)root.at(name);
+  // The other fabrics' sections are read when the scenario is loaded for them: those listed,
+  // and, when "fabric" names one, those of a file whose list it replaced (--set fabric=tcp, a
+  // sweep's fabric axis).
+  const bool one_named = root.json()["fabric"].is_string();
+  for (const auto& name : known_fabrics()) {
+    const bool listed = std::find(s.fabrics.begin(), s.fabrics.end(), name) != s.fabrics.end();
+    if (name != chosen && (listed || one_named) && root.has(name)) (void)root.at(name);
   }
   return root.get(chosen);
 }

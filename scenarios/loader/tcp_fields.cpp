@@ -66,8 +66,9 @@ const FieldTable<TcpParams>& tcp_fields() {
                                         1.0));
     f.push_back(int_field<TcpParams>(
         "cores", &TcpParams::cores,
-        "CPU cores a host gives to networking; connections are dealt to them round-robin", 1,
-        1024));
+        "CPU cores a host (a GPU server, all its NICs) gives to networking; connections are "
+        "dealt to them round-robin",
+        1, 1024));
     f.push_back(Field<TcpParams>{
         "copy_rate", "rate", "one core's copy bandwidth between user and kernel memory (12 GB/s)",
         [](JsonReader& r, TcpParams& p) {
