@@ -79,7 +79,7 @@ const char* const kResultsHeader =
     "drops_lossless,pause_frames,paused_time_ns,headroom_exhaustions,deadlocks,ecn_marks,"
     "dcqcn_rate_decreases,cnps_sent,collective_size_bytes,collective_time_us,"
     "collective_busbw_GBps,training_step_us,training_step_p50_us,training_step_p99_us,"
-    "training_step_jitter_us,error";
+    "training_step_jitter_us,training_exposed_us,training_mfu_percent,error";
 
 }  // namespace
 

@@ -372,6 +372,8 @@ std::string list_parameters() {
   list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
   list_fields(out, "fabric.cc", cc_fields(), models::CcParams{});
   list_fields(out, "fabric.qos", qos_fields(), models::QosParams{});
+  // "transport": "tcp" (or the fabric "tcp" of a list): kernel TCP's parameters.
+  list_fields(out, "fabric.tcp", tcp_fields(), models::TcpParams{});
   // "fabric": "infiniband": the "infiniband" section (its nic and link keys are those above;
   // its defaults: switch latency 130ns, header_bytes 26, framing_bytes 0).
   models::SwitchParams ib_switch;

@@ -50,6 +50,23 @@ std::string fabric_comparison_table(const std::vector<FabricRun>& runs) {
                   w.held_ns.c_str(), w.drops.c_str());
     out += line;
   }
+  // A training workload: its step on each fabric.
+  bool training = false;
+  for (const FabricRun& run : runs) training = training || run.outcome->results.contains("training");
+  if (!training) return out;
+  std::snprintf(line, sizeof line, "\n%-11s %14s %14s %14s %14s %8s\n", "fabric", "step us",
+                "compute us", "comm us", "exposed us", "MFU %");
+  out += line;
+  for (const FabricRun& run : runs) {
+    const Json& t = run.outcome->results.value("training", Json::object());
+    if (t.empty()) continue;
+    std::snprintf(line, sizeof line, "%-11s %14s %14s %14s %14s %8s\n", run.fabric.c_str(),
+                  result_text(t["step_time_us"]).c_str(), result_text(t["compute_us"]).c_str(),
+                  result_text(t["communication_us"]).c_str(),
+                  result_text(t["exposed_communication_us"]).c_str(),
+                  result_text(t["mfu_percent"]).c_str());
+    out += line;
+  }
   return out;
 }
 

@@ -48,6 +48,8 @@ const Metric kMetrics[] = {
     {"training_step_p50_us", "/training/step_time_p50_us"},
     {"training_step_p99_us", "/training/step_time_p99_us"},
     {"training_step_jitter_us", "/training/step_time_jitter_us"},
+    {"training_exposed_us", "/training/exposed_communication_us"},
+    {"training_mfu_percent", "/training/mfu_percent"},
 };
 
 }  // namespace
