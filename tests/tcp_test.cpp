@@ -327,3 +327,27 @@ TEST_CASE("tcp: per-flow transport beside RDMA, the same results every run", "[s
   const auto b = scen::run_scenario(test_support::load(j));
   CHECK(a.results.dump() == b.results.dump());
 }
+
+TEST_CASE("tcp: GPU servers stage their data through host memory", "[scenario][tcp][slow]") {
+  // rdma-vs-tcp-scaling on 2 dgx-h100 servers over TCP: GPUDirect RDMA is off, said in a
+  // warning, and the servers' host memory carries the data (a slower memory, a slower step).
+  auto run = [](const std::string& memory) {
+    scen::LoadOptions o;
+    o.sets = {"fabric=tcp", "workload.training.layers=4"};
+    if (!memory.empty()) o.sets.push_back("topology.nodes.host_memory_rate=" + memory);
+    const auto s = scen::load_scenario_file(
+        std::string(RDMASIM_SOURCE_DIR) + "/scenarios/rdma-vs-tcp-scaling.json", o);
+    CHECK_FALSE(s.fabric.topo.gpus.params.gpudirect_rdma);
+    CHECK(s.tcp_staged_gpus);
+    return scen::run_scenario(s);
+  };
+  const auto fast = run("");
+  bool warned = false;
+  for (const auto& w : fast.warnings) warned = warned || w.code == "tcp-stages-gpu-data";
+  CHECK(warned);
+  const auto slow = run("200Gbps");
+  const double fast_comm = fast.results["training"]["communication_us"].get<double>();
+  const double slow_comm = slow.results["training"]["communication_us"].get<double>();
+  INFO("communication: default memory " << fast_comm << " us, 200 Gb/s " << slow_comm << " us");
+  CHECK(slow_comm > 1.2 * fast_comm);
+}

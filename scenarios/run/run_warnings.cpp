@@ -20,6 +20,11 @@ void add_run_warnings(const Scenario& s, RunOutcome& out) {
     sim::log_warn(message);
     out.warnings.push_back(RunWarning{code, std::move(message)});
   };
+  if (s.tcp_staged_gpus) {
+    warn("tcp-stages-gpu-data",
+         "topology.nodes.gpudirect_rdma: kernel TCP has no GPUDirect RDMA; the GPUs' data is "
+         "staged through host memory (as with gpudirect_rdma false)");
+  }
   if (out.reason == sim::StopReason::TimeLimit && s.stop_when_done) {
     std::string left;
     const uint64_t flows = count(r, "flows"), done = count(r, "flows_completed");
