@@ -18,9 +18,8 @@ TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
       framing_(framing_bytes),
       cores_(static_cast<uint32_t>(std::max(1, params.cores))),
       cpu_of_host_(std::move(cpu_of_host)),
-      core_free_(static_cast<size_t>(cpus) * cores_),
-      next_core_(cpus, 0),
-      rx_queue_(static_cast<size_t>(cpus) * cores_) {}
+      cpus_(cpus),
+      next_core_(cpus, 0) {}
 
 uint32_t TcpStack::connection_of(const QueuePair& qp) {
   const uint64_t key = (uint64_t{qp.src_host} << 40) ^ (uint64_t{qp.dst_host} << 16) ^ qp.udp_sport;
@@ -58,7 +57,7 @@ void TcpStack::on_post(QueuePair& qp) {
   }
   // send(): the system call, then the copy into the socket buffer, segment by segment, on the
   // connection's core once it has finished its earlier work.
-  sim::Time& free_at = core_free_[core_slot(qp.src_host, c.tx_core)];
+  sim::Time& free_at = core_at(core_slot(qp.src_host, c.tx_core)).free_at;
   const sim::Time start = std::max(now, free_at);
   m.copy_start = start + p_.syscall;
   const sim::Time end = m.copy_start + p_.tx_segment_cost * qp.total_packets +
@@ -246,13 +245,14 @@ void TcpStack::on_segment(Nic& nic, PacketHandle h) {
   // The interrupt (moderated), then protocol processing and the copy to the application on
   // the connection's receive core, after whatever that core is doing.
   const uint32_t slot = core_slot(p.dst_host, c.rx_core);
-  sim::Time& free_at = core_free_[slot];
+  Core& core = core_at(slot);
+  sim::Time& free_at = core.free_at;
   const sim::Time start = std::max(ctx_.sim.now() + p_.interrupt_latency, free_at);
   const sim::Time done =
       start + p_.rx_segment_cost + sim::serialization_time(p.payload_bytes, p_.copy_rate_bps);
   stats_.cpu_time += done - start;
   free_at = done;
-  Ring<Pending>& q = rx_queue_[slot];
+  Ring<Pending>& q = core.rx;
   if (q.empty()) ctx_.sim.at(done, this, kRxProcessed, slot);
   q.push_back({done, h, &nic});
   ++held_;
@@ -343,7 +343,7 @@ void TcpStack::maybe_complete(QueuePair& qp) {
 void TcpStack::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kRxProcessed: {
-      Ring<Pending>& q = rx_queue_[arg];
+      Ring<Pending>& q = core_at(static_cast<uint32_t>(arg)).rx;
       const Pending head = q.front();
       q.pop_front();
       --held_;

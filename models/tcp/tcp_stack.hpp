@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -154,9 +155,20 @@ class TcpStack final : public sim::EventHandler {
   int64_t framing_;
   uint32_t cores_;
   std::vector<uint32_t> cpu_of_host_;
-  std::vector<sim::Time> core_free_;     // [core slot]
-  std::vector<uint32_t> next_core_;      // [CPU] the next connection's core (round-robin)
-  std::vector<Ring<Pending>> rx_queue_;  // [core slot] segments being processed
+  // A core: busy until `free_at`; the received segments it is processing, in order.
+  struct Core {
+    sim::Time free_at;
+    Ring<Pending> rx;
+  };
+  // Slot s is core s % cores of CPU s / cores; a CPU's cores exist once it has a connection
+  // (memory follows the hosts that use TCP, not hosts x cores).
+  Core& core_at(uint32_t slot) {
+    std::unique_ptr<Core[]>& cpu = cpus_[slot / cores_];
+    if (!cpu) cpu = std::make_unique<Core[]>(cores_);
+    return cpu[slot % cores_];
+  }
+  std::vector<std::unique_ptr<Core[]>> cpus_;  // [CPU]
+  std::vector<uint32_t> next_core_;            // [CPU] the next connection's core (round-robin)
   std::vector<Connection> conns_;
   std::unordered_map<uint64_t, uint32_t> conn_index_;
   std::vector<Message> msgs_;  // [QP id]

@@ -52,7 +52,8 @@ std::string fabric_comparison_table(const std::vector<FabricRun>& runs) {
   }
   // A training workload: its step on each fabric.
   bool training = false;
-  for (const FabricRun& run : runs) training = training || run.outcome->results.contains("training");
+  for (const FabricRun& run : runs)
+    training = training || run.outcome->results.contains("training");
   if (!training) return out;
   std::snprintf(line, sizeof line, "\n%-11s %14s %14s %14s %14s %8s\n", "fabric", "step us",
                 "compute us", "comm us", "exposed us", "MFU %");

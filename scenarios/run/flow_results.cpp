@@ -65,9 +65,9 @@ TransportTotals collect_flow_results(const Scenario& s, const models::Network& n
         format.header_bytes = s.tcp.header_bytes;
         format.ack_payload_bytes = 0;
       }
-      r.ideal_fct = models::ideal_fct(data, ack, r.bytes, format,
-                                      net.nics[q0.src_host]->host_path(),
-                                      net.nics[q0.dst_host]->host_path());
+      r.ideal_fct =
+          models::ideal_fct(data, ack, r.bytes, format, net.nics[q0.src_host]->host_path(),
+                            net.nics[q0.dst_host]->host_path());
     }
     out.flows.push_back(std::move(r));
   }

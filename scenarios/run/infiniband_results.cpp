@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "scenarios/run/percentiles.hpp"
 #include "scenarios/run/credit_results.hpp"
 #include "scenarios/run/ib_cc_results.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "scenarios/builder/build_nvlink.hpp"
-#include "scenarios/run/percentiles.hpp"
 #include "scenarios/run/credit_results.hpp"
+#include "scenarios/run/percentiles.hpp"
 
 namespace scen {
 

@@ -23,10 +23,10 @@
 #include "scenarios/run/packet_conservation.hpp"
 #include "scenarios/run/progress_line.hpp"
 #include "scenarios/run/roce_results.hpp"
-#include "scenarios/run/tcp_results.hpp"
 #include "scenarios/run/routing_results.hpp"
 #include "scenarios/run/run_timeline.hpp"
 #include "scenarios/run/run_warnings.hpp"
+#include "scenarios/run/tcp_results.hpp"
 #include "scenarios/run/workload_results.hpp"
 #include "sim/logging.hpp"
 
