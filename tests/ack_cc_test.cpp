@@ -367,14 +367,7 @@ TEST_CASE("HPCC, DCTCP and TIMELY share a bottleneck fairly: Jain >= 0.99", "[me
 }
 
 TEST_CASE("fabric.cc: bad settings are refused with their path", "[unit][cc]") {
-  auto error_of = [](const scen::Json& j) -> std::string {
-    try {
-      (void)test_support::load(j);
-    } catch (const scen::InputError& e) {
-      return e.path;
-    }
-    return "accepted";
-  };
+  const auto error_of = test_support::refused_path;
   CHECK(error_of(cc_star(2, {{"algorithm", "hpcc"}, {"hpcc_eta", 1.5}}, "1MB")) ==
         "fabric.cc.hpcc_eta");
   CHECK(error_of(cc_star(2, {{"algorithm", "quic"}}, "1MB")) == "fabric.cc.algorithm");

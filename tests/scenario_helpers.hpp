@@ -45,6 +45,16 @@ inline scen::Scenario load(const scen::Json& j) {
   return scen::load_scenario_json(j, ".", {});
 }
 
+// The JSON path a refusal of `j` names, or "accepted".
+inline std::string refused_path(const scen::Json& j) {
+  try {
+    (void)load(j);
+  } catch (const scen::InputError& e) {
+    return e.path;
+  }
+  return "accepted";
+}
+
 // The links.csv row of the direction from -> to (throws if there is none).
 inline const scen::LinkResult& link_between(const scen::RunOutcome& out, const std::string& from,
                                             const std::string& to) {

@@ -282,14 +282,7 @@ TEST_CASE("tcp: DCTCP holds the queue near K, Cubic fills the buffer", "[mechani
 }
 
 TEST_CASE("tcp: bad settings are refused with their path", "[unit][tcp]") {
-  auto error_of = [](const scen::Json& j) -> std::string {
-    try {
-      (void)test_support::load(j);
-    } catch (const scen::InputError& e) {
-      return e.path;
-    }
-    return "accepted";
-  };
+  const auto error_of = test_support::refused_path;
   scen::Json j = tcp_star(2, {{"cubic_beta", 2.0}});
   j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "1MB"}}};
   CHECK(error_of(j) == "fabric.tcp.cubic_beta");
