@@ -62,7 +62,7 @@ void Nic::post(QueuePair& qp) {
   qp.rate_bps = port_.rate_bps();
   if (qp.tcp) {
     tcp_->on_post(qp);
-  } else if (ack_cc_ != nullptr) {
+  } else if (cc_for(qp)) {
     ack_cc_->on_post(qp, port_.rate_bps());
   }
   // Doorbell and the first DMA read's round trip come before the payload can stream; inline
@@ -88,9 +88,14 @@ void Nic::on_rate_change(QueuePair& qp) {
 bool Nic::has_sendable(const QueuePair& qp) const {
   if (qp.tcp) return qp.posted && !qp.done && !qp.behind && tcp_->may_send(qp);
   if (!qp.posted || qp.done || qp.behind || qp.snd_nxt >= qp.total_packets) return false;
-  if (params_.max_inflight_bytes > 0) {
-    int64_t window = params_.max_inflight_bytes;
-    if (params_.window_follows_rate && qp.rate_bps < port_.rate_bps()) {
+  int64_t window = params_.max_inflight_bytes;
+  bool follows_rate = params_.window_follows_rate;
+  if (cc_window_set_ && cc_for(qp)) {
+    window = cc_window_bytes_;
+    follows_rate = cc_window_follows_rate_;
+  }
+  if (window > 0) {
+    if (follows_rate && qp.rate_bps < port_.rate_bps()) {
       // W = W_max x R / line rate, at least one byte (one packet), as ns-3 HPCC's GetWin.
       window = std::max<int64_t>(
           1, static_cast<int64_t>(static_cast<__int128>(window) * qp.rate_bps / port_.rate_bps()));
@@ -207,7 +212,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       if (p.psn == 0) engine_free_at_ += params_.message_overhead;
     }
     if (p.psn == 0 && params_.max_message_rate > 0) next_message_at_ = now + message_gap(params_);
-    if (dcqcn_ != nullptr && !qp.tcp) dcqcn_->on_sent(qp, p.wire_bytes);
+    if (Dcqcn* d = dcqcn_for(qp); d != nullptr && !qp.tcp) d->on_sent(qp, p.wire_bytes);
     active_.push_back(id);
     ++stats_.data_packets_sent;
     return h;
@@ -232,7 +237,7 @@ uint32_t Nic::data_payload_bytes(const QueuePair& qp, uint32_t psn) const {
 uint32_t Nic::data_wire_bytes(const QueuePair& qp, uint32_t psn) const {
   if (qp.tcp) return tcp_->wire_bytes(tcp_->payload_bytes(qp, psn));
   return static_cast<uint32_t>(data_payload_bytes(qp, psn) + params_.header_bytes +
-                               cc_header_bytes_ + params_.framing_bytes);
+                               (cc_for(qp) ? cc_header_bytes_ : 0) + params_.framing_bytes);
 }
 
 PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
@@ -256,7 +261,7 @@ PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
   p.ecn = !qp.tcp || tcp_->ecn_capable() ? Ecn::Ect0 : Ecn::NotEct;
   p.ttl = static_cast<uint8_t>(params_.ttl);
   p.sent_at = ctx_.sim.now();
-  if (telemetry_ && !qp.tcp) p.int_slot = ctx_.pool.alloc_telemetry();
+  if (telemetry_ && !qp.tcp && cc_for(qp)) p.int_slot = ctx_.pool.alloc_telemetry();
   return h;
 }
 
@@ -269,7 +274,8 @@ void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
   a.dst_host = data.src_host;
   a.psn = psn;
   a.payload_bytes = 0;
-  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + cc_header_bytes_ +
+  const int64_t cc_header = cc_for(transport_.qp(data.qp)) ? cc_header_bytes_ : 0;
+  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + cc_header +
                                        params_.ack_payload_bytes + params_.framing_bytes);
   a.udp_sport = data.udp_sport;
   a.type = type;
@@ -355,10 +361,11 @@ void Nic::receive_data_or_control(PacketHandle h) {
   }
   if (p.type == PacketType::Data) {
     if (drains_receives()) return rx_arrive(h);  // the host takes it later
-    if (on_data(h)) return;  // the TCP stack holds it
+    if (on_data(h)) return;                      // the TCP stack holds it
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
-    if (dcqcn_ != nullptr) dcqcn_->on_notification(transport_.qp(p.qp), port_.rate_bps());
+    QueuePair& qp = transport_.qp(p.qp);
+    if (Dcqcn* d = dcqcn_for(qp)) d->on_notification(qp, port_.rate_bps());
     if (ib_cc_ != nullptr) ib_cc_->on_becn(transport_.qp(p.qp), port_.rate_bps());
   } else if (p.type == PacketType::Sharp) {  // a result chunk's packet, consumed on arrival
     if (sharp_ != nullptr) sharp_->on_result(host_, p);
@@ -498,12 +505,13 @@ bool Nic::on_data(PacketHandle h) {
   }
   if (p.ecn == Ecn::Ce) {
     ++stats_.ce_marked_received;
-    if (echo_ce_) {  // DCTCP: the ACK echoes the mark
+    Dcqcn* dcqcn = dcqcn_for(qp);
+    if (echo_ce_ && cc_for(qp)) {  // DCTCP: the ACK echoes the mark
       qp.congestion_to_echo = true;
-    } else if (dcqcn_ != nullptr) {  // DCQCN notification point
-      if (dcqcn_->params().feedback == DcqcnParams::Feedback::AckFlag) {
+    } else if (dcqcn != nullptr) {  // DCQCN notification point
+      if (dcqcn->params().feedback == DcqcnParams::Feedback::AckFlag) {
         qp.congestion_to_echo = true;
-      } else if (dcqcn_->cnp_due(p.qp)) {
+      } else if (dcqcn->cnp_due(p.qp)) {
         send_cnp(p);
       }
     }
@@ -552,7 +560,7 @@ void Nic::on_ack(PacketHandle h) {
   if (qp.tcp) return tcp_->on_ack(*this, qp, a);
   if ((a.flags & kFlagCongestion) != 0) {
     ++stats_.congestion_flags_received;
-    if (dcqcn_ != nullptr) dcqcn_->on_notification(qp, port_.rate_bps());
+    if (Dcqcn* d = dcqcn_for(qp)) d->on_notification(qp, port_.rate_bps());
   }
   if (qp.done) return;
   if (a.psn > qp.snd_una) {
@@ -574,7 +582,7 @@ void Nic::on_ack(PacketHandle h) {
       qp.snd_nxt = a.psn;
     }
   }
-  if (ack_cc_ != nullptr) ack_cc_->on_ack(qp, a, port_.rate_bps());
+  if (cc_for(qp)) ack_cc_->on_ack(qp, a, port_.rate_bps());
   activate(qp);
 }
 

@@ -61,13 +61,21 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
 
   EgressPort& port() { return port_; }
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
-  void set_dcqcn(Dcqcn* dcqcn) { dcqcn_ = dcqcn; }
+  // DCQCN for the QPs of the traffic classes in `classes` (bit c: priority c).
+  void set_dcqcn(Dcqcn* dcqcn, uint8_t classes = 0xff) {
+    dcqcn_ = dcqcn;
+    dcqcn_classes_ = classes;
+  }
   // ACK-driven congestion control (models/cc/ack_rate_control.hpp). `echo_ce`: ACKs carry the
   // CE mark of the data they answer (DCTCP). `telemetry`: data packets carry an INT record
   // that switches fill and ACKs echo (HPCC). `extra_header_bytes`: the algorithm's header on
   // every data packet and ACK (HPCC's INT header, TIMELY's timestamp).
-  void set_ack_cc(AckRateControl* cc, bool echo_ce, bool telemetry, int64_t extra_header_bytes) {
+  // `classes`: the traffic classes whose QPs it controls (the others keep the NIC's own
+  // window and packet format).
+  void set_ack_cc(AckRateControl* cc, bool echo_ce, bool telemetry, int64_t extra_header_bytes,
+                  uint8_t classes = 0xff) {
     ack_cc_ = cc;
+    cc_classes_ = classes;
     echo_ce_ = echo_ce;
     telemetry_ = telemetry;
     cc_header_bytes_ = extra_header_bytes;
@@ -127,8 +135,9 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   // The congestion control's window of bytes in flight per QP (0 = none), scaled by the QP's
   // rate / line rate when `follows_rate`.
   void set_window(int64_t bytes, bool follows_rate) {
-    params_.max_inflight_bytes = bytes;
-    params_.window_follows_rate = follows_rate;
+    cc_window_set_ = true;
+    cc_window_bytes_ = bytes;
+    cc_window_follows_rate_ = follows_rate;
   }
   const HostPathParams& host_path() const { return host_path_; }
   // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
@@ -154,7 +163,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void activate(QueuePair& qp);
   bool has_sendable(const QueuePair& qp) const;
   PacketHandle make_data_packet(QueuePair& qp, uint32_t psn);
-  void schedule_pacing_wake(sim::Time at);                 // one pending wake, the earliest
+  void schedule_pacing_wake(sim::Time at);  // one pending wake, the earliest
   uint32_t data_payload_bytes(const QueuePair& qp, uint32_t psn) const;
   uint32_t data_wire_bytes(const QueuePair& qp, uint32_t psn) const;
   // An ACK or NACK answering `data`: it echoes the data's send time and takes over its
@@ -181,8 +190,20 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   uint32_t host_;
   EgressPort port_;
   PfcGate* pfc_gate_ = nullptr;
+  // The congestion control that governs `qp` (by its class), if any.
+  bool cc_for(const QueuePair& qp) const {
+    return ack_cc_ != nullptr && ((cc_classes_ >> qp.priority) & 1u) != 0;
+  }
+  Dcqcn* dcqcn_for(const QueuePair& qp) const {
+    return ((dcqcn_classes_ >> qp.priority) & 1u) != 0 ? dcqcn_ : nullptr;
+  }
   Dcqcn* dcqcn_ = nullptr;
+  uint8_t dcqcn_classes_ = 0xff;
   AckRateControl* ack_cc_ = nullptr;
+  uint8_t cc_classes_ = 0xff;
+  bool cc_window_set_ = false;  // set_window: the window of the congestion control's QPs
+  int64_t cc_window_bytes_ = 0;
+  bool cc_window_follows_rate_ = false;
   bool echo_ce_ = false;
   bool telemetry_ = false;
   int64_t cc_header_bytes_ = 0;

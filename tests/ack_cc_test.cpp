@@ -416,3 +416,39 @@ TEST_CASE("outputs.fct_by_size: slowdown percentiles per flow-size bucket", "[sc
   j["outputs"] = {{"fct_by_size", {"1MB", "10KB"}}};
   CHECK_THROWS_AS(test_support::load(j), scen::InputError);
 }
+
+TEST_CASE("fabric.cc per traffic class: HPCC on one class, DCQCN on another", "[mechanism][cc]") {
+  // Two senders into h2: h0's flow in priority 3 under HPCC, h1's in priority 1 under DCQCN,
+  // both classes lossless.
+  scen::Json j = cc_star(2, {{"algorithm", "hpcc"}, {"classes", {3}}}, "4MB");
+  j["fabric"]["pfc"]["priorities"] = {1, 3};
+  j["fabric"]["ecn"] = {{"enabled", true}, {"kmin", "40KB"}, {"kmax", "160KB"}, {"pmax", 0.2}};
+  j["fabric"]["dcqcn"] = {{"enabled", true}, {"preset", "hpcc-ns3"}, {"classes", {1}}};
+  j["workload"]["flows"][0]["priority"] = 3;
+  j["workload"]["flows"][1]["priority"] = 1;
+  const auto out = scen::run_scenario(test_support::load(j));
+  INFO(out.results.dump());
+  CHECK(out.results["flows_completed"] == 2);
+  CHECK(out.results["cc"]["updates"].get<uint64_t>() > 0);            // HPCC ran (h0's QP)
+  CHECK(out.results["dcqcn"]["rate_decreases"].get<uint64_t>() > 0);  // DCQCN ran (h1's)
+  // HPCC's INT header rides only on its class: a class-1 flow alone sends the same wire bytes
+  // as without HPCC, and 42 more per packet when HPCC controls every class.
+  auto wire_of_class1_flow = [](const scen::Json& classes) {
+    scen::Json k = cc_star(1, {{"algorithm", "hpcc"}, {"classes", classes}}, "1MB");
+    k["fabric"]["pfc"]["priorities"] = {1, 3};
+    k["workload"]["flows"][0]["priority"] = 1;
+    const auto o = scen::run_scenario(test_support::load(k));
+    return std::make_pair(test_support::link_between(o, "h0", "s0").wire_bytes,
+                          o.results["cc"]["updates"].get<uint64_t>());
+  };
+  const auto [other_class, other_updates] = wire_of_class1_flow({3});
+  const auto [every_class, every_updates] = wire_of_class1_flow("all");
+  CHECK(other_updates == 0);
+  CHECK(every_updates > 0);
+  CHECK(every_class - other_class == 1000 * 42);  // 1,000 packets of 1,000 B
+  // Refused: overlapping classes, a class out of range.
+  j["fabric"]["dcqcn"]["classes"] = {1, 3};
+  CHECK(test_support::refused_path(j) == "fabric.cc.algorithm");
+  j["fabric"]["dcqcn"]["classes"] = {9};
+  CHECK(test_support::refused_path(j) == "fabric.dcqcn.classes");
+}

@@ -21,6 +21,9 @@ enum class CcAlgorithm : uint8_t { None, Dcqcn, Hpcc, Dctcp, Timely };
 struct CcParams {
   CcAlgorithm algorithm = CcAlgorithm::None;
   std::string preset = "paper";  // the set the knobs started from (the echo)
+  // The traffic classes whose flows it controls (bit c: priority c); the others run without
+  // it — or under DCQCN, for DCQCN's classes.
+  uint8_t classes = 0xff;
 
   // --- Common to HPCC, DCTCP and TIMELY ---
   // Base RTT T of the network: HPCC's utilisation averaging period and reference for the

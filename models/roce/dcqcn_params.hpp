@@ -14,6 +14,8 @@ namespace models {
 struct DcqcnParams {
   bool enabled = false;
   std::string preset = "nvidia-default";  // the set the values below started from
+  // The traffic classes whose flows it controls (bit c: priority c).
+  uint8_t classes = 0xff;
 
   // --- Notification point (receiver NIC) ---
   // How the receiver tells the sender: `cnp` sends a congestion notification packet per QP at

@@ -61,7 +61,7 @@ void apply_congestion_control(const Scenario& s, models::Network& net) {
   for (size_t h = 0; h < net.nics.size(); ++h) {
     if (nvlink[h]) continue;
     net.nics[h]->set_ack_cc(net.ack_cc.get(), /*echo_ce=*/a == models::CcAlgorithm::Dctcp, hpcc,
-                            extra);
+                            extra, p.classes);
     net.nics[h]->set_window(window, p.window_follows_rate);
   }
   if (hpcc) {

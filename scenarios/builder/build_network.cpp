@@ -267,7 +267,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   }
   if (s.dcqcn.enabled) {
     net->dcqcn = std::make_unique<models::Dcqcn>(net->ctx, s.dcqcn, *net->transport);
-    for (auto& nic : net->nics) nic->set_dcqcn(net->dcqcn.get());
+    for (auto& nic : net->nics) nic->set_dcqcn(net->dcqcn.get(), s.dcqcn.classes);
   }
 
   auto port_of = [&](int node, int port) -> models::EgressPort& {

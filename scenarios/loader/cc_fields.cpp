@@ -32,6 +32,10 @@ const FieldTable<CcParams>& cc_fields() {
         "knobs start from",
         [](JsonReader& r, CcParams&) { (void)r.has("preset"); },
         [](const CcParams& s) { return Json(s.preset); }});
+    f.push_back(classes_field<CcParams>(
+        "classes", &CcParams::classes,
+        "the traffic classes whose flows it controls, e.g. [3] (\"all\"); the others run "
+        "without it, or under DCQCN for fabric.dcqcn.classes"));
     f.push_back(time_field<CcParams>(
         "base_rtt", &CcParams::base_rtt,
         "base RTT T (HPCC's averaging period; the BDP window); 0 = the largest unloaded RTT "

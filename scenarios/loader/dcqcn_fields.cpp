@@ -21,6 +21,10 @@ const FieldTable<DcqcnParams>& dcqcn_fields() {
     f.push_back(bool_field<DcqcnParams>(
         "enabled", &DcqcnParams::enabled,
         "DCQCN rate control on every NIC (needs fabric.ecn marking to react to anything)"));
+    f.push_back(classes_field<DcqcnParams>(
+        "classes", &DcqcnParams::classes,
+        "the traffic classes whose flows it controls, e.g. [1] (\"all\"); with fabric.cc "
+        "on other classes, each class has its own congestion control"));
     // The preset is applied by the loader before the other keys; listed here for the echo.
     f.push_back(Field<DcqcnParams>{
         "preset", "choice",

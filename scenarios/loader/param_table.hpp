@@ -19,6 +19,9 @@ struct Field {
   std::string meaning;  // one line, with the source of the default where it has one
   std::function<void(JsonReader&, S&)> read;  // reads the key if present, else keeps value
   std::function<Json(const S&)> write;
+  // false: left out of the effective configuration while at its default (a key added after
+  // the summaries of shipped scenarios were pinned; --list-params still lists it).
+  bool echo_default = true;
 };
 
 template <typename S>
@@ -115,8 +118,52 @@ void read_fields(JsonReader& r, const FieldTable<S>& table, S& s) {
 template <typename S>
 Json write_fields(const FieldTable<S>& table, const S& s) {
   Json j = Json::object();
-  for (const auto& f : table) j[f.key] = f.write(s);
+  for (const auto& f : table) {
+    Json v = f.write(s);
+    if (!f.echo_default && v == f.write(S{})) continue;
+    j[f.key] = std::move(v);
+  }
   return j;
+}
+
+// The traffic classes (802.1p priorities 0..7) a mechanism acts on: a list such as [1, 3], or
+// "all" (every bit of the mask set, the default).
+template <typename S>
+Field<S> classes_field(std::string key, uint8_t S::*m, std::string meaning) {
+  Field<S> f{key, "classes", std::move(meaning),
+             [key, m](JsonReader& r, S& s) {
+               if (!r.has(key)) return;
+               const Json& v = r.json()[key];
+               const std::string expected =
+                   "\"all\" or a non-empty list of distinct priorities 0..7";
+               if (v.is_string() && v == "all") {
+                 (void)r.at(key);
+                 s.*m = 0xff;
+                 return;
+               }
+               if (!v.is_array() || v.empty())
+                 throw InputError(r.child_path(key), v.dump(), expected);
+               uint8_t mask = 0;
+               for (const Json& e : v) {
+                 if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > 7 ||
+                     ((mask >> e.get<int>()) & 1u) != 0) {
+                   throw InputError(r.child_path(key), v.dump(), expected);
+                 }
+                 mask = static_cast<uint8_t>(mask | (1u << e.get<int>()));
+               }
+               (void)r.at(key);
+               s.*m = mask;
+             },
+             [m](const S& s) {
+               if (s.*m == 0xff) return Json("all");
+               Json list = Json::array();
+               for (int c = 0; c < 8; ++c) {
+                 if (((s.*m >> c) & 1u) != 0) list.push_back(c);
+               }
+               return list;
+             }};
+  f.echo_default = false;
+  return f;
 }
 
 // One line per parameter for --list-params: "<prefix>.<key>  <unit>  default <v>  <meaning>".

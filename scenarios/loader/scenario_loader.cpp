@@ -161,8 +161,7 @@ void check_tcp_fabric(const std::string& fab, Scenario& s) {
   const std::string tcp_cc = "TCP's window is fabric.tcp.cc (cubic, dctcp, reno)";
   if (s.dcqcn.enabled) {
     throw InputError(fab + ".dcqcn.enabled", "true",
-                     "false with transport \"tcp\": DCQCN rate-limits RDMA queue pairs; " +
-                         tcp_cc);
+                     "false with transport \"tcp\": DCQCN rate-limits RDMA queue pairs; " + tcp_cc);
   }
   if (s.cc.algorithm != models::CcAlgorithm::None) {
     throw InputError(fab + ".cc.algorithm",
@@ -197,10 +196,14 @@ void read_cc_section(JsonReader& cc, Scenario& s) {
   cc.finish();
   if (s.cc.algorithm == models::CcAlgorithm::Dcqcn) {
     s.dcqcn.enabled = true;
-  } else if (s.cc.algorithm != models::CcAlgorithm::None && s.dcqcn.enabled) {
+    if (s.cc.classes != 0xff) s.dcqcn.classes = s.cc.classes;
+  } else if (s.cc.algorithm != models::CcAlgorithm::None && s.dcqcn.enabled &&
+             (s.cc.classes & s.dcqcn.classes) != 0) {
     throw InputError(cc.child_path("algorithm"), "\"" + name + "\"",
-                     "one congestion control: fabric.dcqcn.enabled is true as well (set "
-                     "\"algorithm\": \"dcqcn\", or turn DCQCN off)");
+                     "one congestion control per traffic class: fabric.dcqcn.enabled is true "
+                     "as well on classes this one controls (set \"algorithm\": \"dcqcn\", turn "
+                     "DCQCN off, or give the two disjoint fabric.cc.classes and "
+                     "fabric.dcqcn.classes)");
   }
   if (s.cc.timely_t_high <= s.cc.timely_t_low) {
     throw InputError(cc.child_path("timely_t_high"), sim::format_time(s.cc.timely_t_high),
@@ -345,10 +348,9 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
   s.training = read_training_section(w, s.fabric, s.nic, s.qos);
   check_sharp_workload(r.json(), s);  // sharp_section.hpp
-  s.flows = read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
-                                  !s.collectives.empty() || !s.training.empty(),
-                                  options.max_memory_bytes,
-                                  s.fabric_kind != FabricKind::Infiniband);
+  s.flows = read_workload_section(
+      w, s.fabric, s.nic, s.qos, s.seed, dir, !s.collectives.empty() || !s.training.empty(),
+      options.max_memory_bytes, s.fabric_kind != FabricKind::Infiniband);
   check_tagging_flows(s);  // routing_section.hpp
 
   if (auto st = r.get("stop")) {
