@@ -5,7 +5,7 @@
 namespace models {
 
 void AckRateControl::set_rate(QueuePair& qp, int64_t rate_bps, int64_t line_rate_bps) {
-  rate_bps = std::clamp(rate_bps, std::min(params_.min_rate_bps, line_rate_bps), line_rate_bps);
+  rate_bps = bounded(rate_bps, line_rate_bps);
   if (rate_bps == qp.rate_bps) return;
   if (rate_bps < qp.rate_bps) {
     ++stats_.decreases;
@@ -94,7 +94,7 @@ void Hpcc::update(State& s, QueuePair& qp, const IntRecord& rec, bool fast, int6
       rate = s.reference_bps + params_.rate_ai_bps;
       stage = s.stage + 1;
     }
-    rate = std::clamp(rate, std::min(params_.min_rate_bps, line_rate_bps), line_rate_bps);
+    rate = bounded(rate, line_rate_bps);  // also the reference kept below
     set_rate(qp, rate, line_rate_bps);
     if (fast) {
       ++stats_.fast_reactions;
@@ -185,7 +185,7 @@ void Timely::on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) {
       rate = to_bps(static_cast<double>(s.reference_bps) * factor);
       s.stage = 0;
     }
-    rate = std::clamp(rate, std::min(params_.min_rate_bps, line_rate_bps), line_rate_bps);
+    rate = bounded(rate, line_rate_bps);  // also the reference kept below
     set_rate(qp, rate, line_rate_bps);
     s.reference_bps = rate;
     s.rtt_diff_ps = diff;

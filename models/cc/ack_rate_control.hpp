@@ -10,6 +10,7 @@
 // a fast reaction on the ACKs in between. docs/roce.md, "Congestion control beyond DCQCN".
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -45,6 +46,10 @@ class AckRateControl {
  protected:
   // Sets the QP's rate (bounded to [min_rate, line rate]) and re-paces it.
   void set_rate(QueuePair& qp, int64_t rate_bps, int64_t line_rate_bps);
+  // `rate_bps` within [min_rate, line rate] (the line rate when it is below min_rate).
+  int64_t bounded(int64_t rate_bps, int64_t line_rate_bps) const {
+    return std::clamp(rate_bps, std::min(params_.min_rate_bps, line_rate_bps), line_rate_bps);
+  }
 
   Context& ctx_;
   CcParams params_;

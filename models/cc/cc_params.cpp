@@ -18,6 +18,29 @@ const char* cc_algorithm_name(CcAlgorithm a) {
   return "none";
 }
 
+const std::vector<std::string>& cc_algorithm_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (CcAlgorithm a : {CcAlgorithm::None, CcAlgorithm::Dcqcn, CcAlgorithm::Hpcc,
+                          CcAlgorithm::Dctcp, CcAlgorithm::Timely}) {
+      n.emplace_back(cc_algorithm_name(a));
+    }
+    return n;
+  }();
+  return names;
+}
+
+bool cc_algorithm_from_name(const std::string& name, CcAlgorithm& out) {
+  for (CcAlgorithm a : {CcAlgorithm::None, CcAlgorithm::Dcqcn, CcAlgorithm::Hpcc,
+                        CcAlgorithm::Dctcp, CcAlgorithm::Timely}) {
+    if (name == cc_algorithm_name(a)) {
+      out = a;
+      return true;
+    }
+  }
+  return false;
+}
+
 const std::vector<std::string>& cc_preset_names() {
   static const std::vector<std::string> names = {"paper", "hpcc-ns3"};
   return names;

@@ -69,6 +69,9 @@ struct CcParams {
 };
 
 const char* cc_algorithm_name(CcAlgorithm a);
+// Every algorithm's name, in enum order; and the algorithm of a name (false: none has it).
+const std::vector<std::string>& cc_algorithm_names();
+bool cc_algorithm_from_name(const std::string& name, CcAlgorithm& out);
 // The presets of `algorithm` (the first is the default).
 const std::vector<std::string>& cc_preset_names();
 // Sets every knob of `out` but `algorithm` to the preset `name` of `out.algorithm`; false for

@@ -26,6 +26,17 @@ inline const char* tcp_cc_name(TcpCc cc) {
   return "cubic";
 }
 
+// The congestion control named `name` (false: none is).
+inline bool tcp_cc_from_name(const std::string& name, TcpCc& out) {
+  for (TcpCc cc : {TcpCc::Cubic, TcpCc::Dctcp, TcpCc::Reno}) {
+    if (name == tcp_cc_name(cc)) {
+      out = cc;
+      return true;
+    }
+  }
+  return false;
+}
+
 struct TcpParams {
   // Linux's default congestion control since 2.6.19 (RFC 9438).
   TcpCc cc = TcpCc::Cubic;

@@ -3,17 +3,7 @@
 #include "scenarios/loader/params.hpp"
 
 namespace scen {
-namespace {
-
 using models::CcParams;
-
-Field<CcParams> rate_knob(std::string key, int64_t CcParams::*m, std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, CcParams& s) { s.*m = r.rate_bps(key, s.*m); },
-          [m](const CcParams& s) { return Json(sim::format_rate(s.*m)); }};
-}
-
-}  // namespace
 
 const FieldTable<CcParams>& cc_fields() {
   static const FieldTable<CcParams> t = [] {
@@ -60,12 +50,13 @@ const FieldTable<CcParams>& cc_fields() {
     f.push_back(bool_field<CcParams>(
         "window_follows_rate", &CcParams::window_follows_rate,
         "the window scales with the QP's rate / line rate (HPCC's W = R x T)"));
-    f.push_back(rate_knob("min_rate", &CcParams::min_rate_bps, "no QP is set below this rate"));
-    f.push_back(rate_knob("rate_ai", &CcParams::rate_ai_bps,
-                          "additive increase: HPCC's W_AI (as a rate), DCTCP's per RTT, "
-                          "TIMELY's delta"));
-    f.push_back(rate_knob("rate_hai", &CcParams::rate_hai_bps,
-                          "TIMELY's hyper-active increase (after hai_after increases)"));
+    f.push_back(
+        rate_field<CcParams>("min_rate", &CcParams::min_rate_bps, "no QP is set below this rate"));
+    f.push_back(rate_field<CcParams>("rate_ai", &CcParams::rate_ai_bps,
+                                     "additive increase: HPCC's W_AI (as a rate), DCTCP's per RTT, "
+                                     "TIMELY's delta"));
+    f.push_back(rate_field<CcParams>("rate_hai", &CcParams::rate_hai_bps,
+                                     "TIMELY's hyper-active increase (after hai_after increases)"));
     f.push_back(number_field<CcParams>("hpcc_eta", &CcParams::hpcc_eta,
                                        "HPCC target utilisation eta", 0.01, 1.0));
     f.push_back(int_field<CcParams>(

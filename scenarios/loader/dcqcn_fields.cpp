@@ -3,17 +3,7 @@
 #include "scenarios/loader/params.hpp"
 
 namespace scen {
-namespace {
-
 using models::DcqcnParams;
-
-Field<DcqcnParams> rate_knob(std::string key, int64_t DcqcnParams::*m, std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, DcqcnParams& s) { s.*m = r.rate_bps(key, s.*m); },
-          [m](const DcqcnParams& s) { return Json(sim::format_rate(s.*m)); }};
-}
-
-}  // namespace
 
 const FieldTable<DcqcnParams>& dcqcn_fields() {
   static const FieldTable<DcqcnParams> t = [] {
@@ -93,12 +83,12 @@ const FieldTable<DcqcnParams>& dcqcn_fields() {
     f.push_back(int_field<DcqcnParams>(
         "rpg_threshold", &DcqcnParams::rpg_threshold,
         "stages of fast recovery before additive, then hyper increase", 0, 1 << 20));
-    f.push_back(rate_knob("rpg_ai_rate", &DcqcnParams::rpg_ai_rate_bps,
-                          "additive increase step of the target rate"));
-    f.push_back(rate_knob("rpg_hai_rate", &DcqcnParams::rpg_hai_rate_bps,
-                          "hyper increase step of the target rate"));
-    f.push_back(rate_knob("rpg_min_rate", &DcqcnParams::rpg_min_rate_bps,
-                          "no decrease goes below this rate"));
+    f.push_back(rate_field<DcqcnParams>("rpg_ai_rate", &DcqcnParams::rpg_ai_rate_bps,
+                                        "additive increase step of the target rate"));
+    f.push_back(rate_field<DcqcnParams>("rpg_hai_rate", &DcqcnParams::rpg_hai_rate_bps,
+                                        "hyper increase step of the target rate"));
+    f.push_back(rate_field<DcqcnParams>("rpg_min_rate", &DcqcnParams::rpg_min_rate_bps,
+                                        "no decrease goes below this rate"));
     f.push_back(rate_or_zero_field("rpg_max_rate", &DcqcnParams::rpg_max_rate_bps,
                                    "rate at which the limiter is released (0 = line rate)"));
     return f;

@@ -81,12 +81,17 @@ std::string JsonReader::string(std::string_view key, const std::string& def) {
 std::string JsonReader::choice(std::string_view key,
                                std::initializer_list<std::string_view> allowed,
                                const std::string& def) {
+  return choice(key, std::vector<std::string>(allowed.begin(), allowed.end()), def);
+}
+
+std::string JsonReader::choice(std::string_view key, const std::vector<std::string>& allowed,
+                               const std::string& def) {
   if (!has(key)) return def;
   const std::string v = string(key);
   std::string list;
-  for (auto a : allowed) {
+  for (const auto& a : allowed) {
     if (a == v) return v;
-    list += (list.empty() ? "" : ", ") + std::string("\"") + std::string(a) + "\"";
+    list += (list.empty() ? "" : ", ") + std::string("\"") + a + "\"";
   }
   throw InputError(child_path(key), "\"" + v + "\"", "one of " + list);
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/quantity_bounds.hpp"
@@ -43,6 +44,8 @@ class JsonReader {
   std::string string(std::string_view key);
   std::string string(std::string_view key, const std::string& def);
   std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed,
+                     const std::string& def);
+  std::string choice(std::string_view key, const std::vector<std::string>& allowed,
                      const std::string& def);
   bool boolean(std::string_view key, bool def);
   int64_t integer(std::string_view key, int64_t min, int64_t max);

@@ -59,6 +59,13 @@ Field<S> int_field(std::string key, int S::*m, std::string meaning, int min, int
 }
 
 template <typename S>
+Field<S> rate_field(std::string key, int64_t S::*m, std::string meaning) {
+  return {key, "rate", std::move(meaning),
+          [key, m](JsonReader& r, S& s) { s.*m = r.rate_bps(key, s.*m); },
+          [m](const S& s) { return Json(sim::format_rate(s.*m)); }};
+}
+
+template <typename S>
 Field<S> bool_field(std::string key, bool S::*m, std::string meaning) {
   return {key, "boolean", std::move(meaning),
           [key, m](JsonReader& r, S& s) { s.*m = r.boolean(key, s.*m); },

@@ -2,8 +2,8 @@
 
 #include <numeric>
 
-#include "scenarios/loader/exact_decimal.hpp"
 #include "scenarios/loader/collective_section.hpp"
+#include "scenarios/loader/exact_decimal.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/gpu_nodes_section.hpp"
 #include "scenarios/loader/host_path_section.hpp"

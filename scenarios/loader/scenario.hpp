@@ -8,9 +8,7 @@
 #include <vector>
 
 #include "models/cc/cc_params.hpp"
-#include "models/tcp/tcp_params.hpp"
 #include "models/collectives/collective_spec.hpp"
-#include "models/training/training_spec.hpp"
 #include "models/ib/ib_params.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
@@ -20,6 +18,8 @@
 #include "models/roce/pfc_params.hpp"
 #include "models/sharp/sharp_params.hpp"
 #include "models/switch.hpp"
+#include "models/tcp/tcp_params.hpp"
+#include "models/training/training_spec.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
 #include "topologies/forwarding_tables.hpp"

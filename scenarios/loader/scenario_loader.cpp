@@ -179,18 +179,10 @@ void check_tcp_fabric(const std::string& fab, Scenario& s) {
 
 void read_cc_section(JsonReader& cc, Scenario& s) {
   cc.expect_object();
-  const std::string name =
-      cc.choice("algorithm", {"none", "dcqcn", "hpcc", "dctcp", "timely"}, "none");
-  const std::vector<std::pair<std::string, models::CcAlgorithm>> algorithms = {
-      {"none", models::CcAlgorithm::None},
-      {"dcqcn", models::CcAlgorithm::Dcqcn},
-      {"hpcc", models::CcAlgorithm::Hpcc},
-      {"dctcp", models::CcAlgorithm::Dctcp},
-      {"timely", models::CcAlgorithm::Timely}};
-  for (const auto& [n, a] : algorithms) {
-    if (n == name) s.cc.algorithm = a;
-  }
-  const std::string preset = cc.choice("preset", {"paper", "hpcc-ns3"}, "paper");
+  const std::string name = cc.choice("algorithm", models::cc_algorithm_names(), "none");
+  models::cc_algorithm_from_name(name, s.cc.algorithm);  // choice() has checked the name
+  const std::string preset =
+      cc.choice("preset", models::cc_preset_names(), models::cc_preset_names().front());
   models::cc_preset(preset, s.cc);
   read_fields(cc, cc_fields(), s.cc);
   cc.finish();

@@ -16,9 +16,7 @@ const FieldTable<TcpParams>& tcp_fields() {
         "default, RFC 9438; dctcp: RFC 8257, ECN-capable segments; reno: RFC 5681)",
         [](JsonReader& r, TcpParams& p) {
           const std::string v = r.choice("cc", {"cubic", "dctcp", "reno"}, tcp_cc_name(p.cc));
-          p.cc = v == "dctcp"  ? models::TcpCc::Dctcp
-                 : v == "reno" ? models::TcpCc::Reno
-                               : models::TcpCc::Cubic;
+          models::tcp_cc_from_name(v, p.cc);  // choice() has checked the name
         },
         [](const TcpParams& p) { return Json(tcp_cc_name(p.cc)); }});
     f.push_back(bytes_field<TcpParams>(

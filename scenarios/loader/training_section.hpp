@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "models/training/training_spec.hpp"
 #include "models/nic_params.hpp"
 #include "models/qos_params.hpp"
+#include "models/training/training_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
 #include "topologies/topology.hpp"
 

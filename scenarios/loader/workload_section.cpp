@@ -141,8 +141,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     }
     return v == "tcp" ? models::FlowTransport::Tcp : models::FlowTransport::Rdma;
   };
-  const models::FlowTransport default_transport =
-      read_transport(w, models::FlowTransport::Fabric);
+  const models::FlowTransport default_transport = read_transport(w, models::FlowTransport::Fabric);
   std::vector<models::FlowSpec> flows;
   // Before a generator makes its flows: would they fit in memory? (`count` may be an expected
   // number, for Poisson arrivals.)
