@@ -344,3 +344,26 @@ TEST_CASE("tcp: GPU servers stage their data through host memory", "[scenario][t
   INFO("communication: default memory " << fast_comm << " us, 200 Gb/s " << slow_comm << " us");
   CHECK(slow_comm > 1.2 * fast_comm);
 }
+
+TEST_CASE("tcp: a small message's latency adds up the host's steps", "[mechanism][tcp]") {
+  // One 1,000-byte message: send() (syscall, segment cost, copy), the wire, the interrupt,
+  // the receive processing and copy, the wake-up and recv(). The ACK is back before the
+  // application wakes, so each step's time adds to the FCT one for one.
+  auto fct_ps = [](const scen::Json& tcp) {
+    scen::Json j = tcp_star(2, tcp);
+    j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "1000B"}}};
+    const auto out = scen::run_scenario(test_support::load(j));
+    REQUIRE(out.flows.size() == 1);
+    return out.flows[0].fct.ps;
+  };
+  const int64_t base = fct_ps(scen::Json::object());
+  CHECK(fct_ps({{"wakeup_latency", "15us"}}) - base == 10'000'000);
+  CHECK(fct_ps({{"interrupt_latency", "14us"}}) - base == 10'000'000);
+  CHECK(fct_ps({{"syscall", "2us"}}) - base == 2'000'000);  // send() and recv()
+  CHECK(fct_ps({{"tx_segment_cost", "1250ns"}}) - base == 1'000'000);
+  CHECK(fct_ps({{"rx_segment_cost", "1960ns"}}) - base == 1'000'000);
+  // The copies, one each way: 1,000 B at 12 GB/s against at 10 Tb/s.
+  const int64_t copy = sim::serialization_time(1000, 96'000'000'000).ps -
+                       sim::serialization_time(1000, 10'000'000'000'000).ps;
+  CHECK(base - fct_ps({{"copy_rate", "10Tbps"}}) == 2 * copy);
+}
