@@ -226,6 +226,18 @@ TEST_CASE("bad input: flow without a required key", "[unit][bad_input]") {
   expect_refused(incast, {"workload.incast.receiver", "nothing", {"required key"}});
 }
 
+TEST_CASE("bad input: a generator's host listed twice", "[unit][bad_input]") {
+  // fuzz_scenario found it: the generator's own check escaped as "internal error" (exit 1).
+  Json s = minimal_scenario();
+  s["workload"] = Json::parse(
+      R"({"poisson": {"hosts": ["h0", "h1", "h0"], "cdf": "websearch", "load": 0.3,
+          "duration": "10us"}})");
+  expect_refused(s, {"workload.poisson.hosts[2]", "\"h0\"", {"not already listed (hosts[0])"}});
+  Json p = minimal_scenario();
+  p["workload"] = Json::parse(R"({"permutation": {"hosts": ["h1", "h0", "h1"], "size": "1KB"}})");
+  expect_refused(p, {"workload.permutation.hosts[2]", "\"h1\"", {"not already listed"}});
+}
+
 TEST_CASE("bad input: disconnected topology", "[unit][bad_input]") {
   Json s = minimal_scenario();
   s["topology"]["nodes"].push_back({{"name", "h2"}, {"kind", "host"}});  // no link

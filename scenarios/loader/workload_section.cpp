@@ -84,7 +84,15 @@ std::vector<int> host_list(JsonReader& r, std::string_view key, const topo::Fabr
   JsonReader list = r.at(key);
   list.expect_array();
   for (size_t i = 0; i < list.size(); ++i) {
-    hosts.push_back(host_ref(list.json()[i], list.index_path(i), f));
+    const int h = host_ref(list.json()[i], list.index_path(i), f);
+    for (size_t e = 0; e < hosts.size(); ++e) {  // the generators take distinct hosts
+      if (hosts[e] == h) {
+        throw InputError(
+            list.index_path(i), list.json()[i].dump(),
+            "a host not already listed (" + std::string(key) + "[" + std::to_string(e) + "])");
+      }
+    }
+    hosts.push_back(h);
   }
   return hosts;
 }
