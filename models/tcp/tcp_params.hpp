@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/time.hpp"
 
 namespace models {
 
 enum class TcpCc : uint8_t { Cubic, Dctcp, Reno };
+inline constexpr TcpCc kTcpCcs[] = {TcpCc::Cubic, TcpCc::Dctcp, TcpCc::Reno};
 
 inline const char* tcp_cc_name(TcpCc cc) {
   switch (cc) {
@@ -26,9 +28,16 @@ inline const char* tcp_cc_name(TcpCc cc) {
   return "cubic";
 }
 
+// Every congestion control's name, in kTcpCcs order (the loader's choice of fabric.tcp.cc).
+inline std::vector<std::string> tcp_cc_names() {
+  std::vector<std::string> names;
+  for (TcpCc cc : kTcpCcs) names.emplace_back(tcp_cc_name(cc));
+  return names;
+}
+
 // The congestion control named `name` (false: none is).
 inline bool tcp_cc_from_name(const std::string& name, TcpCc& out) {
-  for (TcpCc cc : {TcpCc::Cubic, TcpCc::Dctcp, TcpCc::Reno}) {
+  for (TcpCc cc : kTcpCcs) {
     if (name == tcp_cc_name(cc)) {
       out = cc;
       return true;

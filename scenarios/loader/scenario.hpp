@@ -132,6 +132,9 @@ struct LoadOptions {
   // --max-memory (bytes; 0 = the machine's memory): a workload generator that would make more
   // flows than fit is refused before it makes them (memory_estimate.hpp).
   int64_t max_memory_bytes = 0;
+  // A scenario without a workload (no "workload", or one that makes no flow) is accepted: the
+  // library API posts the traffic (scenarios/api).
+  bool allow_empty_workload = false;
 };
 
 // Loads a scenario file: includes, --set overrides, defaults, validation.

@@ -336,12 +336,16 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   if (auto tg = r.get("tagging")) read_tagging(*tg, s);
   read_routing(r, s);
 
-  JsonReader w = r.at("workload");
+  static const Json kNoWorkload = Json::object();
+  JsonReader w = options.allow_empty_workload && !r.has("workload")
+                     ? JsonReader(kNoWorkload, "workload")
+                     : r.at("workload");
   s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
   s.training = read_training_section(w, s.fabric, s.nic, s.qos);
   check_sharp_workload(r.json(), s);  // sharp_section.hpp
   s.flows = read_workload_section(
-      w, s.fabric, s.nic, s.qos, s.seed, dir, !s.collectives.empty() || !s.training.empty(),
+      w, s.fabric, s.nic, s.qos, s.seed, dir,
+      options.allow_empty_workload || !s.collectives.empty() || !s.training.empty(),
       options.max_memory_bytes, s.fabric_kind != FabricKind::Infiniband);
   check_tagging_flows(s);  // routing_section.hpp
 

@@ -15,7 +15,7 @@ const FieldTable<TcpParams>& tcp_fields() {
         "cubic | dctcp | reno: the congestion window's growth and decrease (cubic: Linux's "
         "default, RFC 9438; dctcp: RFC 8257, ECN-capable segments; reno: RFC 5681)",
         [](JsonReader& r, TcpParams& p) {
-          const std::string v = r.choice("cc", {"cubic", "dctcp", "reno"}, tcp_cc_name(p.cc));
+          const std::string v = r.choice("cc", models::tcp_cc_names(), tcp_cc_name(p.cc));
           models::tcp_cc_from_name(v, p.cc);  // choice() has checked the name
         },
         [](const TcpParams& p) { return Json(tcp_cc_name(p.cc)); }});
@@ -67,12 +67,9 @@ const FieldTable<TcpParams>& tcp_fields() {
         "CPU cores a host (a GPU server, all its NICs) gives to networking; connections are "
         "dealt to them round-robin",
         1, 1024));
-    f.push_back(Field<TcpParams>{
-        "copy_rate", "rate", "one core's copy bandwidth between user and kernel memory (12 GB/s)",
-        [](JsonReader& r, TcpParams& p) {
-          p.copy_rate_bps = r.rate_bps("copy_rate", p.copy_rate_bps);
-        },
-        [](const TcpParams& p) { return Json(sim::format_rate(p.copy_rate_bps)); }});
+    f.push_back(rate_field<TcpParams>(
+        "copy_rate", &TcpParams::copy_rate_bps,
+        "one core's copy bandwidth between user and kernel memory (12 GB/s)"));
     f.push_back(
         time_field<TcpParams>("syscall", &TcpParams::syscall, "a send() or recv() system call"));
     f.push_back(time_field<TcpParams>(

@@ -8,6 +8,7 @@
 #include "models/workloads/generators.hpp"
 #include "scenarios/loader/memory_estimate.hpp"
 #include "scenarios/loader/qos_section.hpp"
+#include "scenarios/loader/shipped_cdfs.hpp"
 #include "sim/rng.hpp"
 
 namespace scen {
@@ -125,11 +126,6 @@ std::string read_text_file(const std::string& file, const std::string& path) {
 }
 
 }  // namespace
-
-std::string data_dir() {
-  if (const char* env = std::getenv("RDMASIM_DATA_DIR")) return env;
-  return RDMASIM_DEFAULT_DATA_DIR;
-}
 
 std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::Fabric& f,
                                                     const models::NicParams& nic,
@@ -301,13 +297,23 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.hosts = host_list(r, "hosts", f);
     if (p.hosts.size() < 2) throw InputError(r.child_path("hosts"), "", "at least two hosts");
     const std::string cdf = r.string("cdf");
-    std::string file;
+    std::string file, text;
     if (cdf.find('/') == std::string::npos && cdf.find('.') == std::string::npos) {
-      file = data_dir() + "/" + cdf + ".cdf";  // a shipped distribution: "websearch"
+      // A shipped distribution ("websearch"), compiled in (shipped_cdfs.hpp).
+      const std::string* shipped = shipped_cdf(cdf);
+      if (shipped == nullptr) {
+        std::string names;
+        for (const std::string& n : shipped_cdf_names()) names += (names.empty() ? "" : ", ") + n;
+        throw InputError(
+            r.child_path("cdf"), "\"" + cdf + "\"",
+            "a shipped distribution (" + names + ") or a CDF file's path (with a '/' or a '.')");
+      }
+      file = cdf + ".cdf";
+      text = *shipped;
     } else {
       file = std::filesystem::path(cdf).is_absolute() ? cdf : base_dir + "/" + cdf;
+      text = read_text_file(file, r.child_path("cdf"));
     }
-    const std::string text = read_text_file(file, r.child_path("cdf"));
     try {
       p.cdf = models::parse_size_cdf(text, file);
     } catch (const std::exception& e) {

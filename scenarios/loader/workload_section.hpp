@@ -18,7 +18,4 @@ std::vector<models::FlowSpec> read_workload_section(
     const models::QosParams& qos, uint64_t seed, const std::string& base_dir,
     bool allow_no_flows = false, int64_t max_memory_bytes = 0, bool tcp_allowed = true);
 
-// Where the shipped data files (flow-size CDFs) live.
-std::string data_dir();
-
 }  // namespace scen

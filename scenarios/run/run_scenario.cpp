@@ -40,14 +40,17 @@ class DoneWatcher final : public models::CompletionListener {
       : sim_(sim), transport_(t), sampler_(sampler) {}
   void on_flow_complete(uint32_t) override { check(); }
   // Collectives post messages while running: the workload is done once they have finished too.
-  void check() {
+  bool all_done() const {
     for (const auto& c : collectives_) {
-      if (!c->done()) return;
+      if (!c->done()) return false;
     }
     for (const auto& t : training_) {
-      if (!t->done()) return;
+      if (!t->done()) return false;
     }
-    if (transport_.flows_done() == transport_.flow_count() && !stopped_) {
+    return transport_.flows_done() == transport_.flow_count();
+  }
+  void check() {
+    if (all_done() && !stopped_) {
       stopped_ = true;
       if (sampler_ != nullptr) sampler_->stop();
       if (stop_) sim_.stop();
@@ -119,11 +122,30 @@ void check_timeline_ports(const models::TimelineOptions& o, const topo::Fabric& 
 
 }  // namespace
 
-RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const MemoryEstimate memory = estimate_memory(s);
-  check_memory_estimate(memory, options.max_memory_bytes);
-  sim::Simulator sim(s.seed);
+// What a run holds between its steps.
+struct ScenarioRun::State {
+  State(const Scenario& scenario, const RunOptions& o)
+      : s(scenario), options(o), memory(estimate_memory(scenario)), sim(scenario.seed) {}
+  const Scenario& s;
+  RunOptions options;
+  std::chrono::steady_clock::time_point wall_start = std::chrono::steady_clock::now();
+  MemoryEstimate memory;
+  sim::Simulator sim;
+  std::unique_ptr<models::Network> net;
+  std::unique_ptr<models::TimeseriesSampler> sampler;
+  RunOutcome out;
+  std::shared_ptr<models::TimelineRecorder> timeline;
+  std::vector<models::PauseInterval> pauses;  // tagged with the link direction
+  std::unique_ptr<DoneWatcher> watcher;
+  std::unique_ptr<LinkEventSchedule> link_events;  // link_event_schedule.hpp
+  bool finished = false;
+};
+
+ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
+    : state_(std::make_unique<State>(s, options)) {
+  State& st = *state_;
+  check_memory_estimate(st.memory, options.max_memory_bytes);
+  sim::Simulator& sim = st.sim;
   if (sim::log_enabled(sim::LogLevel::Info)) {
     sim::log_info("scenario " + s.name + " (seed " + std::to_string(s.seed) +
                   "): " + std::to_string(s.fabric.host_node.size()) + " hosts, " +
@@ -131,13 +153,13 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   " switches, " + std::to_string(s.fabric.topo.links.size()) + " links; " +
                   std::to_string(s.flows.size()) + " flows, " +
                   std::to_string(s.collectives.size()) + " collectives; memory estimate " +
-                  std::to_string(memory.total() >> 20) + " MiB");
+                  std::to_string(st.memory.total() >> 20) + " MiB");
   }
-  auto net = build_network(s, sim);
+  st.net = build_network(s, sim);
+  auto& net = st.net;
   const topo::Fabric& f = s.fabric;
-
-  std::unique_ptr<models::TimeseriesSampler> sampler;
-  RunOutcome out;
+  RunOutcome& out = st.out;
+  std::unique_ptr<models::TimeseriesSampler>& sampler = st.sampler;
   if (s.has_timeseries) {
     std::vector<const models::EgressPort*> ports;
     for (const auto& ref : s.timeseries.ports) {
@@ -164,19 +186,18 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
     }
     sampler->start();
   }
-  std::shared_ptr<models::TimelineRecorder> timeline;
-  std::vector<models::PauseInterval> pauses;  // tagged with the link direction
   if (options.timeline.enabled) {
     check_timeline_ports(options.timeline, f);
-    timeline = std::make_shared<models::TimelineRecorder>(options.timeline);
-    net->ctx.timeline = timeline.get();
+    st.timeline = std::make_shared<models::TimelineRecorder>(options.timeline);
+    net->ctx.timeline = st.timeline.get();
     for (size_t d = 0; d < net->link_gate.size(); ++d) {
       if (net->link_gate[d] != nullptr) {
-        net->link_gate[d]->record_pauses(&pauses, static_cast<uint32_t>(d));
+        net->link_gate[d]->record_pauses(&st.pauses, static_cast<uint32_t>(d));
       }
     }
   }
-  DoneWatcher watcher(sim, *net->transport, sampler.get());
+  st.watcher = std::make_unique<DoneWatcher>(sim, *net->transport, sampler.get());
+  DoneWatcher& watcher = *st.watcher;
   watcher.stop_ = s.stop_when_done;
   for (size_t i = 0; i < s.collectives.size(); ++i) {
     models::CollectiveSpec spec = s.collectives[i];
@@ -201,30 +222,69 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   net->transport->schedule_starts();
   if (net->deadlock) net->deadlock->start();
   for (auto& storm : net->pause_storms) storm->start();
-  std::unique_ptr<LinkEventSchedule> link_events;  // link_event_schedule.hpp
   if (!s.link_events.empty()) {
-    link_events = std::make_unique<LinkEventSchedule>(s, *net);
-    link_events->start();
+    st.link_events = std::make_unique<LinkEventSchedule>(s, *net);
+    st.link_events->start();
   }
+}
 
+ScenarioRun::~ScenarioRun() = default;
+
+const Scenario& ScenarioRun::scenario() const {
+  return state_->s;
+}
+sim::Simulator& ScenarioRun::simulator() {
+  return state_->sim;
+}
+const sim::Simulator& ScenarioRun::simulator() const {
+  return state_->sim;
+}
+models::Network& ScenarioRun::network() {
+  return *state_->net;
+}
+const models::Network& ScenarioRun::network() const {
+  return *state_->net;
+}
+
+sim::StopReason ScenarioRun::advance(sim::Time limit) {
+  State& st = *state_;
+  if (st.finished) throw std::logic_error("ScenarioRun::advance after finish");
+  const Scenario& s = st.s;
+  sim::Simulator& sim = st.sim;
   std::unique_ptr<ProgressLine> progress;
-  if (options.progress) {
+  if (st.options.progress) {
     // By the work when the run ends with a workload that has any; else by stop.time.
     std::function<double()> work;
     const size_t workload_flows = s.flows.size();
+    const DoneWatcher& watcher = *st.watcher;
     if (s.stop_when_done &&
         (workload_flows > 0 || !watcher.collectives_.empty() || !watcher.training_.empty())) {
-      work = [&net, &watcher, workload_flows] {
-        return progress_work(*net->transport, workload_flows, watcher);
+      work = [&st, workload_flows] {
+        return progress_work(*st.net->transport, workload_flows, *st.watcher);
       };
     }
     progress = std::make_unique<ProgressLine>(sim, s.stop_time, std::move(work));
   }
-  MemoryGuard memory_guard(sim, options.max_memory_bytes, memory, progress.get());
+  MemoryGuard memory_guard(sim, st.options.max_memory_bytes, st.memory, progress.get());
   sim.set_progress(&memory_guard, 1 << 20);
-  out.reason = sim.run(s.stop_time);
+  st.out.reason = sim.run(limit);
   sim.set_progress(nullptr, 0);
-  progress.reset();
+  return st.out.reason;
+}
+
+bool ScenarioRun::workload_done() const {
+  return state_->watcher->all_done();
+}
+
+RunOutcome ScenarioRun::finish() {
+  State& st = *state_;
+  if (st.finished) throw std::logic_error("ScenarioRun::finish called twice");
+  st.finished = true;
+  const Scenario& s = st.s;
+  sim::Simulator& sim = st.sim;
+  auto& net = st.net;
+  const topo::Fabric& f = s.fabric;
+  RunOutcome out = std::move(st.out);
   out.end_time = sim.now();
   out.events = sim.events_executed();
   out.packet_hops = net->ctx.packet_hops;
@@ -233,10 +293,10 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   const FabricTotals fabric_totals = collect_link_results(s, *net, out);
   const PacketTotals packets = check_packet_conservation(*net, fabric_totals);
 
-  if (sampler) {
-    sampler->finish();
-    out.samples = sampler->samples();
-    out.flow_samples = sampler->flow_samples();
+  if (st.sampler) {
+    st.sampler->finish();
+    out.samples = st.sampler->samples();
+    out.flow_samples = st.sampler->flow_samples();
   }
   out.rate_changes = net->rate_log;
 
@@ -252,7 +312,7 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   add_nvlink_results(s, *net, out, res);
   add_routing_results(s, *net, res);
   res["packets_in_flight_at_end"] = packets.in_flight;
-  add_workload_results(s, watcher.collectives_, watcher.training_, out, res);
+  add_workload_results(s, st.watcher->collectives_, st.watcher->training_, out, res);
   out.results = std::move(res);
   add_run_warnings(s, out);
 
@@ -270,14 +330,14 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
   counters["switch_buffer_peak_bytes"] = peak_buffer;
   out.counters = std::move(counters);
 
-  if (timeline) {
-    add_run_spans(*timeline, pauses, out);
+  if (st.timeline) {
+    add_run_spans(*st.timeline, st.pauses, out);
     net->ctx.timeline = nullptr;
-    out.timeline = std::move(timeline);
+    out.timeline = std::move(st.timeline);
   }
 
   out.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - st.wall_start).count();
   out.peak_rss_kb = peak_rss_kb();
   if (sim::log_enabled(sim::LogLevel::Debug)) {
     for (const models::CollectiveResult& c : out.collectives) {
@@ -295,6 +355,12 @@ RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
                   std::to_string(out.warnings.size()) + " warning(s)");
   }
   return out;
+}
+
+RunOutcome run_scenario(const Scenario& s, const RunOptions& options) {
+  ScenarioRun run(s, options);
+  run.advance(s.stop_time);
+  return run.finish();
 }
 
 }  // namespace scen

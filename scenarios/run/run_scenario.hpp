@@ -9,14 +9,18 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
-#include "models/training/training_step.hpp"
 #include "models/ib/ib_cc.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/timeline.hpp"
 #include "models/timeseries_sampler.hpp"
+#include "models/training/training_step.hpp"
 #include "scenarios/loader/scenario.hpp"
+
+namespace models {
+struct Network;  // models/network.hpp
+}  // namespace models
 
 namespace scen {
 
@@ -117,6 +121,39 @@ struct RunOptions {
   // --max-memory (bytes; 0 = the machine's memory): the estimate is checked before the network
   // is built and the resident size while it runs (memory_estimate.hpp, memory_guard.hpp).
   int64_t max_memory_bytes = 0;
+};
+
+// A run in progress: the network built, the scenario's workload started; advanced at once
+// (run_scenario) or in steps (the library API, scenarios/api, which also posts messages and
+// schedules callbacks through simulator() and network()); its results gathered once, at the
+// end. Holds `s` by reference: the scenario outlives the run.
+class ScenarioRun {
+ public:
+  // Throws InputError (before simulating) for a timeline port that does not exist, and
+  // MemoryError for a scenario whose memory estimate is beyond options.max_memory_bytes.
+  ScenarioRun(const Scenario& s, const RunOptions& options = {});
+  ~ScenarioRun();
+  ScenarioRun(const ScenarioRun&) = delete;
+  ScenarioRun& operator=(const ScenarioRun&) = delete;
+
+  const Scenario& scenario() const;
+  sim::Simulator& simulator();
+  const sim::Simulator& simulator() const;
+  models::Network& network();
+  const models::Network& network() const;
+  // Runs events until none is left, the next is later than `limit`, or something asks the run
+  // to stop (the workload done when stop.until is "workload-done", a deadlock when stop.on_deadlock
+  // is "stop"); may be called again to go on.
+  sim::StopReason advance(sim::Time limit);
+  // Every message, collective and training step posted so far has completed.
+  bool workload_done() const;
+  // The results, as of now; the run cannot advance afterwards. Throws std::logic_error when
+  // an invariant (conservation of packets or bytes) is broken.
+  RunOutcome finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // Throws std::logic_error when an invariant (conservation of packets or bytes) is broken, and
