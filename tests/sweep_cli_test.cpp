@@ -329,6 +329,12 @@ TEST_CASE("plot: a PNG of a metric against an axis, by another axis", "[sweep][c
                         dir);
   INFO(p.out << p.err);
   CHECK(p.exit_code == 0);
+  // In human units: the FCT in µs, the sizes labelled as the sweep file writes them.
+  CHECK(contains(p.out, "wrote fct.png: fct_p99 (µs) against size (KB), 2 line(s)"));
+  // A count (flows completed) gets integer ticks.
+  const Run count = rdmasim(
+      {"plot", "o/results.csv", "--x", "size", "--y", "flows_completed", "-o", "n.png"}, dir);
+  CHECK(contains(count.out, "flows_completed against size (KB), 1 line(s); integer ticks on y"));
   const std::string png = read_file(dir / "fct.png");
   REQUIRE(png.size() > 1000);
   CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
@@ -500,4 +506,43 @@ TEST_CASE("sweep cli: a point that crashes is recorded with its signal, the othe
   INFO(resumed.out << resumed.err);
   CHECK(resumed.exit_code == 4);
   CHECK(contains(resumed.out, "2 points, 1 ok, 1 failed, 0 not run"));
+}
+
+TEST_CASE("plot: a run's FCT CDFs and a collective's busbw against size, in human units", "[cli]") {
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0) {
+    std::printf("SKIPPED: python3 with matplotlib is not installed (python3-matplotlib)\n");
+    return;
+  }
+  TempDir dir("rdmasim_plot_run");
+  const std::string source = RDMASIM_SOURCE_DIR;
+  REQUIRE(rdmasim({"run", source + "/scenarios/quickstart.json", "-q", "-o", "q"}, dir).exit_code ==
+          0);
+  const Run fct = rdmasim({"plot", "q", "--fct-cdf", "-o", "fct.png"}, dir);
+  INFO(fct.out << fct.err);
+  CHECK(fct.exit_code == 0);
+  // 20 flows of up to 1.2 ms: drawn in ms, a line per workload (incast, permutation).
+  CHECK(contains(fct.out, "CDFs of 20 flows' completion time (ms) and slowdown, 2 line(s)"));
+  CHECK(read_file(dir / "fct.png").substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+  const Run by_src = rdmasim({"plot", "q", "--fct-cdf", "--by", "src", "-o", "src.png"}, dir);
+  CHECK(contains(by_src.out, "16 line(s)"));  // every host sends (the permutation)
+
+  REQUIRE(
+      rdmasim({"run", source + "/scenarios/allreduce-oversubscribed.json", "-q", "-o", "a"}, dir)
+          .exit_code == 0);
+  const Run busbw = rdmasim({"plot", "a", "--busbw", "-o", "busbw.png"}, dir);
+  INFO(busbw.out << busbw.err);
+  CHECK(busbw.exit_code == 0);
+  CHECK(
+      contains(busbw.out, "bus bandwidth (GB/s) against message size of 1 collective(s), 5 sizes"));
+  CHECK(fs::file_size(dir / "busbw.png") > 10000);
+
+  // Refused with exit 2 and nothing written: a run without collectives, a sweep's options
+  // with a run's plot, both plots at once.
+  const Run none = rdmasim({"plot", "q", "--busbw", "-o", "x.png"}, dir);
+  CHECK(none.exit_code == 2);
+  CHECK(contains(none.err, "no collectives.csv in this folder"));
+  CHECK(rdmasim({"plot", "q", "--fct-cdf", "--x", "size", "-o", "x.png"}, dir).exit_code == 2);
+  CHECK(rdmasim({"plot", "q", "--fct-cdf", "--busbw", "-o", "x.png"}, dir).exit_code == 2);
+  CHECK_FALSE(fs::exists(dir / "x.png"));
 }

@@ -1,5 +1,6 @@
-// rdmasim plot: draws a sweep's results.csv with tools/plot_sweep.py (matplotlib). The
-// script does the reading and the drawing; this command finds it and passes the options on.
+// rdmasim plot: draws a sweep's results.csv, or a run's flows (FCT CDFs) or collectives (busbw
+// against size), with tools/plot.py (matplotlib) in human units. The script does the reading
+// and the drawing; this command checks the options, finds it and passes them on.
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 #include <vector>
 
 #include "scenarios/loader/input_error.hpp"
@@ -21,24 +23,46 @@ namespace po = boost::program_options;
 namespace cli {
 
 int cmd_plot(int argc, char** argv) {
-  po::options_description opts("rdmasim plot RESULTS.csv --x AXIS --y METRIC [options]");
+  po::options_description opts(
+      "rdmasim plot RESULTS.csv --x AXIS --y METRIC [--by AXIS] -o PNG   (a sweep)\n"
+      "rdmasim plot RUN_DIR (--fct-cdf [--by COLUMN] | --busbw) -o PNG   (a run)");
   std::string results, x, y, by, output;
-  opts.add_options()("help,h", "this help")("x", po::value(&x), "the axis along x")(
-      "y", po::value(&y), "the metric along y (a results.csv column)")(
-      "by", po::value(&by), "one line per value of this axis")("output,o", po::value(&output),
-                                                               "the PNG file to write");
+  opts.add_options()("help,h", "this help")("x", po::value(&x), "a sweep: the axis along x")(
+      "y", po::value(&y), "a sweep: the metric along y (a results.csv column)")(
+      "by", po::value(&by), "one line per value of this axis (or flows.csv column)")(
+      "fct-cdf", "a run: the CDFs of its flows' completion times and slowdowns (flows.csv)")(
+      "busbw", "a run: its collectives' bus bandwidth against message size (collectives.csv)")(
+      "output,o", po::value(&output), "the PNG file to write");
   const po::variables_map vm = parse_options(argc, argv, opts, "results", results);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return kOk;
   }
-  if (results.empty()) throw scen::InputError("RESULTS", "", "a sweep's results.csv");
-  if (x.empty()) throw scen::InputError("--x", "", "the axis along x");
-  if (y.empty()) throw scen::InputError("--y", "", "the metric along y");
-  if (output.empty()) throw scen::InputError("--output", "", "the PNG file to write (-o)");
-  if (!std::filesystem::is_regular_file(results)) {
-    throw scen::InputError(results, "", "a readable results.csv");
+  const bool run_plot = vm.count("fct-cdf") > 0 || vm.count("busbw") > 0;
+  if (vm.count("fct-cdf") > 0 && vm.count("busbw") > 0) {
+    throw scen::InputError("--busbw", "", "one of --fct-cdf and --busbw at a time");
   }
+  if (results.empty()) {
+    throw scen::InputError("RESULTS", "", "a sweep's results.csv or a run's output folder");
+  }
+  if (run_plot) {
+    if (!x.empty() || !y.empty()) {
+      throw scen::InputError(x.empty() ? "--y" : "--x", x.empty() ? y : x,
+                             "no --x or --y with " +
+                                 std::string(vm.count("busbw") ? "--busbw" : "--fct-cdf") +
+                                 " (they are a sweep's)");
+    }
+    if (!std::filesystem::is_directory(results) && !std::filesystem::is_regular_file(results)) {
+      throw scen::InputError(results, "", "a run's output folder (or its flows.csv)");
+    }
+  } else {
+    if (x.empty()) throw scen::InputError("--x", "", "the axis along x (or --fct-cdf, --busbw)");
+    if (y.empty()) throw scen::InputError("--y", "", "the metric along y");
+    if (!std::filesystem::is_regular_file(results)) {
+      throw scen::InputError(results, "", "a readable results.csv");
+    }
+  }
+  if (output.empty()) throw scen::InputError("--output", "", "the PNG file to write (-o)");
   const char* env_script = std::getenv("RDMASIM_PLOT_SCRIPT");
   const std::string script = env_script != nullptr && *env_script != '\0'
                                  ? env_script
@@ -49,7 +73,14 @@ int cmd_plot(int argc, char** argv) {
   const std::string python = env_python != nullptr && *env_python != '\0'  ? env_python
                              : std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3"
                                                                            : "python3";
-  std::vector<std::string> args = {python, script, results, "--x", x, "--y", y, "-o", output};
+  std::vector<std::string> args = {python, script, results, "-o", output};
+  if (vm.count("fct-cdf")) args.push_back("--fct-cdf");
+  if (vm.count("busbw")) args.push_back("--busbw");
+  for (const auto& [flag, value] : {std::pair{"--x", x}, std::pair{"--y", y}}) {
+    if (value.empty()) continue;
+    args.push_back(flag);
+    args.push_back(value);
+  }
   if (!by.empty()) {
     args.push_back("--by");
     args.push_back(by);
