@@ -5,6 +5,7 @@ packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
           nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib
           libibverbs-dev openmpi-bin libopenmpi-dev
           python3-dev pybind11-dev  # the Python module (scenarios/api/python)
+          chromium  # the browser test of rdmasim report (tests/browser)
           clang libclang-rt-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
 missing=()
 for p in "${packages[@]}"; do

@@ -43,7 +43,7 @@ if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DRDMASIM_SANITIZE=ON >/dev/null
   cmake --build build-asan -j "$jobs" --target rdmasim rdmasim_tests rdmasim_api_tests
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure --no-tests=error -LE "golden|install|python|examples" -j "$jobs")
+     ctest --output-on-failure --no-tests=error -LE "golden|install|python|examples|browser" -j "$jobs")
 fi
 
 if [ "${RDMASIM_SKIP_FUZZ:-0}" != "1" ]; then

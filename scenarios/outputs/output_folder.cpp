@@ -60,7 +60,7 @@ const std::vector<std::string>& run_output_names() {
       "summary.json",    "flows.csv",    "links.csv",      "classes.csv",    "nics.csv",
       "timeseries.csv",  "rates.csv",    "pfc.csv",        "credits.csv",    "ib_cc.csv",
       "collectives.csv", "training.csv", "deadlocks.json", "run_stats.json", "comparison.csv",
-      "fct_by_size.csv"};
+      "fct_by_size.csv", "report.html"};
   return names;
 }
 

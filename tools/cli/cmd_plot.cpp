@@ -1,12 +1,7 @@
 // rdmasim plot: draws a sweep's results.csv, or a run's flows (FCT CDFs) or collectives (busbw
 // against size), with tools/plot.py (matplotlib) in human units. The script does the reading
 // and the drawing; this command checks the options, finds it and passes them on.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <utility>
@@ -15,8 +10,7 @@
 #include "scenarios/loader/input_error.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/parse_options.hpp"
-
-extern char** environ;
+#include "tools/cli/python_script.hpp"
 
 namespace po = boost::program_options;
 
@@ -63,42 +57,18 @@ int cmd_plot(int argc, char** argv) {
     }
   }
   if (output.empty()) throw scen::InputError("--output", "", "the PNG file to write (-o)");
-  const char* env_script = std::getenv("RDMASIM_PLOT_SCRIPT");
-  const std::string script = env_script != nullptr && *env_script != '\0'
-                                 ? env_script
-                                 : std::string(RDMASIM_PLOT_SCRIPT_DEFAULT);
-  // Debian's python3-matplotlib installs for the system interpreter, which a python3 earlier
-  // on PATH (a virtualenv, pyenv) may not see; RDMASIM_PYTHON chooses another.
-  const char* env_python = std::getenv("RDMASIM_PYTHON");
-  const std::string python = env_python != nullptr && *env_python != '\0'  ? env_python
-                             : std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3"
-                                                                           : "python3";
-  std::vector<std::string> args = {python, script, results, "-o", output};
+  const std::string script =
+      script_path("RDMASIM_PLOT_SCRIPT", std::string(RDMASIM_PLOT_SCRIPT_DEFAULT));
+  std::vector<std::string> args = {results, "-o", output};
   if (vm.count("fct-cdf")) args.push_back("--fct-cdf");
   if (vm.count("busbw")) args.push_back("--busbw");
-  for (const auto& [flag, value] : {std::pair{"--x", x}, std::pair{"--y", y}}) {
+  for (const auto& [flag, value] :
+       {std::pair{"--x", x}, std::pair{"--y", y}, std::pair{"--by", by}}) {
     if (value.empty()) continue;
     args.push_back(flag);
     args.push_back(value);
   }
-  if (!by.empty()) {
-    args.push_back("--by");
-    args.push_back(by);
-  }
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  cargs.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, cargs.data(), environ) != 0) {
-    std::cerr << "rdmasim plot: cannot run " << python
-              << " (Debian: apt-get install python3-matplotlib)\n";
-    return kInternal;
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return kInternal;
-  // The script speaks the same exit codes: 0 ok, 1 matplotlib missing, 2 bad input.
-  const int code = WEXITSTATUS(status);
-  return code == kOk || code == kBadInput ? code : kInternal;
+  return run_python_script("plot", script, args);
 }
 
 }  // namespace cli

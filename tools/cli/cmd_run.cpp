@@ -113,12 +113,13 @@ void print_headline(const scen::Scenario& s, const scen::RunOutcome& out, const 
   }
   if (r.contains("tcp")) {
     const auto& t = r["tcp"];
-    std::printf("  %-26s %s: %s segments, %s retransmitted (%s fast recoveries, %s timeouts), %s "
-                "ECN cuts, CPU %s us\n",
-                "tcp", result_text(t["cc"]).c_str(), result_text(t["segments_sent"]).c_str(),
-                result_text(t["segments_retransmitted"]).c_str(),
-                result_text(t["fast_recoveries"]).c_str(), result_text(t["timeouts"]).c_str(),
-                result_text(t["ecn_reductions"]).c_str(), result_text(t["cpu_time_us"]).c_str());
+    std::printf(
+        "  %-26s %s: %s segments, %s retransmitted (%s fast recoveries, %s timeouts), %s "
+        "ECN cuts, CPU %s us\n",
+        "tcp", result_text(t["cc"]).c_str(), result_text(t["segments_sent"]).c_str(),
+        result_text(t["segments_retransmitted"]).c_str(), result_text(t["fast_recoveries"]).c_str(),
+        result_text(t["timeouts"]).c_str(), result_text(t["ecn_reductions"]).c_str(),
+        result_text(t["cpu_time_us"]).c_str());
   }
   std::printf("  %-26s %.3f s, %.2f M events/s, %.2f M packet-hops/s\n", "wall time",
               out.wall_seconds, out.wall_seconds > 0 ? out.events / out.wall_seconds / 1e6 : 0.0,
@@ -191,7 +192,8 @@ void write_timeline(const scen::RunOutcome& out, const std::string& file, bool q
 // "fabric": [...]: every fabric loaded first (bad input refused before any run), then each run
 // into <out>/<fabric>/, then one table comparing them (also <out>/comparison.csv).
 int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::Scenario& first,
-                    const std::string& out_dir, bool quiet, const TimelineRequest& timeline) {
+                    const std::string& out_dir, bool quiet, const TimelineRequest& timeline,
+                    bool report) {
   std::vector<scen::Scenario> scenarios;
   for (const std::string& f : first.fabrics) {
     lo.fabric = f;
@@ -216,6 +218,10 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
       print_headline(scenarios[i], outcomes.back(), dir);
     }
     write_timeline(outcomes.back(), per_fabric(timeline.file, first.fabrics[i]), quiet);
+    if (report) {
+      const int code = write_report(dir, "", "");
+      if (code != kOk) return code;
+    }
   }
   std::vector<scen::FabricRun> runs;
   for (size_t i = 0; i < scenarios.size(); ++i) runs.push_back({first.fabrics[i], &outcomes[i]});
@@ -254,7 +260,8 @@ int cmd_run(int argc, char** argv) {
       "timeline-ports", po::value(&timeline_ports),
       "ports with pause/stall tracks, NODE:PORT,... (default: the 16 most held)")(
       "timeline-max-spans", po::value(&timeline_max)->default_value(200000),
-      "at most this many spans (later ones are counted, not kept)");
+      "at most this many spans (later ones are counted, not kept)")(
+      "report", "also write OUT/report.html: the results on one page (rdmasim report)");
   std::string scenario;
   const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help")) {
@@ -287,7 +294,8 @@ int cmd_run(int argc, char** argv) {
     }
   }
   if (s.fabrics.size() > 1) {
-    return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline);
+    return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline,
+                           vm.count("report") > 0);
   }
   scen::RunOptions ro;
   ro.max_memory_bytes = lo.max_memory_bytes;
@@ -303,7 +311,7 @@ int cmd_run(int argc, char** argv) {
     print_headline(s, out, out_dir);
   }
   write_timeline(out, timeline.file, vm.count("quiet") > 0);
-  return kOk;
+  return vm.count("report") ? write_report(out_dir, "", "") : kOk;
 }
 
 }  // namespace cli
