@@ -314,13 +314,17 @@ TEST_CASE("sweep cli: --emit-slurm writes an array job whose tasks run the shard
   CHECK(read_file(dir / "cluster/results.csv") == read_file(dir / "single/results.csv"));
 }
 
-TEST_CASE("plot: a PNG of a metric against an axis, by another axis", "[sweep][cli]") {
-  // The interpreter rdmasim plot uses: Debian's, where python3-matplotlib installs.
+// Whether the interpreter rdmasim plot uses (Debian's, where python3-matplotlib installs) has
+// matplotlib; prints SKIPPED when not.
+static bool matplotlib_available() {
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0) {
-    std::printf("SKIPPED: python3 with matplotlib is not installed (python3-matplotlib)\n");
-    return;
-  }
+  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) return true;
+  std::printf("SKIPPED: python3 with matplotlib is not installed (python3-matplotlib)\n");
+  return false;
+}
+
+TEST_CASE("plot: a PNG of a metric against an axis, by another axis", "[sweep][cli]") {
+  if (!matplotlib_available()) return;
   TempDir dir("rdmasim_sweep");
   const std::string sweep = write_sweep(dir, {"64KB", "128KB", "256KB"});
   REQUIRE(rdmasim({"sweep", sweep, "--out", "o", "-q"}, dir).exit_code == 0);
@@ -509,11 +513,7 @@ TEST_CASE("sweep cli: a point that crashes is recorded with its signal, the othe
 }
 
 TEST_CASE("plot: a run's FCT CDFs and a collective's busbw against size, in human units", "[cli]") {
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0) {
-    std::printf("SKIPPED: python3 with matplotlib is not installed (python3-matplotlib)\n");
-    return;
-  }
+  if (!matplotlib_available()) return;
   TempDir dir("rdmasim_plot_run");
   const std::string source = RDMASIM_SOURCE_DIR;
   REQUIRE(rdmasim({"run", source + "/scenarios/quickstart.json", "-q", "-o", "q"}, dir).exit_code ==

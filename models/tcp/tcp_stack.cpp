@@ -6,10 +6,6 @@
 
 namespace models {
 
-namespace {
-constexpr uint32_t kSackOptionBytes = 12;  // one SACK block (10) and two NOPs (RFC 2018)
-}
-
 TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
                    int64_t framing_bytes, std::vector<uint32_t> cpu_of_host, uint32_t cpus)
     : ctx_(ctx),
@@ -230,106 +226,6 @@ void TcpStack::on_timeout(Nic& nic, QueuePair& qp) {
   arm(qp, ctx_.sim.now() + rto(qp));
   record(m.conn);
   resume_connection(nic, m.conn);
-}
-
-void TcpStack::on_segment(Nic& nic, PacketHandle h) {
-  const Packet& p = ctx_.pool[h];
-  Message& m = msgs_[p.qp];
-  Connection& c = conns_[m.conn];
-  if (!c.rx_core_set) {
-    c.rx_core_set = true;
-    c.rx_core = next_core(p.dst_host);
-  }
-  m.rx_nic = &nic;
-  ++stats_.segments_received;
-  // The interrupt (moderated), then protocol processing and the copy to the application on
-  // the connection's receive core, after whatever that core is doing.
-  const uint32_t slot = core_slot(p.dst_host, c.rx_core);
-  Core& core = core_at(slot);
-  sim::Time& free_at = core.free_at;
-  const sim::Time start = std::max(ctx_.sim.now() + p_.interrupt_latency, free_at);
-  const sim::Time done =
-      start + p_.rx_segment_cost + sim::serialization_time(p.payload_bytes, p_.copy_rate_bps);
-  stats_.cpu_time += done - start;
-  free_at = done;
-  Ring<Pending>& q = core.rx;
-  if (q.empty()) ctx_.sim.at(done, this, kRxProcessed, slot);
-  q.push_back({done, h, &nic});
-  ++held_;
-}
-
-void TcpStack::process(Nic& nic, PacketHandle h) {
-  const Packet& p = ctx_.pool[h];
-  QueuePair& qp = transport_.qp(p.qp);
-  Message& m = msgs_[p.qp];
-  bool ack_now = false;
-  uint32_t sack_end = 0;
-  if (p.ecn == Ecn::Ce) {
-    qp.congestion_to_echo = true;
-    ack_now = true;
-  }
-  if (p.psn == qp.expected_psn) {
-    qp.delivered_bytes += p.payload_bytes;
-    const uint32_t next = qp.received.next_missing(p.psn + 1, qp.total_packets);
-    if (next > p.psn + 1) ack_now = true;  // it filled a gap
-    qp.expected_psn = next;
-    m.rx_echo = p.sent_at;
-    if (++qp.unacked >= p_.ack_every || next == qp.total_packets) ack_now = true;
-    if (next == qp.total_packets) {
-      // The application, blocked in recv(), is woken and returns with the message.
-      ctx_.sim.after(p_.wakeup_latency + p_.syscall, this, kDelivered, qp.id);
-      stats_.cpu_time += p_.syscall;
-    }
-  } else if (p.psn > qp.expected_psn) {
-    ++qp.out_of_order_packets;
-    ++stats_.out_of_order_segments;
-    if (qp.received.mark(p.psn, qp.total_packets)) {
-      qp.delivered_bytes += p.payload_bytes;
-    } else {
-      ++qp.duplicate_packets;
-    }
-    sack_end = p.psn + 1;
-    ack_now = true;
-  } else {
-    ++qp.duplicate_packets;  // a spurious retransmission: acknowledge again
-    ack_now = true;
-  }
-  const sim::Time echo = p.sent_at;
-  ctx_.pool.release(h);
-  if (ack_now) {
-    send_ack(nic, qp, echo, sack_end);
-  } else {
-    m.delack_generation = ++delack_seq_;
-    ctx_.sim.after(p_.delayed_ack, this, kDelayedAck,
-                   (uint64_t{m.delack_generation} << 32) | qp.id);
-  }
-}
-
-void TcpStack::send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end) {
-  qp.unacked = 0;
-  msgs_[qp.id].delack_generation = ++delack_seq_;  // a pending delayed ACK is served by this one
-  const PacketHandle h = ctx_.pool.alloc();
-  Packet& a = ctx_.pool[h];
-  a.qp = qp.id;
-  ctx_.pool.count_qp_packet(a);
-  a.src_host = qp.dst_host;
-  a.dst_host = qp.src_host;
-  a.psn = qp.expected_psn;  // the cumulative acknowledgement
-  a.sack_end = sack_end;
-  a.wire_bytes = wire_bytes(sack_end != 0 ? kSackOptionBytes : 0);
-  a.udp_sport = qp.udp_sport;
-  a.type = PacketType::Ack;
-  a.sl = qp.priority;  // a TCP ACK travels in its connection's class
-  a.priority = qp.priority;
-  a.dscp = qp.dscp;
-  a.ttl = static_cast<uint8_t>(nic.params().ttl);
-  a.sent_at = echo;
-  if (qp.congestion_to_echo) {
-    a.flags |= kFlagCongestion;  // ECE
-    qp.congestion_to_echo = false;
-  }
-  ++stats_.acks_sent;
-  nic.port().enqueue(h, a);
 }
 
 void TcpStack::maybe_complete(QueuePair& qp) {
