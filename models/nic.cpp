@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/cc/ack_rate_control.hpp"
+#include "models/control_frames.hpp"
 #include "models/ib/credit_gate.hpp"
 #include "models/ib/ib_cc.hpp"
 #include "models/roce/dcqcn.hpp"
@@ -266,23 +267,16 @@ PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
 }
 
 void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
-  const PacketHandle h = ctx_.pool.alloc();
-  Packet& a = ctx_.pool[h];
-  a.qp = data.qp;
-  ctx_.pool.count_qp_packet(a);
-  a.src_host = data.dst_host;
-  a.dst_host = data.src_host;
-  a.psn = psn;
-  a.payload_bytes = 0;
   const int64_t cc_header = cc_for(transport_.qp(data.qp)) ? cc_header_bytes_ : 0;
-  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + cc_header +
-                                       params_.ack_payload_bytes + params_.framing_bytes);
-  a.udp_sport = data.udp_sport;
-  a.type = type;
-  a.sl = static_cast<uint8_t>(params_.ack_priority);
-  a.priority = lane_of(params_.ack_priority);
-  a.dscp = static_cast<uint8_t>(params_.ack_dscp);
-  a.ttl = static_cast<uint8_t>(params_.ttl);
+  const PacketHandle h =
+      make_reply(ctx_.pool, data, type,
+                 static_cast<uint32_t>(params_.header_bytes + cc_header +
+                                       params_.ack_payload_bytes + params_.framing_bytes),
+                 ReplyClass{static_cast<uint8_t>(params_.ack_priority),
+                            lane_of(params_.ack_priority), static_cast<uint8_t>(params_.ack_dscp)},
+                 static_cast<uint8_t>(params_.ttl));
+  Packet& a = ctx_.pool[h];
+  a.psn = psn;
   a.sent_at = data.sent_at;    // echoed: the sender's RTT sample
   a.int_slot = data.int_slot;  // the telemetry goes back with the ACK
   data.int_slot = 0;
@@ -301,20 +295,14 @@ void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
 
 // A congestion notification packet back to the sender of `data`'s QP, in the CNP class.
 void Nic::send_cnp(const Packet& data) {
-  const PacketHandle h = ctx_.pool.alloc();
+  const PacketHandle h =
+      make_reply(ctx_.pool, data, PacketType::Cnp,
+                 static_cast<uint32_t>(params_.header_bytes + params_.cnp_payload_bytes +
+                                       params_.framing_bytes),
+                 ReplyClass{static_cast<uint8_t>(params_.cnp_priority),
+                            lane_of(params_.cnp_priority), static_cast<uint8_t>(params_.cnp_dscp)},
+                 static_cast<uint8_t>(params_.ttl));
   Packet& c = ctx_.pool[h];
-  c.qp = data.qp;
-  ctx_.pool.count_qp_packet(c);
-  c.src_host = data.dst_host;
-  c.dst_host = data.src_host;
-  c.wire_bytes = static_cast<uint32_t>(params_.header_bytes + params_.cnp_payload_bytes +
-                                       params_.framing_bytes);
-  c.udp_sport = data.udp_sport;
-  c.type = PacketType::Cnp;
-  c.sl = static_cast<uint8_t>(params_.cnp_priority);
-  c.priority = lane_of(params_.cnp_priority);
-  c.dscp = static_cast<uint8_t>(params_.cnp_dscp);
-  c.ttl = static_cast<uint8_t>(params_.ttl);
   c.sent_at = ctx_.sim.now();
   ++stats_.cnps_sent;
   port_.enqueue(h, c);
@@ -455,13 +443,9 @@ void Nic::rx_drained() {
 // A PFC frame for one priority to the switch, ahead of any data on this port (the frame
 // format and conventions of PfcIngress: quanta in `psn`, 0 = resume).
 void Nic::send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind) {
-  const PacketHandle h = ctx_.pool.alloc();
+  const PacketHandle h = make_pfc_frame(ctx_.pool, priority, quanta);
   Packet& f = ctx_.pool[h];
-  f.type = PacketType::Pause;
-  f.priority = priority;
-  f.psn = quanta;
   f.src_host = host_;
-  f.wire_bytes = static_cast<uint32_t>(kPfcFrameWireBytes);
   if (quanta == 0) {
     ++stats_.resume_frames_sent;
   } else {

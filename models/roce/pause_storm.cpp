@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "models/control_frames.hpp"
 #include "models/packet.hpp"
-#include "models/roce/pfc_headroom.hpp"
 
 namespace models {
 
@@ -22,13 +22,9 @@ void PauseStorm::on_event(uint32_t, uint64_t) {
   if (ctx_.sim.now() >= params_.end) return;
   for (uint8_t prio = 0; prio < kPriorities; ++prio) {
     if (((params_.priorities >> prio) & 1u) == 0) continue;
-    const PacketHandle h = ctx_.pool.alloc();
+    const PacketHandle h = make_pfc_frame(ctx_.pool, prio, params_.quanta);
     Packet& f = ctx_.pool[h];
-    f.type = PacketType::Pause;
-    f.priority = prio;
-    f.psn = params_.quanta;  // the frame convention of PfcIngress: quanta in psn
     f.src_host = params_.host;
-    f.wire_bytes = static_cast<uint32_t>(kPfcFrameWireBytes);
     ++frames_sent_;
     if (log_ != nullptr) log_->push_back({ctx_.sim.now(), node_, 0, prio, PfcEvent::Pause, 0});
     port_.send_control(h, f);

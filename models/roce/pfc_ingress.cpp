@@ -1,5 +1,6 @@
 #include "models/roce/pfc_ingress.hpp"
 
+#include "models/control_frames.hpp"
 #include "models/roce/pfc_headroom.hpp"
 
 namespace models {
@@ -49,12 +50,7 @@ void PfcIngress::on_event(uint32_t, uint64_t arg) {
 
 void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind,
                             int64_t held_bytes) {
-  const PacketHandle h = ctx_.pool.alloc();
-  Packet& p = ctx_.pool[h];
-  p.type = PacketType::Pause;
-  p.priority = priority;
-  p.psn = quanta;
-  p.wire_bytes = static_cast<uint32_t>(kPfcFrameWireBytes);
+  const PacketHandle h = make_pfc_frame(ctx_.pool, priority, quanta);
   if (quanta == 0) {
     ++port_stats_[port].resume_frames_sent;
   } else {
@@ -62,7 +58,7 @@ void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, Pf
   }
   if (log_ != nullptr)
     log_->push_back({ctx_.sim.now(), switch_.node(), port, priority, kind, held_bytes});
-  switch_.port(port).send_control(h, p);
+  switch_.port(port).send_control(h, ctx_.pool[h]);
 }
 
 }  // namespace models

@@ -4,6 +4,7 @@
 // gap, a CE mark, every `ack_every` segments, the last) or after the delayed-ACK timer.
 #include <algorithm>
 
+#include "models/control_frames.hpp"
 #include "models/nic.hpp"
 #include "models/tcp/tcp_stack.hpp"
 
@@ -88,21 +89,14 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
 void TcpStack::send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end) {
   qp.unacked = 0;
   msgs_[qp.id].delack_generation = ++delack_seq_;  // a pending delayed ACK is served by this one
-  const PacketHandle h = ctx_.pool.alloc();
+  // A TCP ACK travels in its connection's class.
+  const PacketHandle h = make_reply(
+      ctx_.pool, qp.id, qp.src_host, qp.dst_host, qp.udp_sport, PacketType::Ack,
+      wire_bytes(sack_end != 0 ? kSackOptionBytes : 0),
+      ReplyClass{qp.priority, qp.priority, qp.dscp}, static_cast<uint8_t>(nic.params().ttl));
   Packet& a = ctx_.pool[h];
-  a.qp = qp.id;
-  ctx_.pool.count_qp_packet(a);
-  a.src_host = qp.dst_host;
-  a.dst_host = qp.src_host;
   a.psn = qp.expected_psn;  // the cumulative acknowledgement
   a.sack_end = sack_end;
-  a.wire_bytes = wire_bytes(sack_end != 0 ? kSackOptionBytes : 0);
-  a.udp_sport = qp.udp_sport;
-  a.type = PacketType::Ack;
-  a.sl = qp.priority;  // a TCP ACK travels in its connection's class
-  a.priority = qp.priority;
-  a.dscp = qp.dscp;
-  a.ttl = static_cast<uint8_t>(nic.params().ttl);
   a.sent_at = echo;
   if (qp.congestion_to_echo) {
     a.flags |= kFlagCongestion;  // ECE
