@@ -163,7 +163,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void activate(QueuePair& qp);
   bool has_sendable(const QueuePair& qp) const;
   PacketHandle make_data_packet(QueuePair& qp, uint32_t psn);
-  void schedule_pacing_wake(sim::Time at);  // one pending wake, the earliest
+  // A wake of the port at `at` unless one is pending at or before it. An earlier wake does not
+  // cancel a later one already queued: that one still fires and wakes the port once more (a
+  // spurious wake-up, as counted in the events; the port picks what is ready, as at any wake).
+  void schedule_pacing_wake(sim::Time at);
   uint32_t data_payload_bytes(const QueuePair& qp, uint32_t psn) const;
   uint32_t data_wire_bytes(const QueuePair& qp, uint32_t psn) const;
   // An ACK or NACK answering `data`: it echoes the data's send time and takes over its
