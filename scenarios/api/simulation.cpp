@@ -51,10 +51,31 @@ struct Simulation::Impl final : models::CompletionListener, sim::EventHandler {
   };
 
   explicit Impl(scen::Scenario s) : scenario(std::move(s)) {
-    for (size_t h = 0; h < scenario.fabric.host_node.size(); ++h) {
-      host_number.emplace(scenario.fabric.topo.nodes[scenario.fabric.host_node[h]].name,
-                          static_cast<uint32_t>(h));
+    const topo::Fabric& f = scenario.fabric;
+    for (size_t h = 0; h < f.host_node.size(); ++h) {
+      host_number.emplace(f.topo.nodes[f.host_node[h]].name, static_cast<uint32_t>(h));
     }
+    gpu_of_host.assign(f.host_node.size(), -1);
+    for (int g = 0; g < f.topo.gpus.gpus(); ++g) {
+      gpu_of_host[static_cast<size_t>(f.host_index[f.topo.gpus.nvlink_node[g]])] = g;
+    }
+  }
+
+  // Where a message between hosts `from` and `to` enters and leaves the network: a GPU's
+  // messages to anything outside its server go through its NIC (the first NIC of its
+  // channels, as an NCCL point-to-point send without PXN), GPUDirect RDMA over the NIC's PCIe
+  // path; inside its server they cross NVLink, endpoint to endpoint.
+  std::pair<uint32_t, uint32_t> network_ends(uint32_t from, uint32_t to) const {
+    const topo::Fabric& f = scenario.fabric;
+    const topo::GpuCluster& gpus = f.topo.gpus;
+    const int gs = gpu_of_host[from], gd = gpu_of_host[to];
+    const int server_s = gs >= 0 ? gpus.server_of(gs) : -1;
+    const int server_d = gd >= 0 ? gpus.server_of(gd) : -1;
+    if (gs >= 0 && gd >= 0 && server_s == server_d) return {from, to};
+    const auto nic_of = [&](int gpu) {
+      return static_cast<uint32_t>(f.host_index[gpus.nic_nodes[gpu].front()]);
+    };
+    return {gs >= 0 ? nic_of(gs) : from, gd >= 0 ? nic_of(gd) : to};
   }
 
   void start(const scen::RunOptions& options) {
@@ -129,6 +150,7 @@ struct Simulation::Impl final : models::CompletionListener, sim::EventHandler {
   std::unique_ptr<scen::ScenarioRun> run;
   std::optional<scen::RunOutcome> outcome;
   std::unordered_map<std::string, uint32_t> host_number;
+  std::vector<int> gpu_of_host;  // [host number] the GPU whose NVLink endpoint it is, or -1
   std::optional<sim::Rng> sport_rng;
   uint64_t next_message = 1;
   std::unordered_map<uint32_t, uint64_t> message_of_flow;
@@ -226,6 +248,13 @@ std::string Simulation::name() const {
   return impl_->scenario.name;
 }
 
+std::vector<std::string> Simulation::gpus() const {
+  std::vector<std::string> names;
+  const topo::Fabric& f = impl_->scenario.fabric;
+  for (int node : f.topo.gpus.nvlink_node) names.push_back(f.topo.nodes[node].name);
+  return names;
+}
+
 std::vector<std::string> Simulation::hosts() const {
   std::vector<std::string> names;
   const topo::Fabric& f = impl_->scenario.fabric;
@@ -248,8 +277,10 @@ uint64_t Simulation::send(const std::string& src, const std::string& dst, int64_
     models::Network& net = run.network();
     const uint32_t from = im.host(src, "send.src"), to = im.host(dst, "send.dst");
     if (from == to) throw scen::InputError("send.dst", dst, "a host other than the sender");
+    const auto [net_from, net_to] = im.network_ends(from, to);
     const size_t hosts = s.fabric.host_node.size();
-    if (net.routes.distance[static_cast<size_t>(s.fabric.host_node[from]) * hosts + to] < 0) {
+    if (net.routes.distance[static_cast<size_t>(s.fabric.host_node[net_from]) * hosts + net_to] <
+        0) {
       throw scen::InputError("send.dst", dst,
                              "a host the fabric connects to " + src + " (after link failures)");
     }
@@ -263,8 +294,8 @@ uint64_t Simulation::send(const std::string& src, const std::string& dst, int64_
     const scen::TrafficClass tc = scen::read_traffic_class(
         r, scen::TrafficClass{s.nic.data_priority, s.nic.data_dscp}, s.qos, s.nic);
     models::FlowSpec fs;
-    fs.src_host = static_cast<int>(from);
-    fs.dst_host = static_cast<int>(to);
+    fs.src_host = static_cast<int>(net_from);
+    fs.dst_host = static_cast<int>(net_to);
     fs.bytes = size;
     fs.start = run.simulator().now();
     fs.priority = tc.priority;

@@ -207,6 +207,35 @@ TEST_CASE("library: stepping leaves the clock where asked and the run equal to o
   CHECK(idle.now() == 5 * rdmasim::kMillisecond);
 }
 
+TEST_CASE(
+    "library: GPU to GPU: over NVLink inside a server, through the GPUs' NICs between "
+    "servers",
+    "[mechanism][library]") {
+  // Two DGX H100 servers on 8 rails, the scenario's own collective left out.
+  rdmasim::LoadOptions no_workload;
+  no_workload.sets = {"workload={}"};
+  const std::string scenario = RDMASIM_SOURCE_DIR "/scenarios/allreduce-2x8-h100-rails.json";
+  const auto completion = [&](const std::string& src, const std::string& dst) {
+    rdmasim::Simulation sim = rdmasim::Simulation::from_file(scenario, no_workload);
+    Picoseconds done = -1;
+    sim.send(src, dst, 8 << 20, [&](const rdmasim::Message& m) { done = m.completed; });
+    CHECK(sim.run_until_done());
+    return done;
+  };
+  rdmasim::Simulation sim = rdmasim::Simulation::from_file(scenario, no_workload);
+  REQUIRE(sim.gpus().size() == 16);
+  CHECK(sim.gpus().front() == "n0g0");
+  CHECK(sim.gpus().back() == "n1g7");
+  // Between servers a GPU's message is its NIC's: GPU 0 of each server sits next to NIC 0.
+  const Picoseconds gpu_to_gpu = completion("n0g0", "n1g0");
+  CHECK(gpu_to_gpu > 0);
+  CHECK(gpu_to_gpu == completion("n0r0", "n1r0"));
+  // Inside a server, NVLink (450 GB/s) against the NIC's 400 Gb/s: far quicker.
+  const Picoseconds nvlink = completion("n0g0", "n0g1");
+  CHECK(nvlink > 0);
+  CHECK(nvlink * 4 < gpu_to_gpu);
+}
+
 TEST_CASE("library: the same posts give the same times", "[mechanism][library]") {
   const auto times = [] {
     rdmasim::Simulation sim = rdmasim::Simulation::from_json(star(6));

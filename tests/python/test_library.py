@@ -36,6 +36,7 @@ class RunTest(unittest.TestCase):
             sim = rdmasim.Simulation.from_file(QUICKSTART)
             self.assertEqual(sim.name, "quickstart")
             self.assertEqual(len(sim.hosts()), 16)
+            self.assertEqual(sim.gpus(), [])  # no GPU servers in the quickstart
             r = sim.run()
             self.assertEqual(r.stop_reason, "workload-done")
             with open(os.path.join(cli, "summary.json")) as f:

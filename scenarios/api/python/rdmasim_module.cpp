@@ -143,6 +143,8 @@ PYBIND11_MODULE(rdmasim, m) {
           py::arg("base_dir") = ".", "Load a scenario given as JSON text")
       .def_property_readonly("name", &rdmasim::Simulation::name)
       .def("hosts", &rdmasim::Simulation::hosts, "the host names, in host-number order")
+      .def("gpus", &rdmasim::Simulation::gpus,
+           "the GPUs of the GPU servers, in GPU order (send() takes them as hosts)")
       .def_property_readonly("now", &rdmasim::Simulation::now, "the simulated time, in ps")
       .def("run", &rdmasim::Simulation::run,
            "run to the stop condition, as rdmasim run does; returns Results")

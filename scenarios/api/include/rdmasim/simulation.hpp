@@ -116,6 +116,11 @@ class Simulation {
   // The hosts (NIC endpoints and GPUs' NVLink endpoints) in host-number order: the names
   // send() and recv() take.
   std::vector<std::string> hosts() const;
+  // The GPUs of the scenario's GPU servers (their NVLink endpoints, also among hosts()) in GPU
+  // order: server by server, GPU by GPU. A message between two GPUs of one server crosses
+  // NVLink; to anything outside its server a GPU's message goes through its NIC (GPUDirect
+  // RDMA over the NIC's PCIe path).
+  std::vector<std::string> gpus() const;
   Picoseconds now() const;
 
   // Runs the scenario to its stop condition (its workload done, stop.time, a deadlock) and
