@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what rdmasim needs from Debian packages, only what is missing (idempotent).
+# --tests: also what only the test suite needs (Chromium, for the browser test of rdmasim
+# report); tools/test.sh passes it, tools/quickstart.sh does not.
 set -euo pipefail
 packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
           nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib
           libibverbs-dev openmpi-bin libopenmpi-dev
           python3-dev pybind11-dev  # the Python module (scenarios/api/python)
-          chromium  # the browser test of rdmasim report (tests/browser)
           clang libclang-rt-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(chromium)  # the browser test of rdmasim report (tests/browser)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

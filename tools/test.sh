@@ -16,7 +16,7 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: bash tools/test.sh [--fast]" >&2; exit 2 ;;
 esac
-bash tools/setup-deps.sh
+bash tools/setup-deps.sh --tests
 jobs="$(nproc)"
 
 if [ "$fast" = "1" ]; then
