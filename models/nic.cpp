@@ -267,7 +267,8 @@ PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
 }
 
 void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
-  const int64_t cc_header = cc_for(transport_.qp(data.qp)) ? cc_header_bytes_ : 0;
+  QueuePair& qp = transport_.qp(data.qp);
+  const int64_t cc_header = cc_for(qp) ? cc_header_bytes_ : 0;
   const PacketHandle h =
       make_reply(ctx_.pool, data, type,
                  static_cast<uint32_t>(params_.header_bytes + cc_header +
@@ -280,7 +281,6 @@ void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
   a.sent_at = data.sent_at;    // echoed: the sender's RTT sample
   a.int_slot = data.int_slot;  // the telemetry goes back with the ACK
   data.int_slot = 0;
-  QueuePair& qp = transport_.qp(data.qp);
   if (qp.congestion_to_echo) {  // DCQCN notification on the ACK (ns-3 HPCC style)
     a.flags |= kFlagCongestion;
     qp.congestion_to_echo = false;
