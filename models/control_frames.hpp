@@ -11,35 +11,29 @@
 namespace models {
 
 // A PFC frame (IEEE 802.1Qbb) for one priority: the pause time in quanta is carried in `psn`
-// (0 = XON, resume); on the wire a minimum Ethernet frame with its preamble and gap. The
-// sender fills in who it is (`src_host` for a NIC) and logs it.
-inline PacketHandle make_pfc_frame(PacketPool& pool, uint8_t priority, uint32_t quanta) {
-  const PacketHandle h = pool.alloc();
+// (0 = XON, resume); on the wire a minimum Ethernet frame with its preamble and gap. Returns
+// the frame, `h` its handle; the sender fills in who it is (`src_host` for a NIC) and logs it.
+inline Packet& make_pfc_frame(PacketPool& pool, PacketHandle& h, uint8_t priority,
+                              uint32_t quanta) {
+  h = pool.alloc();
   Packet& f = pool[h];
   f.type = PacketType::Pause;
   f.priority = priority;
   f.psn = quanta;
   f.wire_bytes = static_cast<uint32_t>(kPfcFrameWireBytes);
-  return h;
+  return f;
 }
-
-// The class a reply travels in: its service level (InfiniBand) or Ethernet priority as
-// configured, the lane (virtual lane or priority queue) it takes, and its DSCP.
-struct ReplyClass {
-  uint8_t sl = 0;
-  uint8_t lane = 0;
-  uint8_t dscp = 0;
-};
 
 // A reply from the receiver of a message's packet (sent `data_src` -> `data_dst` on QP `qp`
 // with UDP source port `sport`) to its sender: the same QP (counted as one of its packets in
 // flight), the hosts swapped, the same UDP source port (the ECMP hash of the reverse path is
-// the data's), `type`, `wire_bytes` on the wire, the class, the TTL. The caller sets what the
-// reply carries (the PSN, echoed time and marks, telemetry) and sends it.
-inline PacketHandle make_reply(PacketPool& pool, uint32_t qp, uint32_t data_src, uint32_t data_dst,
-                               uint16_t sport, PacketType type, uint32_t wire_bytes, ReplyClass c,
-                               uint8_t ttl) {
-  const PacketHandle h = pool.alloc();
+// the data's), and `type`. Returns the packet, `h` its handle; the caller sets its size, class
+// and TTL and what it carries (the PSN, echoed time and marks, telemetry), then sends it.
+// (The caller computes those after this call: values computed before a call that allocates
+// would wait on the stack.)
+inline Packet& make_reply(PacketPool& pool, PacketHandle& h, uint32_t qp, uint32_t data_src,
+                          uint32_t data_dst, uint16_t sport, PacketType type) {
+  h = pool.alloc();
   Packet& a = pool[h];
   a.qp = qp;
   pool.count_qp_packet(a);
@@ -47,19 +41,12 @@ inline PacketHandle make_reply(PacketPool& pool, uint32_t qp, uint32_t data_src,
   a.dst_host = data_src;
   a.udp_sport = sport;
   a.type = type;
-  a.wire_bytes = wire_bytes;
-  a.sl = c.sl;
-  a.priority = c.lane;
-  a.dscp = c.dscp;
-  a.ttl = ttl;
-  return h;
+  return a;
 }
 
 // The same in reply to the data packet `data`.
-inline PacketHandle make_reply(PacketPool& pool, const Packet& data, PacketType type,
-                               uint32_t wire_bytes, ReplyClass c, uint8_t ttl) {
-  return make_reply(pool, data.qp, data.src_host, data.dst_host, data.udp_sport, type, wire_bytes,
-                    c, ttl);
+inline Packet& make_reply(PacketPool& pool, PacketHandle& h, const Packet& data, PacketType type) {
+  return make_reply(pool, h, data.qp, data.src_host, data.dst_host, data.udp_sport, type);
 }
 
 }  // namespace models

@@ -268,15 +268,15 @@ PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
 
 void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
   QueuePair& qp = transport_.qp(data.qp);
+  PacketHandle h{};
+  Packet& a = make_reply(ctx_.pool, h, data, type);
   const int64_t cc_header = cc_for(qp) ? cc_header_bytes_ : 0;
-  const PacketHandle h =
-      make_reply(ctx_.pool, data, type,
-                 static_cast<uint32_t>(params_.header_bytes + cc_header +
-                                       params_.ack_payload_bytes + params_.framing_bytes),
-                 ReplyClass{static_cast<uint8_t>(params_.ack_priority),
-                            lane_of(params_.ack_priority), static_cast<uint8_t>(params_.ack_dscp)},
-                 static_cast<uint8_t>(params_.ttl));
-  Packet& a = ctx_.pool[h];
+  a.wire_bytes = static_cast<uint32_t>(params_.header_bytes + cc_header +
+                                       params_.ack_payload_bytes + params_.framing_bytes);
+  a.sl = static_cast<uint8_t>(params_.ack_priority);
+  a.priority = lane_of(params_.ack_priority);
+  a.dscp = static_cast<uint8_t>(params_.ack_dscp);
+  a.ttl = static_cast<uint8_t>(params_.ttl);
   a.psn = psn;
   a.sent_at = data.sent_at;    // echoed: the sender's RTT sample
   a.int_slot = data.int_slot;  // the telemetry goes back with the ACK
@@ -295,14 +295,14 @@ void Nic::send_control(Packet& data, PacketType type, uint32_t psn) {
 
 // A congestion notification packet back to the sender of `data`'s QP, in the CNP class.
 void Nic::send_cnp(const Packet& data) {
-  const PacketHandle h =
-      make_reply(ctx_.pool, data, PacketType::Cnp,
-                 static_cast<uint32_t>(params_.header_bytes + params_.cnp_payload_bytes +
-                                       params_.framing_bytes),
-                 ReplyClass{static_cast<uint8_t>(params_.cnp_priority),
-                            lane_of(params_.cnp_priority), static_cast<uint8_t>(params_.cnp_dscp)},
-                 static_cast<uint8_t>(params_.ttl));
-  Packet& c = ctx_.pool[h];
+  PacketHandle h{};
+  Packet& c = make_reply(ctx_.pool, h, data, PacketType::Cnp);
+  c.wire_bytes = static_cast<uint32_t>(params_.header_bytes + params_.cnp_payload_bytes +
+                                       params_.framing_bytes);
+  c.sl = static_cast<uint8_t>(params_.cnp_priority);
+  c.priority = lane_of(params_.cnp_priority);
+  c.dscp = static_cast<uint8_t>(params_.cnp_dscp);
+  c.ttl = static_cast<uint8_t>(params_.ttl);
   c.sent_at = ctx_.sim.now();
   ++stats_.cnps_sent;
   port_.enqueue(h, c);
@@ -443,8 +443,8 @@ void Nic::rx_drained() {
 // A PFC frame for one priority to the switch, ahead of any data on this port (the frame
 // format and conventions of PfcIngress: quanta in `psn`, 0 = resume).
 void Nic::send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind) {
-  const PacketHandle h = make_pfc_frame(ctx_.pool, priority, quanta);
-  Packet& f = ctx_.pool[h];
+  PacketHandle h{};
+  Packet& f = make_pfc_frame(ctx_.pool, h, priority, quanta);
   f.src_host = host_;
   if (quanta == 0) {
     ++stats_.resume_frames_sent;

@@ -22,8 +22,8 @@ void PauseStorm::on_event(uint32_t, uint64_t) {
   if (ctx_.sim.now() >= params_.end) return;
   for (uint8_t prio = 0; prio < kPriorities; ++prio) {
     if (((params_.priorities >> prio) & 1u) == 0) continue;
-    const PacketHandle h = make_pfc_frame(ctx_.pool, prio, params_.quanta);
-    Packet& f = ctx_.pool[h];
+    PacketHandle h{};
+    Packet& f = make_pfc_frame(ctx_.pool, h, prio, params_.quanta);
     f.src_host = params_.host;
     ++frames_sent_;
     if (log_ != nullptr) log_->push_back({ctx_.sim.now(), node_, 0, prio, PfcEvent::Pause, 0});

@@ -50,7 +50,8 @@ void PfcIngress::on_event(uint32_t, uint64_t arg) {
 
 void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind,
                             int64_t held_bytes) {
-  const PacketHandle h = make_pfc_frame(ctx_.pool, priority, quanta);
+  PacketHandle h{};
+  Packet& frame = make_pfc_frame(ctx_.pool, h, priority, quanta);
   if (quanta == 0) {
     ++port_stats_[port].resume_frames_sent;
   } else {
@@ -58,7 +59,7 @@ void PfcIngress::send_frame(uint16_t port, uint8_t priority, uint32_t quanta, Pf
   }
   if (log_ != nullptr)
     log_->push_back({ctx_.sim.now(), switch_.node(), port, priority, kind, held_bytes});
-  switch_.port(port).send_control(h, ctx_.pool[h]);
+  switch_.port(port).send_control(h, frame);
 }
 
 }  // namespace models

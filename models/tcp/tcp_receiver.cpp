@@ -89,12 +89,14 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
 void TcpStack::send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end) {
   qp.unacked = 0;
   msgs_[qp.id].delack_generation = ++delack_seq_;  // a pending delayed ACK is served by this one
-  // A TCP ACK travels in its connection's class.
-  const PacketHandle h = make_reply(
-      ctx_.pool, qp.id, qp.src_host, qp.dst_host, qp.udp_sport, PacketType::Ack,
-      wire_bytes(sack_end != 0 ? kSackOptionBytes : 0),
-      ReplyClass{qp.priority, qp.priority, qp.dscp}, static_cast<uint8_t>(nic.params().ttl));
-  Packet& a = ctx_.pool[h];
+  PacketHandle h{};
+  Packet& a =
+      make_reply(ctx_.pool, h, qp.id, qp.src_host, qp.dst_host, qp.udp_sport, PacketType::Ack);
+  a.wire_bytes = wire_bytes(sack_end != 0 ? kSackOptionBytes : 0);
+  a.sl = qp.priority;  // a TCP ACK travels in its connection's class
+  a.priority = qp.priority;
+  a.dscp = qp.dscp;
+  a.ttl = static_cast<uint8_t>(nic.params().ttl);
   a.psn = qp.expected_psn;  // the cumulative acknowledgement
   a.sack_end = sack_end;
   a.sent_at = echo;
