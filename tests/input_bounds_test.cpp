@@ -8,6 +8,7 @@
 #include "cli_runner.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/json_reader.hpp"
 #include "temp_dir.hpp"
 
 using test_support::rdmasim;
@@ -269,5 +270,38 @@ TEST_CASE("error messages escape raw bytes: a binary file as a scenario",
     CHECK((u >= 0x20 || c == '\n' || c == '\t'));
     CHECK(u != 0x7f);
     CHECK(u < 0x80);  // the file's bytes are all escaped (none of them valid UTF-8)
+  }
+}
+
+TEST_CASE("a --set value that is not UTF-8 text is refused, not an internal error",
+          "[unit][robustness][cli]") {
+  CHECK(scen::is_utf8("400Gbps \xc2\xb5s \xe2\x82\xac \xf0\x9f\x98\x80"));
+  CHECK_FALSE(scen::is_utf8("7\xff"));
+  CHECK_FALSE(scen::is_utf8("\xc0\xaf"));          // an overlong '/'
+  CHECK_FALSE(scen::is_utf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+  CHECK_FALSE(scen::is_utf8("\xf4\x90\x80\x80"));  // beyond U+10FFFF
+  CHECK_FALSE(scen::is_utf8("\xe2\x82"));          // a cut sequence
+  try {
+    scen::parse_cli_value(
+        "7\xff"
+        "b",
+        "--set seed");
+    FAIL("accepted");
+  } catch (const scen::InputError& e) {
+    CHECK(std::string(e.what()) == "--set seed: got 7\\xffb; expected UTF-8 text");
+  }
+  TempDir dir("rdmasim_utf8");
+  const std::string scenario = RDMASIM_SOURCE_DIR "/scenarios/quickstart.json";
+  const std::string set =
+      "seed=7\xff"
+      "b";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", scenario, "--set", set},
+        std::vector<std::string>{"run", scenario, "--set", set, "--out", "o", "-q"}}) {
+    const Run r = rdmasim(args, dir);
+    INFO(args[0] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("expected UTF-8 text") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "o"));
   }
 }

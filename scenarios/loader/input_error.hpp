@@ -8,6 +8,42 @@
 
 namespace scen {
 
+// The length of the UTF-8 sequence at text[i] whose lead byte is >= 0x80 (its lead byte says
+// how many continuation bytes 10xxxxxx follow), or 0 when the bytes there are not UTF-8.
+inline size_t utf8_sequence_length(const std::string& text, size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  const size_t n = (c >= 0xc2 && c <= 0xdf)   ? 1
+                   : (c >= 0xe0 && c <= 0xef) ? 2
+                   : (c >= 0xf0 && c <= 0xf4) ? 3
+                                              : 0;
+  if (n == 0 || i + n >= text.size()) return 0;
+  for (size_t k = 1; k <= n; ++k) {
+    if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
+  }
+  // RFC 3629's table: no overlong forms (E0 80..9F, F0 80..8F), no UTF-16 surrogates
+  // (ED A0..BF), nothing beyond U+10FFFF (F4 90..BF).
+  const auto second = static_cast<unsigned char>(text[i + 1]);
+  if ((c == 0xe0 && second < 0xa0) || (c == 0xed && second > 0x9f) ||
+      (c == 0xf0 && second < 0x90) || (c == 0xf4 && second > 0x8f)) {
+    return 0;
+  }
+  return n + 1;
+}
+
+// Whether `text` is valid UTF-8 (JSON strings must be: the serializer refuses anything else).
+inline bool is_utf8(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t len = utf8_sequence_length(text, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
 // `text` fit for a terminal: control bytes and bytes that are not UTF-8 written as \xNN (a
 // binary file given as a scenario must not print raw bytes), valid UTF-8 kept ("µs").
 inline std::string printable(const std::string& text) {
@@ -29,18 +65,9 @@ inline std::string printable(const std::string& text) {
       ++i;
       continue;
     }
-    // A UTF-8 sequence: its lead byte says how many continuation bytes (10xxxxxx) follow.
-    const size_t n = (c >= 0xc2 && c <= 0xdf)   ? 1
-                     : (c >= 0xe0 && c <= 0xef) ? 2
-                     : (c >= 0xf0 && c <= 0xf4) ? 3
-                                                : 0;
-    bool ok = n > 0;
-    for (size_t k = 1; ok && k <= n; ++k) {
-      ok = i + k < text.size() && (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-    }
-    if (ok) {
-      out.append(text, i, n + 1);
-      i += n + 1;
+    if (const size_t len = utf8_sequence_length(text, i); len > 0) {
+      out.append(text, i, len);
+      i += len;
     } else {
       hex(c);
       ++i;

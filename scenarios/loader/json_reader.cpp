@@ -334,7 +334,9 @@ Json parse_cli_value(const std::string& text, const std::string& where) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error&) {
-    return text;  // a bare word such as 400Gbps is a string
+    // A bare word such as 400Gbps is a string; JSON strings are UTF-8 text.
+    if (!is_utf8(text)) throw InputError(where, text, "UTF-8 text");
+    return text;
   } catch (const Json::out_of_range&) {
     throw InputError(where, text, "a number within a double's range (about 1.8e308)");
   }
