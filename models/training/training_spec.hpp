@@ -1,4 +1,5 @@
-// A data-parallel training step as data (training_step.hpp runs it).
+// A training step as data: data-parallel (training_step.hpp runs it), or tensor, pipeline and
+// data parallel (parallel_step.hpp).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,32 @@ struct TrainingLayer {
   int64_t gradient_bytes = 0;
 };
 
+// Tensor, pipeline and data parallelism (parallel_step.hpp runs them): `tp` x `pp` x `dp` GPUs
+// in Megatron-LM's rank order (tensor fastest, then data, then pipeline: global rank
+// t + tp (d + dp s) is tensor rank t of data-parallel replica d of pipeline stage s), so a
+// tensor-parallel group is `tp` consecutive GPUs of one server (NVLink) and a data-parallel or
+// pipeline peer is the same local GPU of another server (its rail). Empty (pp = 0): the single
+// data-parallel communicator of `comm`.
+struct ParallelGroups {
+  int tp = 0, pp = 0, dp = 0;
+  int microbatches = 1;
+  // One micro-batch's activations at a stage boundary (micro-batch x sequence x hidden x
+  // element bytes): the size of each tensor-parallel all-reduce and of each pipeline message.
+  int64_t activation_bytes = 0;
+  // [stage * dp + d]: the tensor-parallel group of replica d of stage s (its ranks in tensor
+  // rank order); [stage * tp + t]: the data-parallel group of tensor rank t of stage s.
+  std::vector<CollectiveSpec> tensor_groups;
+  std::vector<CollectiveSpec> data_groups;
+  // Pipeline messages (GPUDirect RDMA through each GPU's first NIC; inside one server over
+  // NVLink): per global rank its NIC endpoint, NVLink endpoint and server; their class.
+  std::vector<uint32_t> rank_nic, rank_nvlink;
+  std::vector<int> rank_server;
+  int priority = 3;
+  int dscp = 26;
+  bool enabled() const { return pp > 0; }
+  int gpus() const { return tp * pp * dp; }
+};
+
 struct TrainingSpec {
   std::vector<TrainingLayer> layers;  // in forward order
   int64_t bucket_bytes = 25 << 20;    // PyTorch DDP bucket_cap_mb default (25 MB)
@@ -26,6 +53,10 @@ struct TrainingSpec {
   // all-reduce is one of several identical groups (e.g. one rail's data-parallel group).
   int gpus = 0;
   CollectiveSpec comm;  // ranks, algorithm, protocol, channels, chunk
+  // With tensor/pipeline parallelism the layers' times are one micro-batch's on one GPU and
+  // the gradients one GPU's (already divided by `tp`); `comm` is then the template of the
+  // data-parallel groups (data_groups).
+  ParallelGroups parallel;
 };
 
 }  // namespace models

@@ -8,6 +8,15 @@ namespace models {
 TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec,
                                uint32_t index, uint64_t seed)
     : ctx_(ctx), spec_(std::move(spec)) {
+  if (spec_.parallel.enabled()) {
+    parallel_ = std::make_unique<ParallelTraining>(ctx, transport, spec_, index, seed);
+    parallel_->set_on_step([this](TrainingStepResult r) { results_.push_back(std::move(r)); });
+    parallel_->set_on_done([this] {
+      done_ = true;
+      if (on_done_) on_done_();
+    });
+    return;
+  }
   spec_.comm.op = CollectiveOp::AllReduce;
   comm_ = std::make_unique<CollectiveRunner>(ctx, transport, spec_.comm, index, seed);
   timeline_process_ = "training " + std::to_string(index);
@@ -29,6 +38,10 @@ void TrainingRunner::timeline_span(bool compute, const std::string& name, sim::T
 }
 
 void TrainingRunner::start() {
+  if (parallel_) {
+    parallel_->start();
+    return;
+  }
   comm_->attach();
   ctx_.sim.at(spec_.comm.start, this, kForwardDone, 1);  // arg 1: the step begins
 }

@@ -1,6 +1,7 @@
-// A data-parallel training step (docs/references.md: MFU): forward over the layers, backward in
-// reverse, each layer's gradients joining the current bucket; a full bucket (or the last
-// layer's) is all-reduced as soon as it is ready, one all-reduce at a time in bucket order
+// A training step (tensor/pipeline parallelism: parallel_step.hpp, which this runner hands the
+// step to). A data-parallel training step (docs/references.md: MFU): forward over the layers,
+// backward in reverse, each layer's gradients joining the current bucket; a full bucket (or the
+// last layer's) is all-reduced as soon as it is ready, one all-reduce at a time in bucket order
 // (one communication stream, as PyTorch DDP with NCCL); the optimizer runs once backward is
 // done and every bucket is reduced. With `overlap` off, all-reduces wait for the end of
 // backward (communication fully exposed). Compute is the same on every rank (synchronous data
@@ -15,19 +16,11 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
+#include "models/training/parallel_step.hpp"
+#include "models/training/training_result.hpp"
 #include "models/training/training_spec.hpp"
 
 namespace models {
-
-struct TrainingStepResult {
-  sim::Time step;
-  sim::Time compute;           // forward + backward + optimizer
-  sim::Time communication;     // sum of the buckets' all-reduce times
-  sim::Time exposed;           // step - compute
-  sim::Time last_bucket_tail;  // end of the last all-reduce - end of backward
-  int buckets = 0;
-  double mfu = 0;  // model FLOPs / (step × GPUs × peak)
-};
 
 class TrainingRunner final : public sim::EventHandler {
  public:
@@ -40,12 +33,20 @@ class TrainingRunner final : public sim::EventHandler {
     return done_ ? 1.0 : static_cast<double>(results_.size()) / std::max(1, spec_.steps);
   }
   const std::vector<TrainingStepResult>& results() const { return results_; }
-  // Every bucket's all-reduce, one row each.
-  const std::vector<CollectiveResult>& all_reduces() const { return comm_->results(); }
+  // Every bucket's all-reduce, one row each (with parallel groups: the data-parallel groups').
+  const std::vector<CollectiveResult>& all_reduces() const {
+    return parallel_ ? parallel_->data_all_reduces() : comm_->results();
+  }
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   void on_event(uint32_t kind, uint64_t arg) override;
   // Where an all-reduce of algorithm "sharp" runs (CollectiveRunner::set_sharp).
-  void set_sharp(SharpAllReduce* sharp) { comm_->set_sharp(sharp); }
+  void set_sharp(SharpAllReduce* sharp) {
+    if (parallel_) {
+      parallel_->set_sharp(sharp);
+    } else {
+      comm_->set_sharp(sharp);
+    }
+  }
 
  private:
   enum Kind : uint32_t { kForwardDone = 0, kBackwardLayerDone = 1, kOptimizerDone = 2 };
@@ -59,7 +60,8 @@ class TrainingRunner final : public sim::EventHandler {
 
   Context& ctx_;
   TrainingSpec spec_;
-  std::unique_ptr<CollectiveRunner> comm_;
+  std::unique_ptr<CollectiveRunner> comm_;      // data parallel only
+  std::unique_ptr<ParallelTraining> parallel_;  // tensor/pipeline/data parallel
   std::string timeline_process_;
   int step_ = 0;
   sim::Time step_start_, backward_end_, comm_end_;

@@ -38,6 +38,93 @@ models::TrainingLayer read_layer(JsonReader& r, double peak, double efficiency) 
   return l;
 }
 
+// A group's collective: the settings of `settings` (an object, or absent) over `ranks`.
+models::CollectiveSpec group_collective(const Json* settings, const std::string& path,
+                                        const std::vector<std::string>& ranks,
+                                        const topo::Fabric& f, const models::NicParams& nic,
+                                        const models::QosParams& qos) {
+  Json c = settings != nullptr ? *settings : Json::object();
+  if (!c.is_object()) throw InputError(path, c.dump(), "an object of collective settings");
+  c["ranks"] = ranks;
+  JsonReader r(c, path);
+  return read_collective(r, f, nic, qos, false);
+}
+
+// training.parallel: tensor, pipeline and data-parallel groups over every GPU of the topology,
+// in Megatron-LM's rank order (training_spec.hpp, ParallelGroups).
+void read_parallel(JsonReader& r, const topo::Fabric& f, const models::NicParams& nic,
+                   const models::QosParams& qos, models::TrainingSpec& t) {
+  JsonReader par = r.at("parallel");
+  par.expect_object();
+  models::ParallelGroups& p = t.parallel;
+  p.tp = static_cast<int>(par.integer("tp", 1, 1, 4096));
+  p.pp = static_cast<int>(par.integer("pp", 1, 1, 4096));
+  p.dp = static_cast<int>(par.integer("dp", 1, 1, 1 << 20));
+  p.microbatches = static_cast<int>(par.integer("microbatches", 1, 1, 100000));
+  par.finish();
+  const topo::GpuCluster& gpus = f.topo.gpus;
+  const int64_t wanted = static_cast<int64_t>(p.tp) * p.pp * p.dp;
+  if (wanted != gpus.gpus()) {
+    throw InputError(par.path(),
+                     "tp " + std::to_string(p.tp) + " x pp " + std::to_string(p.pp) + " x dp " +
+                         std::to_string(p.dp) + " = " + std::to_string(wanted) + " GPUs",
+                     "as many GPUs as the topology has (" + std::to_string(gpus.gpus()) +
+                         "; GPU servers: topology.nodes)");
+  }
+  if (gpus.params.gpus % p.tp != 0) {
+    throw InputError(par.child_path("tp"), std::to_string(p.tp),
+                     "a divisor of a server's " + std::to_string(gpus.params.gpus) +
+                         " GPUs (a tensor-parallel group stays inside one server, on NVLink)");
+  }
+  if (t.layers.size() % static_cast<size_t>(p.pp) != 0) {
+    throw InputError(r.child_path("layers"), std::to_string(t.layers.size()) + " layers",
+                     "a multiple of pp = " + std::to_string(p.pp) +
+                         " (each pipeline stage holds as many layers)");
+  }
+  if (r.has("comm") && r.at("comm").has("ranks")) {
+    throw InputError(r.at("comm").child_path("ranks"), r.at("comm").value_text("ranks"),
+                     "no ranks with \"parallel\" (the groups are the parallel layout's)");
+  }
+  const bool moves = p.tp > 1 || p.pp > 1;
+  p.activation_bytes = r.bytes("activations", moves ? -1 : 0, 1);
+  if (moves && p.activation_bytes < 0) {
+    throw InputError(r.child_path("activations"), "",
+                     "one micro-batch's activations in bytes (micro-batch x sequence x hidden x "
+                     "element bytes), as \"tp\" or \"pp\" is above 1");
+  }
+  std::vector<std::string> names;
+  for (int g = 0; g < gpus.gpus(); ++g) names.push_back(f.topo.nodes[gpus.nvlink_node[g]].name);
+  auto rank = [&p](int s, int d, int tr) { return tr + p.tp * (d + p.dp * s); };
+  const Json* tp_comm = r.has("tp_comm") ? &r.at("tp_comm").json() : nullptr;
+  if (tp_comm != nullptr && tp_comm->is_object() && tp_comm->contains("ranks")) {
+    throw InputError(r.child_path("tp_comm") + ".ranks", tp_comm->at("ranks").dump(),
+                     "no ranks (the tensor-parallel groups are the parallel layout's)");
+  }
+  const Json* dp_comm = r.has("comm") ? &r.at("comm").json() : nullptr;
+  for (int s = 0; s < p.pp; ++s) {
+    for (int d = 0; d < p.dp && p.tp > 1; ++d) {
+      std::vector<std::string> ranks;
+      for (int tr = 0; tr < p.tp; ++tr) ranks.push_back(names[rank(s, d, tr)]);
+      p.tensor_groups.push_back(
+          group_collective(tp_comm, r.child_path("tp_comm"), ranks, f, nic, qos));
+    }
+  }
+  for (int s = 0; s < p.pp; ++s) {
+    for (int tr = 0; tr < p.tp && p.dp > 1; ++tr) {
+      std::vector<std::string> ranks;
+      for (int d = 0; d < p.dp; ++d) ranks.push_back(names[rank(s, d, tr)]);
+      p.data_groups.push_back(group_collective(dp_comm, r.child_path("comm"), ranks, f, nic, qos));
+    }
+  }
+  for (int g = 0; g < gpus.gpus(); ++g) {
+    p.rank_nic.push_back(static_cast<uint32_t>(f.host_index[gpus.nic_nodes[g].front()]));
+    p.rank_nvlink.push_back(static_cast<uint32_t>(f.host_index[gpus.nvlink_node[g]]));
+    p.rank_server.push_back(gpus.server_of(g));
+  }
+  p.priority = t.comm.priority;
+  p.dscp = t.comm.dscp;
+}
+
 }  // namespace
 
 std::vector<models::TrainingSpec> read_training_section(JsonReader& w, const topo::Fabric& f,
@@ -75,7 +162,18 @@ std::vector<models::TrainingSpec> read_training_section(JsonReader& w, const top
       t.layers.push_back(read_layer(e, t.peak_flops, efficiency));
     }
   }
-  if (r.has("comm")) {
+  if (r.has("parallel")) {
+    // The groups' settings are read with their ranks (read_parallel); here only the
+    // template's class and start, over the first two GPUs.
+    Json c = r.has("comm") ? r.at("comm").json() : Json::object();
+    if (c.is_object() && f.topo.gpus.gpus() >= 2 && !c.contains("ranks")) {
+      c["ranks"] = {f.topo.nodes[f.topo.gpus.nvlink_node[0]].name,
+                    f.topo.nodes[f.topo.gpus.nvlink_node[1]].name};
+    }
+    JsonReader comm(c, r.child_path("comm"));
+    t.comm = read_collective(comm, f, nic, qos, false);
+    read_parallel(r, f, nic, qos, t);
+  } else if (r.has("comm")) {
     JsonReader comm = r.at("comm");
     t.comm = read_collective(comm, f, nic, qos, false);
   } else {

@@ -148,6 +148,31 @@ std::string training_summary(const RunOutcome& out) {
                   i, t.step.us(), t.compute.us(), t.communication.us(), t.buckets, t.exposed.us(),
                   100.0 * t.mfu);
     s += line;
+    if (!t.groups.empty()) {
+      std::snprintf(line, sizeof line, "#   pipeline bubble %.2f us\n", t.bubble.us());
+      s += line;
+    }
+    for (const models::ParallelGroupResult& g : t.groups) {
+      std::snprintf(line, sizeof line,
+                    "#   %-8s %d groups of %d GPUs: %.1f calls, %.0f bytes per GPU; "
+                    "communication %.2f us, waiting for peers %.2f us\n",
+                    g.kind.c_str(), g.groups, g.ranks, g.calls, g.bytes, g.communication.us(),
+                    g.wait.us());
+      s += line;
+    }
+  }
+  return s;
+}
+
+std::string training_groups_csv(const RunOutcome& out) {
+  std::string s = "step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us\n";
+  char line[256];
+  for (size_t i = 0; i < out.training_steps.size(); ++i) {
+    for (const models::ParallelGroupResult& g : out.training_steps[i].groups) {
+      std::snprintf(line, sizeof line, "%zu,%s,%d,%d,%.3f,%.0f,%.3f,%.3f\n", i, g.kind.c_str(),
+                    g.groups, g.ranks, g.calls, g.bytes, g.communication.us(), g.wait.us());
+      s += line;
+    }
   }
   return s;
 }

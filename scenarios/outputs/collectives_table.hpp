@@ -29,5 +29,9 @@ std::string collectives_csv(const std::vector<models::CollectiveResult>& rows,
 std::string training_summary(const RunOutcome& out);
 // training.csv: step,step_us,compute_us,communication_us,exposed_us,last_bucket_tail_us,buckets,mfu
 std::string training_csv(const RunOutcome& out);
+// training_groups.csv (tensor/pipeline/data parallel steps): per step and kind of group its
+// groups, GPUs per group, calls and bytes per GPU, communication and waiting for peers (means
+// per GPU): step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us
+std::string training_groups_csv(const RunOutcome& out);
 
 }  // namespace scen

@@ -57,10 +57,12 @@ std::string not_writable(const fs::path& dir) {
 
 const std::vector<std::string>& run_output_names() {
   static const std::vector<std::string> names = {
-      "summary.json",    "flows.csv",    "links.csv",      "classes.csv",    "nics.csv",
-      "timeseries.csv",  "rates.csv",    "pfc.csv",        "credits.csv",    "ib_cc.csv",
-      "collectives.csv", "training.csv", "deadlocks.json", "run_stats.json", "comparison.csv",
-      "fct_by_size.csv", "report.html"};
+      "summary.json",        "flows.csv",       "links.csv",
+      "classes.csv",         "nics.csv",        "timeseries.csv",
+      "rates.csv",           "pfc.csv",         "credits.csv",
+      "ib_cc.csv",           "collectives.csv", "training.csv",
+      "training_groups.csv", "deadlocks.json",  "run_stats.json",
+      "comparison.csv",      "fct_by_size.csv", "report.html"};
   return names;
 }
 

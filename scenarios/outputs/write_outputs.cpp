@@ -253,6 +253,9 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/collectives.csv", collectives_csv(out.collectives, s.collectives));
   }
   if (!out.training_steps.empty()) write_file_atomic(dir + "/training.csv", training_csv(out));
+  if (!out.training_steps.empty() && !out.training_steps.back().groups.empty()) {
+    write_file_atomic(dir + "/training_groups.csv", training_groups_csv(out));
+  }
   if (s.pfc.enabled && s.pfc.deadlock_detection) {
     write_file_atomic(dir + "/deadlocks.json", out.deadlocks.dump(2) + "\n");
   }

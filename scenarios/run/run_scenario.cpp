@@ -211,6 +211,8 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   for (size_t i = 0; i < s.training.size(); ++i) {
     models::TrainingSpec training = s.training[i];
     set_collective_hop_times(s, *net, training.comm);
+    for (auto& g : training.parallel.tensor_groups) set_collective_hop_times(s, *net, g);
+    for (auto& g : training.parallel.data_groups) set_collective_hop_times(s, *net, g);
     watcher.training_.push_back(std::make_unique<models::TrainingRunner>(
         net->ctx, *net->transport, std::move(training),
         static_cast<uint32_t>(s.collectives.size() + i), s.seed));

@@ -27,6 +27,20 @@ void add_workload_results(const Scenario& s,
                        {"last_bucket_tail_us", milli_number(t.last_bucket_tail.ps / 1000)},
                        {"buckets", t.buckets},
                        {"mfu_percent", milli_number(static_cast<int64_t>(t.mfu * 100000))}};
+    if (!t.groups.empty()) {
+      // Tensor/pipeline/data parallel: the pipeline's bubble and each kind of group's share.
+      res["training"]["pipeline_bubble_us"] = milli_number(t.bubble.ps / 1000);
+      Json groups = Json::object();
+      for (const models::ParallelGroupResult& g : t.groups) {
+        groups[g.kind] = {{"groups", g.groups},
+                          {"ranks", g.ranks},
+                          {"calls_per_gpu", milli_number(static_cast<int64_t>(g.calls * 1000))},
+                          {"bytes_per_gpu", static_cast<int64_t>(g.bytes)},
+                          {"communication_us", milli_number(g.communication.ps / 1000)},
+                          {"wait_us", milli_number(g.wait.ps / 1000)}};
+      }
+      res["training"]["groups"] = groups;
+    }
     if (out.training_steps.size() >= 2) {
       // Several steps: their distribution (a job's step time is set by its slowest steps,
       // e.g. under another tenant's traffic). Jitter: p99 - p50.

@@ -1,0 +1,489 @@
+#include "models/training/parallel_step.hpp"
+
+#include <algorithm>
+
+#include "models/timeline.hpp"
+
+namespace models {
+
+ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const TrainingSpec& spec,
+                                   uint32_t index, uint64_t seed)
+    : ctx_(ctx), transport_(transport), spec_(spec), index_(index), seed_(seed) {
+  const ParallelGroups& p = spec_.parallel;
+  replicas_ = p.pp * p.dp;
+  timeline_process_ = "training " + std::to_string(index);
+  const int layers_per_stage = static_cast<int>(spec_.layers.size()) / p.pp;
+  for (int s = 0; s < p.pp; ++s) {
+    programs_.push_back(stage_program(s));
+    // The stage's gradients per GPU, in buckets as backward produces them (last layer first).
+    int64_t total = 0, fill = 0;
+    std::vector<int64_t> buckets;
+    for (int l = (s + 1) * layers_per_stage - 1; l >= s * layers_per_stage; --l) {
+      const int64_t g = spec_.layers[static_cast<size_t>(l)].gradient_bytes;
+      total += g;
+      fill += g;
+      if (fill >= spec_.bucket_bytes) {
+        buckets.push_back(fill);
+        fill = 0;
+      }
+    }
+    if (fill > 0) buckets.push_back(fill);
+    stage_gradient_bytes_.push_back(total);
+    stage_buckets_.push_back(std::move(buckets));
+  }
+  replica_.resize(static_cast<size_t>(replicas_));
+  if (p.tp > 1) {
+    for (int r = 0; r < replicas_; ++r) {
+      CollectiveSpec g = p.tensor_groups[static_cast<size_t>(r)];
+      g.op = CollectiveOp::AllReduce;
+      tensor_.push_back(std::make_unique<CollectiveRunner>(ctx, transport, std::move(g), index,
+                                                           seed ^ (0x7e45ull << 40) ^ r));
+      tensor_.back()->set_timeline_process(timeline_process_ + ": tensor group " +
+                                           std::to_string(r / p.dp) + "." +
+                                           std::to_string(r % p.dp));
+      tensor_.back()->attach();
+    }
+  }
+  data_.resize(static_cast<size_t>(p.pp * p.tp));
+  if (p.dp > 1) {
+    for (int g = 0; g < p.pp * p.tp; ++g) {
+      CollectiveSpec d = p.data_groups[static_cast<size_t>(g)];
+      d.op = CollectiveOp::AllReduce;
+      data_[g].runner = std::make_unique<CollectiveRunner>(ctx, transport, std::move(d), index,
+                                                           seed ^ (0xda7aull << 40) ^ g);
+      data_[g].runner->set_timeline_process(timeline_process_ + ": data group " +
+                                            std::to_string(g / p.tp) + "." +
+                                            std::to_string(g % p.tp));
+      data_[g].runner->attach();
+    }
+  }
+  transport_.add_listener(this);
+}
+
+void ParallelTraining::set_sharp(SharpAllReduce* sharp) {
+  for (auto& t : tensor_) t->set_sharp(sharp);
+  for (auto& d : data_) {
+    if (d.runner) d.runner->set_sharp(sharp);
+  }
+}
+
+std::vector<ParallelTraining::Op> ParallelTraining::stage_program(int stage) const {
+  const ParallelGroups& p = spec_.parallel;
+  const int stages = p.pp, micro = p.microbatches;
+  const int per_stage = static_cast<int>(spec_.layers.size()) / stages;
+  const bool first = stage == 0, last = stage == stages - 1;
+  std::vector<Op> prog;
+  auto compute = [&](sim::Time t, const std::string& name) {
+    if (t.ps <= 0) return;
+    Op op;
+    op.type = Op::Type::Compute;
+    op.time = t;
+    op.name = name;
+    prog.push_back(op);
+  };
+  auto all_reduce = [&] {
+    if (p.tp <= 1) return;
+    Op op;
+    op.type = Op::Type::TensorAllReduce;
+    prog.push_back(op);
+  };
+  // A layer's pass is two halves (attention, MLP), each followed by the tensor group's
+  // all-reduce (Megatron-LM's g in forward, f in backward); without tensor parallelism the
+  // stage's layers are one computation.
+  auto pass = [&](int m, bool forward) {
+    const std::string name = (forward ? "forward " : "backward ") + std::to_string(m);
+    if (p.tp <= 1) {
+      sim::Time t;
+      for (int l = stage * per_stage; l < (stage + 1) * per_stage; ++l) {
+        const TrainingLayer& layer = spec_.layers[static_cast<size_t>(l)];
+        t += forward ? layer.forward : layer.backward;
+      }
+      compute(t, name);
+      return;
+    }
+    for (int k = 0; k < per_stage; ++k) {
+      const int l = forward ? stage * per_stage + k : (stage + 1) * per_stage - 1 - k;
+      const TrainingLayer& layer = spec_.layers[static_cast<size_t>(l)];
+      const sim::Time whole = forward ? layer.forward : layer.backward;
+      const sim::Time half(whole.ps / 2);
+      compute(half, name);
+      all_reduce();
+      compute(whole - half, name);
+      all_reduce();
+    }
+  };
+  // A point-to-point call; the sides that do not exist at the pipeline's ends are dropped
+  // (Megatron's send_forward on the last stage and recv_forward on the first are no-ops).
+  auto call = [&](int send_f, int send_b, int recv_f, int recv_b) {
+    Op op;
+    op.type = Op::Type::PointToPoint;
+    op.send_forward = last ? -1 : send_f;
+    op.recv_backward = last ? -1 : recv_b;
+    op.recv_forward = first ? -1 : recv_f;
+    op.send_backward = first ? -1 : send_b;
+    if (op.send_forward >= 0 || op.send_backward >= 0 || op.recv_forward >= 0 ||
+        op.recv_backward >= 0) {
+      prog.push_back(op);
+    }
+  };
+  // Megatron's non-interleaved 1F1B: warm-up, steady state, cool-down.
+  const int warmup = std::min(stages - stage - 1, micro);
+  const int steady = micro - warmup;
+  for (int i = 0; i < warmup; ++i) {
+    call(-1, -1, i, -1);
+    pass(i, true);
+    call(i, -1, -1, -1);
+  }
+  if (steady > 0) call(-1, -1, warmup, -1);
+  for (int i = 0; i < steady; ++i) {
+    pass(warmup + i, true);
+    call(warmup + i, -1, -1, i);  // send_forward_recv_backward
+    pass(i, false);
+    if (i == steady - 1) {
+      call(-1, i, -1, -1);
+    } else {
+      call(-1, i, warmup + i + 1, -1);  // send_backward_recv_forward
+    }
+  }
+  for (int i = steady; i < micro; ++i) {
+    call(-1, -1, -1, i);
+    pass(i, false);
+    call(-1, i, -1, -1);
+  }
+  return prog;
+}
+
+void ParallelTraining::start() {
+  ctx_.sim.at(spec_.comm.start, this, kStepBegins, 0);
+}
+
+void ParallelTraining::begin_step() {
+  step_start_ = ctx_.sim.now();
+  for (auto& r : replica_) r = Replica{};
+  stage_replicas_done_.assign(static_cast<size_t>(spec_.parallel.pp), 0);
+  groups_done_ = 0;
+  for (auto& d : data_) {
+    d.next_bucket = 0;
+    d.start = d.end = step_start_;
+  }
+  for (int r = 0; r < replicas_; ++r) run(r);
+}
+
+void ParallelTraining::run(int replica) {
+  Replica& R = replica_[static_cast<size_t>(replica)];
+  const std::vector<Op>& prog = programs_[static_cast<size_t>(stage_of(replica))];
+  while (R.pc < prog.size()) {
+    const Op& op = prog[R.pc];
+    R.op_start = ctx_.sim.now();
+    switch (op.type) {
+      case Op::Type::Compute:
+        ctx_.sim.after(op.time, this, kComputeDone, static_cast<uint64_t>(replica));
+        return;
+      case Op::Type::TensorAllReduce:
+        tensor_[static_cast<size_t>(replica)]->run_one(
+            spec_.parallel.activation_bytes, [this, replica] {
+              Replica& q = replica_[replica];
+              q.tensor_time += ctx_.sim.now() - q.op_start;
+              ++q.pc;
+              run(replica);
+            });
+        return;
+      case Op::Type::PointToPoint:
+        if (post_call(replica, op)) return;
+        ++R.pc;
+        break;
+    }
+  }
+  replica_finished(replica);
+}
+
+bool ParallelTraining::post_call(int replica, const Op& op) {
+  Replica& R = replica_[static_cast<size_t>(replica)];
+  R.last_transfer_start = ctx_.sim.now();
+  R.open_items = (op.send_forward >= 0) + (op.send_backward >= 0) + (op.recv_forward >= 0) +
+                 (op.recv_backward >= 0);
+  if (R.open_items == 0) return false;
+  if (op.send_forward >= 0) post_side(replica, Direction::Forward, op.send_forward, true);
+  if (op.send_backward >= 0) post_side(replica, Direction::Backward, op.send_backward, true);
+  if (op.recv_forward >= 0) post_side(replica, Direction::Forward, op.recv_forward, false);
+  if (op.recv_backward >= 0) post_side(replica, Direction::Backward, op.recv_backward, false);
+  return true;
+}
+
+uint64_t ParallelTraining::transfer_key(int receiver, Direction dir, int micro) const {
+  return (static_cast<uint64_t>(receiver) << 33) | (static_cast<uint64_t>(dir) << 32) |
+         static_cast<uint32_t>(micro);
+}
+
+void ParallelTraining::post_side(int replica, Direction dir, int micro, bool send) {
+  const int dp = spec_.parallel.dp;
+  // Activations go to the next stage (the same replica index d), gradients to the previous.
+  const int peer = dir == Direction::Forward ? (send ? replica + dp : replica - dp)
+                                             : (send ? replica - dp : replica + dp);
+  const int receiver = send ? peer : replica;
+  const uint64_t key = transfer_key(receiver, dir, micro);
+  Transfer& t = transfers_[key];
+  if (send) {
+    t.send_posted = true;
+    t.sender = replica;
+    t.receiver = peer;
+  } else {
+    t.recv_posted = true;
+    t.receiver = replica;
+    t.sender = peer;
+  }
+  if (t.send_posted && t.recv_posted) start_transfer(key, t);
+}
+
+uint16_t ParallelTraining::connection_sport(int src_rank, int dst_rank) const {
+  // splitmix64 of the connection: a fixed RoCEv2 source port (49152+) per GPU pair, so a
+  // connection keeps its path as a real QP does.
+  uint64_t z = seed_ ^ (static_cast<uint64_t>(index_) << 48) ^
+               (static_cast<uint64_t>(src_rank) << 24) ^ static_cast<uint64_t>(dst_rank);
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<uint16_t>(49152 + z % 16383);
+}
+
+void ParallelTraining::start_transfer(uint64_t key, Transfer& t) {
+  const ParallelGroups& p = spec_.parallel;
+  const int from_stage = stage_of(t.sender), to_stage = stage_of(t.receiver);
+  const int d = t.sender % p.dp;
+  t.undelivered = t.incomplete = p.tp;
+  // Each tensor rank sends its copy of the micro-batch's activations (or their gradients) to
+  // the same tensor rank of the other stage: over NVLink inside a server, else NIC to NIC.
+  for (int tr = 0; tr < p.tp; ++tr) {
+    const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
+    const bool nvlink =
+        p.rank_server[static_cast<size_t>(src)] >= 0 &&
+        p.rank_server[static_cast<size_t>(src)] == p.rank_server[static_cast<size_t>(dst)];
+    FlowSpec fs;
+    fs.src_host = static_cast<int>(nvlink ? p.rank_nvlink[static_cast<size_t>(src)]
+                                          : p.rank_nic[static_cast<size_t>(src)]);
+    fs.dst_host = static_cast<int>(nvlink ? p.rank_nvlink[static_cast<size_t>(dst)]
+                                          : p.rank_nic[static_cast<size_t>(dst)]);
+    fs.bytes = p.activation_bytes;
+    fs.start = ctx_.sim.now();
+    fs.priority = p.priority;
+    fs.dscp = p.dscp;
+    fs.tag = "pipeline";
+    const uint32_t flow = transport_.add_flow(fs, 0, connection_sport(src, dst), true);
+    if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
+    transfer_of_flow_[flow] = key + 1;
+    transport_.start_flow_in_order(flow);
+  }
+  replica_[static_cast<size_t>(t.sender)].last_transfer_start = ctx_.sim.now();
+  replica_[static_cast<size_t>(t.receiver)].last_transfer_start = ctx_.sim.now();
+  ++replica_[static_cast<size_t>(t.sender)].messages_sent;
+}
+
+void ParallelTraining::on_flow_delivered(uint32_t flow) {
+  if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
+  const uint64_t key = transfer_of_flow_[flow] - 1;
+  auto it = transfers_.find(key);
+  if (it == transfers_.end()) return;
+  Transfer& t = it->second;
+  if (--t.undelivered == 0) {
+    const int receiver = t.receiver;
+    if (t.incomplete == 0) transfers_.erase(it);
+    item_done(receiver);
+  }
+}
+
+void ParallelTraining::on_flow_complete(uint32_t flow) {
+  if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
+  const uint64_t key = transfer_of_flow_[flow] - 1;
+  transfer_of_flow_[flow] = 0;
+  auto it = transfers_.find(key);
+  if (it == transfers_.end()) return;
+  Transfer& t = it->second;
+  if (--t.incomplete == 0) {
+    const int sender = t.sender;
+    if (t.undelivered == 0) transfers_.erase(it);
+    item_done(sender);
+  }
+}
+
+void ParallelTraining::item_done(int replica) {
+  Replica& R = replica_[static_cast<size_t>(replica)];
+  if (--R.open_items > 0) return;
+  const sim::Time now = ctx_.sim.now();
+  R.p2p_wait += R.last_transfer_start - R.op_start;
+  R.p2p_time += now - R.last_transfer_start;
+  timeline_span(replica, false, "pipeline", R.op_start);
+  ++R.pc;
+  run(replica);
+}
+
+void ParallelTraining::timeline_span(int replica, bool compute, const std::string& name,
+                                     sim::Time start) {
+  TimelineRecorder* t = ctx_.timeline;
+  // One track per stage: its first replica's (the others run the same program).
+  if (t == nullptr || replica % spec_.parallel.dp != 0) return;
+  const sim::Time now = ctx_.sim.now();
+  if (!t->wants(start, now)) {
+    t->leave_out(start, now);
+    return;
+  }
+  const int stage = stage_of(replica);
+  const uint32_t track =
+      t->track(timeline_process_, "stage " + std::to_string(stage) + (compute ? "" : " pipeline"),
+               2 * stage + (compute ? 0 : 1));
+  t->span(track, t->name(name), start, now);
+}
+
+void ParallelTraining::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kStepBegins:
+      begin_step();
+      return;
+    case kComputeDone: {
+      const int replica = static_cast<int>(arg);
+      Replica& R = replica_[static_cast<size_t>(replica)];
+      if (ctx_.timeline != nullptr) {
+        timeline_span(replica, true, programs_[stage_of(replica)][R.pc].name, R.op_start);
+      }
+      ++R.pc;
+      run(replica);
+      return;
+    }
+    case kOptimizerDone:
+      if (++groups_done_ == spec_.parallel.pp * spec_.parallel.tp) step_done();
+      return;
+  }
+}
+
+void ParallelTraining::replica_finished(int replica) {
+  const ParallelGroups& p = spec_.parallel;
+  replica_[static_cast<size_t>(replica)].backward_end = ctx_.sim.now();
+  const int stage = stage_of(replica);
+  if (++stage_replicas_done_[static_cast<size_t>(stage)] < p.dp) return;
+  // The stage's last replica is done: its data-parallel groups all-reduce the gradients.
+  for (int t = 0; t < p.tp; ++t) {
+    const int g = stage * p.tp + t;
+    data_[g].start = ctx_.sim.now();
+    next_bucket(g);
+  }
+}
+
+void ParallelTraining::next_bucket(int group) {
+  DataGroup& d = data_[static_cast<size_t>(group)];
+  const std::vector<int64_t>& buckets =
+      stage_buckets_[static_cast<size_t>(group / spec_.parallel.tp)];
+  if (d.runner && d.next_bucket < buckets.size()) {
+    const int64_t bytes = buckets[d.next_bucket++];
+    d.runner->run_one(bytes, [this, group] {
+      data_rows_.push_back(data_[static_cast<size_t>(group)].runner->results().back());
+      next_bucket(group);
+    });
+    return;
+  }
+  d.end = ctx_.sim.now();
+  ctx_.sim.after(spec_.optimizer, this, kOptimizerDone, static_cast<uint64_t>(group));
+}
+
+namespace {
+ParallelGroupResult group_result(const char* kind, int groups, int ranks) {
+  ParallelGroupResult g;
+  g.kind = kind;
+  g.groups = groups;
+  g.ranks = ranks;
+  return g;
+}
+}  // namespace
+
+void ParallelTraining::step_done() {
+  const ParallelGroups& p = spec_.parallel;
+  const sim::Time now = ctx_.sim.now();
+  TrainingStepResult r;
+  r.step = now - step_start_;
+  // The slowest stage's forward + backward of one micro-batch sets the pipeline's pace.
+  const int per_stage = static_cast<int>(spec_.layers.size()) / p.pp;
+  sim::Time stage_pass;
+  for (int s = 0; s < p.pp; ++s) {
+    sim::Time t;
+    for (int l = s * per_stage; l < (s + 1) * per_stage; ++l) {
+      t += spec_.layers[static_cast<size_t>(l)].forward +
+           spec_.layers[static_cast<size_t>(l)].backward;
+    }
+    stage_pass = std::max(stage_pass, t);
+  }
+  r.bubble = sim::Time(stage_pass.ps * (p.pp - 1));
+  r.compute = sim::Time(stage_pass.ps * (p.microbatches + p.pp - 1)) + spec_.optimizer;
+  r.exposed = r.step - r.compute;
+  const double n = replicas_;
+  auto mean = [n](int64_t sum) { return sim::Time(static_cast<int64_t>(sum / n)); };
+  if (p.tp > 1) {
+    ParallelGroupResult g = group_result("tensor", p.pp * p.dp, p.tp);
+    int64_t time = 0, calls = 0;
+    for (int rep = 0; rep < replicas_; ++rep) {
+      time += replica_[static_cast<size_t>(rep)].tensor_time.ps;
+      for (const Op& op : programs_[static_cast<size_t>(stage_of(rep))]) {
+        calls += op.type == Op::Type::TensorAllReduce;
+      }
+    }
+    g.calls = static_cast<double>(calls) / n;
+    g.bytes = g.calls * static_cast<double>(p.activation_bytes);
+    g.communication = mean(time);
+    r.groups.push_back(g);
+  }
+  if (p.pp > 1) {
+    ParallelGroupResult g = group_result("pipeline", p.dp * p.tp, p.pp);
+    int64_t time = 0, wait = 0, sent = 0;
+    for (const Replica& rep : replica_) {
+      time += rep.p2p_time.ps;
+      wait += rep.p2p_wait.ps;
+      sent += rep.messages_sent;
+    }
+    g.calls = static_cast<double>(sent) / n;
+    g.bytes = g.calls * static_cast<double>(p.activation_bytes);
+    g.communication = mean(time);
+    g.wait = mean(wait);
+    r.groups.push_back(g);
+  }
+  sim::Time last_backward = step_start_, last_reduce = step_start_;
+  for (const Replica& rep : replica_) last_backward = std::max(last_backward, rep.backward_end);
+  if (p.dp > 1) {
+    ParallelGroupResult g = group_result("data", p.pp * p.tp, p.dp);
+    int64_t time = 0, wait = 0, calls = 0;
+    double bytes = 0;
+    for (int gi = 0; gi < p.pp * p.tp; ++gi) {
+      const DataGroup& d = data_[static_cast<size_t>(gi)];
+      time += (d.end - d.start).ps;
+      last_reduce = std::max(last_reduce, d.end);
+      calls += static_cast<int64_t>(stage_buckets_[static_cast<size_t>(gi / p.tp)].size());
+      bytes += static_cast<double>(stage_gradient_bytes_[static_cast<size_t>(gi / p.tp)]);
+    }
+    for (int rep = 0; rep < replicas_; ++rep) {
+      wait += (data_[static_cast<size_t>(stage_of(rep) * p.tp)].start -
+               replica_[static_cast<size_t>(rep)].backward_end)
+                  .ps;
+    }
+    const double groups = p.pp * p.tp;
+    g.calls = static_cast<double>(calls) / groups;
+    g.bytes = bytes / groups;
+    g.communication = sim::Time(static_cast<int64_t>(static_cast<double>(time) / groups));
+    g.wait = mean(wait);
+    r.groups.push_back(g);
+    r.last_bucket_tail = last_reduce - last_backward;
+    for (const auto& b : stage_buckets_)
+      r.buckets = std::max(r.buckets, static_cast<int>(b.size()));
+  }
+  for (const ParallelGroupResult& g : r.groups) r.communication += g.communication;
+  const double gpus = spec_.gpus > 0 ? spec_.gpus : p.gpus();
+  if (spec_.peak_flops > 0 && r.step.ps > 0) {
+    r.mfu = spec_.model_flops_per_step / (r.step.seconds() * gpus * spec_.peak_flops);
+  }
+  ++steps_done_;
+  if (on_step_) on_step_(std::move(r));
+  if (++step_ < spec_.steps) {
+    begin_step();
+    return;
+  }
+  done_ = true;
+  if (on_done_) on_done_();
+}
+
+}  // namespace models
