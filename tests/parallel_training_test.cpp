@@ -5,8 +5,11 @@
 // all-reduce each take what the same all-reduce takes alone on the same GPUs.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <string>
 
+#include "models/timeline.hpp"
 #include "scenario_helpers.hpp"
 
 namespace {
@@ -206,4 +209,37 @@ TEST_CASE("parallel training: layouts that do not fit are refused with their pat
       CHECK_THAT(e.what(), Catch::StartsWith(c.message));
     }
   }
+}
+
+TEST_CASE("parallel training: the timeline shows each stage's compute and pipeline calls",
+          "[mechanism][training][timeline]") {
+  scen::Json j = cluster(2);
+  j["workload"]["training"] = training(1, 4, 4, 6, "1ms", "4KiB", "4KiB");
+  scen::RunOptions ro;
+  ro.timeline.enabled = true;
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j), ro);
+  REQUIRE(out.timeline);
+  const models::TimelineRecorder& t = *out.timeline;
+  std::map<std::string, int64_t> busy;
+  std::map<std::string, int> spans;
+  for (const auto& sp : t.spans()) {
+    const auto& tr = t.tracks()[sp.track];
+    if (tr.process != "training 0") continue;
+    busy[tr.thread] += (sp.end - sp.start).ps;
+    ++spans[tr.thread];
+  }
+  for (int s = 0; s < 4; ++s) {
+    const std::string stage = "stage " + std::to_string(s);
+    INFO(stage);
+    // 6 forwards of 1 ms and 6 backwards of 2 ms, one span each.
+    CHECK(busy[stage] == static_cast<int64_t>(6 * 3e9));
+    CHECK(spans[stage] == 12);
+    // Its pipeline calls: the first and last stage one per micro-batch and direction they
+    // use; the middle stages' combined calls.
+    CHECK(spans[stage + " pipeline"] > 0);
+  }
+  const auto& p = group(out.training_steps.at(0), "pipeline");
+  // Stage 0's replica 0 is on the timeline; its calls' time is its share of the mean.
+  CHECK(busy["stage 0 pipeline"] > 0);
+  CHECK(busy["stage 0 pipeline"] < (p.communication + p.wait).ps * 4);
 }
