@@ -27,6 +27,8 @@ import csv
 import re
 import sys
 
+from units_text import size_text
+
 # Unit multipliers, as rdmasim reads them (sim/units.hpp): KB/MB/GB are powers of 10,
 # KiB/MiB/GiB powers of 2.
 _UNITS = {
@@ -304,12 +306,8 @@ def plot_fct_cdf(args):
 
 
 def size_label(value, _position=None):
-    """A message size as nccl-tests' sizes read: 8 B, 64 KiB, 1 MiB, 2 GiB."""
-    for scale, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if value >= scale:
-            v = value / scale
-            return ("%d %s" if v.is_integer() else "%.1f %s") % (v, unit)
-    return "%d B" % value
+    """A message size as nccl-tests' sizes read: 8 B, 64 KiB, 1 MiB, 2 GiB (a tick formatter)."""
+    return size_text(value)
 
 
 def plot_busbw(args):

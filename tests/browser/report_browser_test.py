@@ -3,6 +3,7 @@ drawn (the page's own count of rendered <svg class="figure">), no console messag
 screenshot that is not blank. Run by ctest (label "browser"); prints SKIPPED without Chromium.
 RDMASIM_BIN_DIR and RDMASIM_SOURCE_DIR are set by ctest; RDMASIM_SHARED (optional) gives the
 measured nccl-tests trace drawn beside the simulated busbw."""
+import json
 import os
 import re
 import shutil
@@ -65,6 +66,20 @@ class ReportInBrowserTest(unittest.TestCase):
             rdmasim("run", os.path.join(SOURCE, "scenarios", scenario), "-q", "-o", name,
                     "--report", *extra, cwd=cls.tmp)
             cls.pages[name] = os.path.join(cls.tmp, name, "report.html")
+        # A training step with tensor, pipeline and data-parallel groups on 4 GPU servers.
+        training = {
+            "name": "parallel",
+            "topology": {"generator": "rail", "nodes": {"count": 4, "preset": "dgx-h100"},
+                         "nodes_per_leaf": 4, "spines": 2, "fabric_rate": "400Gbps",
+                         "host_latency": "500ns", "fabric_latency": "500ns"},
+            "workload": {"training": {
+                "parallel": {"tp": 8, "pp": 2, "dp": 2, "microbatches": 4},
+                "layers": 4, "layer": {"forward": "50us", "gradients": "1MiB"},
+                "activations": "256KiB", "optimizer": "20us"}}}
+        with open(os.path.join(cls.tmp, "parallel.json"), "w") as f:
+            json.dump(training, f)
+        rdmasim("run", "parallel.json", "-q", "-o", "training", "--report", cwd=cls.tmp)
+        cls.pages["training"] = os.path.join(cls.tmp, "training", "report.html")
         shared = os.environ.get("RDMASIM_SHARED", "")
         trace = os.path.join(shared, "traces", "nccl-tests_all_reduce_h100_1node_8gpu.txt")
         if shared and os.path.isfile(trace):
@@ -91,6 +106,8 @@ class ReportInBrowserTest(unittest.TestCase):
                     "deadlock": ["who paused whom", "deadlock 1: formed at",
                                  "ingress buffers asserting PFC pause"],
                     "allreduce": ["bus bandwidth against message size"],
+                    "training": ["<h2>Training</h2>", "waiting for peers (µs)", "pipeline",
+                                 "utilisation of the links"],
                     "measured": ["measured: nccl-tests_all_reduce_h100_1node_8gpu.txt"],
                     "sweep": ["fct_p99_ns against kmin", "pause_frames against kmin"]}
         for name, page in self.pages.items():
