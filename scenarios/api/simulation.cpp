@@ -306,15 +306,16 @@ uint64_t Simulation::send(const std::string& src, const std::string& dst, int64_
                    : options.transport == Transport::Rdma ? models::FlowTransport::Rdma
                                                           : models::FlowTransport::Fabric;
     models::Transport& transport = *net.transport;
-    if (transport.is_tcp(fs) || fs.transport == models::FlowTransport::Tcp) {
-      if (s.fabric_kind == scen::FabricKind::Infiniband) {
-        throw scen::InputError("send.transport", "tcp", "rdma on an InfiniBand fabric");
-      }
-      if (!net.tcp || !transport.is_tcp(fs)) {
-        throw scen::InputError("send.transport", "tcp",
-                               "rdma, or a scenario whose hosts run TCP (fabric.transport "
-                               "\"tcp\", or a flow with \"transport\": \"tcp\")");
-      }
+    // TCP asked for needs hosts with a kernel stack (a fabric whose default it is builds
+    // them): never on InfiniBand, and only in a scenario whose hosts run TCP.
+    if (fs.transport == models::FlowTransport::Tcp &&
+        s.fabric_kind == scen::FabricKind::Infiniband) {
+      throw scen::InputError("send.transport", "tcp", "rdma on an InfiniBand fabric");
+    }
+    if (fs.transport == models::FlowTransport::Tcp && (!net.tcp || !transport.is_tcp(fs))) {
+      throw scen::InputError("send.transport", "tcp",
+                             "rdma, or a scenario whose hosts run TCP (fabric.transport "
+                             "\"tcp\", or a flow with \"transport\": \"tcp\")");
     }
     // RoCEv2's entropy is the UDP source port (49152+), as for the workload's flows.
     const auto sport = static_cast<uint16_t>(49152 + im.sport_rng->below(16384 - fs.qps));
