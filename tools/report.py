@@ -40,6 +40,12 @@ def read_csv(path):
         fail("%s: %s" % (path, e))
 
 
+def rows_of(out_dir, name):
+    """The rows of a run's CSV file; none when the run did not write it."""
+    path = os.path.join(out_dir, name)
+    return read_csv(path) if os.path.isfile(path) else []
+
+
 def num(text, default=0.0):
     try:
         return float(text)
@@ -190,10 +196,7 @@ def deadlock_section(out_dir):
 
 
 def collectives_section(out_dir, measured, measured_name):
-    path = os.path.join(out_dir, "collectives.csv")
-    if not os.path.isfile(path):
-        return ""
-    rows = read_csv(path)
+    rows = rows_of(out_dir, "collectives.csv")
     if not rows:
         return ""
     series = {}
@@ -218,10 +221,7 @@ def collectives_section(out_dir, measured, measured_name):
 def training_section(out_dir):
     """training.csv's steps, and with parallel groups (training_groups.csv) each kind's share of
     the step: communication and waiting for peers per GPU."""
-    path = os.path.join(out_dir, "training.csv")
-    if not os.path.isfile(path):
-        return ""
-    steps = read_csv(path)
+    steps = rows_of(out_dir, "training.csv")
     if not steps:
         return ""
     out = ["<h2>Training</h2>",
@@ -229,9 +229,8 @@ def training_section(out_dir):
                   "exposed (µs)", "MFU (%)"],
                  [(r["step"], r["step_us"], r["compute_us"], r["communication_us"],
                    r["exposed_us"], "%.2f" % (100 * num(r["mfu"]))) for r in steps])]
-    groups_path = os.path.join(out_dir, "training_groups.csv")
-    if os.path.isfile(groups_path):
-        groups = read_csv(groups_path)
+    groups = rows_of(out_dir, "training_groups.csv")
+    if groups:
         out.append(table(["step", "group", "groups", "GPUs each", "calls per GPU",
                           "data per GPU", "communication (µs)", "waiting for peers (µs)"],
                          [(r["step"], r["group"], r["groups"], r["ranks"], r["calls_per_gpu"],

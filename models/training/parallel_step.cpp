@@ -280,30 +280,26 @@ void ParallelTraining::start_transfer(uint64_t key, Transfer& t) {
 }
 
 void ParallelTraining::on_flow_delivered(uint32_t flow) {
-  if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
-  const uint64_t key = transfer_of_flow_[flow] - 1;
-  auto it = transfers_.find(key);
-  if (it == transfers_.end()) return;
-  Transfer& t = it->second;
-  if (--t.undelivered == 0) {
-    const int receiver = t.receiver;
-    if (t.incomplete == 0) transfers_.erase(it);
-    item_done(receiver);
-  }
+  flow_done(flow, true);
 }
 
 void ParallelTraining::on_flow_complete(uint32_t flow) {
+  flow_done(flow, false);
+}
+
+void ParallelTraining::flow_done(uint32_t flow, bool delivered) {
   if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
   const uint64_t key = transfer_of_flow_[flow] - 1;
-  transfer_of_flow_[flow] = 0;
+  if (!delivered) transfer_of_flow_[flow] = 0;  // completion is a flow's last news
   auto it = transfers_.find(key);
   if (it == transfers_.end()) return;
   Transfer& t = it->second;
-  if (--t.incomplete == 0) {
-    const int sender = t.sender;
-    if (t.undelivered == 0) transfers_.erase(it);
-    item_done(sender);
-  }
+  // The receiver's side is done once every tensor rank's copy has arrived, the sender's once
+  // every one is acknowledged.
+  if (--(delivered ? t.undelivered : t.incomplete) > 0) return;
+  const int replica = delivered ? t.receiver : t.sender;
+  if (t.undelivered == 0 && t.incomplete == 0) transfers_.erase(it);
+  item_done(replica);
 }
 
 void ParallelTraining::item_done(int replica) {

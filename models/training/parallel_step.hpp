@@ -89,6 +89,8 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   bool post_call(int replica, const Op& op);
   void post_side(int replica, Direction dir, int micro, bool send);
   void start_transfer(uint64_t key, Transfer& t);
+  // The transport's news of one flow of a pipeline transfer (delivered, or completed).
+  void flow_done(uint32_t flow, bool delivered);
   void item_done(int replica);
   void replica_finished(int replica);
   void next_bucket(int group);
