@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/collectives/collective_runner.hpp"
+#include "models/training/pipeline_schedule.hpp"
 #include "models/training/training_result.hpp"
 #include "models/training/training_spec.hpp"
 
@@ -51,14 +52,7 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
  private:
   enum Kind : uint32_t { kStepBegins = 0, kComputeDone = 1, kOptimizerDone = 2 };
   enum class Direction : uint8_t { Forward, Backward };  // activations down, gradients up
-  // One entry of a stage's program.
-  struct Op {
-    enum class Type : uint8_t { Compute, TensorAllReduce, PointToPoint } type = Type::Compute;
-    sim::Time time;  // Compute
-    std::string name;
-    // PointToPoint: the micro-batches sent and received in each direction (-1: none).
-    int send_forward = -1, send_backward = -1, recv_forward = -1, recv_backward = -1;
-  };
+  using Op = PipelineOp;
   // One pipeline message (tp flows, one per tensor rank) between two replicas.
   struct Transfer {
     bool send_posted = false, recv_posted = false;
@@ -83,7 +77,6 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   int rank_of(int stage, int d, int t) const {
     return t + spec_.parallel.tp * (d + spec_.parallel.dp * stage);
   }
-  std::vector<Op> stage_program(int stage) const;
   void begin_step();
   void run(int replica);  // executes ops from its pc until one waits
   bool post_call(int replica, const Op& op);

@@ -20,6 +20,7 @@
 #include "models/switch.hpp"
 #include "models/tcp/tcp_params.hpp"
 #include "models/training/training_spec.hpp"
+#include "models/workloads/chakra_spec.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
 #include "topologies/forwarding_tables.hpp"
@@ -111,6 +112,7 @@ struct Scenario {
   std::vector<models::FlowSpec> flows;
   std::vector<models::CollectiveSpec> collectives;  // workload.collective
   std::vector<models::TrainingSpec> training;       // workload.training
+  std::vector<models::ChakraSpec> chakra;           // workload.chakra
   sim::Time stop_time = sim::Time::max();
   bool stop_when_done = true;
   bool stop_on_deadlock = true;  // stop.on_deadlock: "stop" | "continue"

@@ -14,6 +14,7 @@
 #include "scenarios/loader/sl_to_vl_overrides.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/training_section.hpp"
+#include "scenarios/chakra/chakra_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
 
@@ -342,10 +343,12 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
                      : r.at("workload");
   s.collectives = read_collective_section(w, s.fabric, s.nic, s.qos);
   s.training = read_training_section(w, s.fabric, s.nic, s.qos);
+  s.chakra = read_chakra_section(w, s.fabric, s.nic, s.qos, dir);
   check_sharp_workload(r.json(), s);  // sharp_section.hpp
   s.flows = read_workload_section(
       w, s.fabric, s.nic, s.qos, s.seed, dir,
-      options.allow_empty_workload || !s.collectives.empty() || !s.training.empty(),
+      options.allow_empty_workload || !s.collectives.empty() || !s.training.empty() ||
+          !s.chakra.empty(),
       options.max_memory_bytes, s.fabric_kind != FabricKind::Infiniband);
   check_tagging_flows(s);  // routing_section.hpp
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "scenarios/outputs/csv_cell.hpp"
+
 namespace scen {
 namespace {
 
@@ -160,6 +162,40 @@ std::string training_summary(const RunOutcome& out) {
                     g.wait.us());
       s += line;
     }
+  }
+  return s;
+}
+
+std::string chakra_summary(const RunOutcome& out) {
+  if (out.chakra_ranks.empty()) return "";
+  size_t slowest = 0;
+  double compute = 0, exposed = 0;
+  for (size_t i = 0; i < out.chakra_ranks.size(); ++i) {
+    const models::ChakraRankResult& r = out.chakra_ranks[i];
+    if (r.iteration > out.chakra_ranks[slowest].iteration) slowest = i;
+    compute += r.compute.us();
+    exposed += r.exposed.us();
+  }
+  const double n = static_cast<double>(out.chakra_ranks.size());
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "# chakra: %zu ranks, iteration %.2f us (slowest: rank %zu, %s); per rank compute "
+                "%.2f us, exposed communication %.2f us (means); %zu collectives\n",
+                out.chakra_ranks.size(), out.chakra_ranks[slowest].iteration.us(), slowest,
+                out.chakra_ranks[slowest].name.c_str(), compute / n, exposed / n,
+                out.chakra_collectives.size());
+  return line;
+}
+
+std::string chakra_csv(const RunOutcome& out) {
+  std::string s = "rank,name,iteration_us,compute_us,exposed_us,nodes,collectives,sends,recvs\n";
+  char line[256];
+  for (size_t i = 0; i < out.chakra_ranks.size(); ++i) {
+    const models::ChakraRankResult& r = out.chakra_ranks[i];
+    std::snprintf(line, sizeof line, "%zu,%s,%.3f,%.3f,%.3f,%u,%u,%u,%u\n", i,
+                  csv_cell(r.name).c_str(), r.iteration.us(), r.compute.us(), r.exposed.us(),
+                  r.nodes, r.collectives, r.sends, r.recvs);
+    s += line;
   }
   return s;
 }

@@ -33,5 +33,10 @@ std::string training_csv(const RunOutcome& out);
 // groups, GPUs per group, calls and bytes per GPU, communication and waiting for peers (means
 // per GPU): step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us
 std::string training_groups_csv(const RunOutcome& out);
+// A Chakra workload: one line (ranks, the iteration, mean compute and exposed communication).
+std::string chakra_summary(const RunOutcome& out);
+// chakra.csv: rank,name,iteration_us,compute_us,exposed_us,nodes,collectives,sends,recvs (the
+// iteration from the workload's start to the rank's last node; exposed = iteration - compute)
+std::string chakra_csv(const RunOutcome& out);
 
 }  // namespace scen

@@ -61,7 +61,7 @@ const std::vector<std::string>& run_output_names() {
       "classes.csv",         "nics.csv",        "timeseries.csv",
       "rates.csv",           "pfc.csv",         "credits.csv",
       "ib_cc.csv",           "collectives.csv", "training.csv",
-      "training_groups.csv", "deadlocks.json",  "run_stats.json",
+      "training_groups.csv", "chakra.csv", "deadlocks.json",  "run_stats.json",
       "comparison.csv",      "fct_by_size.csv", "report.html"};
   return names;
 }

@@ -253,6 +253,7 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
     write_file_atomic(dir + "/collectives.csv", collectives_csv(out.collectives, s.collectives));
   }
   if (!out.training_steps.empty()) write_file_atomic(dir + "/training.csv", training_csv(out));
+  if (!out.chakra_ranks.empty()) write_file_atomic(dir + "/chakra.csv", chakra_csv(out));
   if (!out.training_steps.empty() && !out.training_steps.back().groups.empty()) {
     write_file_atomic(dir + "/training_groups.csv", training_groups_csv(out));
   }

@@ -47,6 +47,9 @@ class DoneWatcher final : public models::CompletionListener {
     for (const auto& t : training_) {
       if (!t->done()) return false;
     }
+    for (const auto& c : chakra_) {
+      if (!c->done()) return false;
+    }
     return transport_.flows_done() == transport_.flow_count();
   }
   void check() {
@@ -59,6 +62,7 @@ class DoneWatcher final : public models::CompletionListener {
   bool stop_ = true;
   std::vector<std::unique_ptr<models::CollectiveRunner>> collectives_;
   std::vector<std::unique_ptr<models::TrainingRunner>> training_;
+  std::vector<std::unique_ptr<models::ChakraRunner>> chakra_;
 
  private:
   sim::Simulator& sim_;
@@ -91,6 +95,10 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
   }
   for (const auto& tr : w.training_) {
     sum += tr->work_done();
+    ++parts;
+  }
+  for (const auto& c : w.chakra_) {
+    sum += c->work_done();
     ++parts;
   }
   return parts > 0 ? sum / parts : 0.0;
@@ -220,6 +228,18 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     watcher.training_.back()->set_sharp(net->sharp.get());
     watcher.training_.back()->start();
   }
+  for (size_t i = 0; i < s.chakra.size(); ++i) {
+    models::ChakraSpec chakra = s.chakra[i];
+    for (auto& g : chakra.groups) {
+      if (g.ranks() >= 2) set_collective_hop_times(s, *net, g);
+    }
+    watcher.chakra_.push_back(std::make_unique<models::ChakraRunner>(
+        net->ctx, *net->transport, std::move(chakra),
+        static_cast<uint32_t>(s.collectives.size() + s.training.size() + i), s.seed));
+    watcher.chakra_.back()->set_on_done([&watcher] { watcher.check(); });
+    watcher.chakra_.back()->set_sharp(net->sharp.get());
+    watcher.chakra_.back()->start();
+  }
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
   if (net->deadlock) net->deadlock->start();
@@ -259,8 +279,8 @@ sim::StopReason ScenarioRun::advance(sim::Time limit) {
     std::function<double()> work;
     const size_t workload_flows = s.flows.size();
     const DoneWatcher& watcher = *st.watcher;
-    if (s.stop_when_done &&
-        (workload_flows > 0 || !watcher.collectives_.empty() || !watcher.training_.empty())) {
+    if (s.stop_when_done && (workload_flows > 0 || !watcher.collectives_.empty() ||
+                             !watcher.training_.empty() || !watcher.chakra_.empty())) {
       work = [&st, workload_flows] {
         return progress_work(*st.net->transport, workload_flows, *st.watcher);
       };
@@ -315,6 +335,7 @@ RunOutcome ScenarioRun::finish() {
   add_routing_results(s, *net, res);
   res["packets_in_flight_at_end"] = packets.in_flight;
   add_workload_results(s, st.watcher->collectives_, st.watcher->training_, out, res);
+  add_chakra_results(st.watcher->chakra_, out, res);
   out.results = std::move(res);
   add_run_warnings(s, out);
 

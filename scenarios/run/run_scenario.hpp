@@ -16,6 +16,7 @@
 #include "models/timeline.hpp"
 #include "models/timeseries_sampler.hpp"
 #include "models/training/training_step.hpp"
+#include "models/workloads/chakra_run.hpp"
 #include "scenarios/loader/scenario.hpp"
 
 namespace models {
@@ -110,6 +111,8 @@ struct RunOutcome {
   // Training steps, and every bucket's all-reduce.
   std::vector<models::TrainingStepResult> training_steps;
   std::vector<models::CollectiveResult> training_all_reduces;
+  std::vector<models::ChakraRankResult> chakra_ranks;       // per rank of a Chakra workload
+  std::vector<models::CollectiveResult> chakra_collectives;  // its collectives, as they ended
   std::vector<RunWarning> warnings;  // summary.json's `warnings`, also logged
   // `run --timeline`: what was recorded (null when not asked for).
   std::shared_ptr<const models::TimelineRecorder> timeline;

@@ -1,5 +1,7 @@
 #include "scenarios/run/workload_results.hpp"
 
+#include <algorithm>
+
 #include "scenarios/run/percentiles.hpp"
 
 namespace scen {
@@ -69,6 +71,31 @@ void add_workload_results(const Scenario& s,
           {"busbw_GBps", milli_number(static_cast<int64_t>(last.busbw_gbps() * 1000))}};
     }
   }
+}
+
+void add_chakra_results(const std::vector<std::unique_ptr<models::ChakraRunner>>& chakra,
+                        RunOutcome& out, Json& res) {
+  for (const auto& c : chakra) {
+    out.chakra_ranks.insert(out.chakra_ranks.end(), c->results().begin(), c->results().end());
+    out.chakra_collectives.insert(out.chakra_collectives.end(), c->collective_rows().begin(),
+                                  c->collective_rows().end());
+  }
+  if (chakra.empty()) return;
+  int64_t slowest = 0, compute = 0, exposed = 0;
+  size_t finished = 0;
+  for (const models::ChakraRankResult& r : out.chakra_ranks) {
+    slowest = std::max(slowest, r.iteration.ps);
+    compute += r.compute.ps;
+    exposed += r.exposed.ps;
+    finished += r.iteration.ps > 0 || r.nodes == 0;
+  }
+  const auto n = static_cast<int64_t>(std::max<size_t>(1, out.chakra_ranks.size()));
+  res["chakra"] = {{"ranks", out.chakra_ranks.size()},
+                   {"ranks_finished", finished},
+                   {"iteration_time_us", milli_number(slowest / 1000)},
+                   {"compute_mean_us", milli_number(compute / n / 1000)},
+                   {"exposed_communication_mean_us", milli_number(exposed / n / 1000)},
+                   {"collectives", out.chakra_collectives.size()}};
 }
 
 }  // namespace scen

@@ -19,4 +19,9 @@ void add_workload_results(const Scenario& s,
                           const std::vector<std::unique_ptr<models::TrainingRunner>>& training,
                           RunOutcome& out, Json& res);
 
+// Fills out.chakra_ranks, out.chakra_collectives and res["chakra"]: the iteration (the slowest
+// rank's), the mean compute and exposed communication per rank.
+void add_chakra_results(const std::vector<std::unique_ptr<models::ChakraRunner>>& chakra,
+                        RunOutcome& out, Json& res);
+
 }  // namespace scen

@@ -308,6 +308,7 @@ int cmd_run(int argc, char** argv) {
       std::printf("%s", scen::collectives_table(out.collectives, s.collectives).c_str());
     }
     if (!out.training_steps.empty()) std::printf("%s", scen::training_summary(out).c_str());
+    if (!out.chakra_ranks.empty()) std::printf("%s", scen::chakra_summary(out).c_str());
     print_headline(s, out, out_dir);
   }
   write_timeline(out, timeline.file, vm.count("quiet") > 0);

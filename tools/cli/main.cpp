@@ -25,6 +25,7 @@ const char* kUsage =
     "  plot RESULTS.csv    draw a sweep's results.csv: --x AXIS --y METRIC [--by AXIS] -o PNG\n"
     "  plot RUN_DIR        draw a run's FCT CDFs (--fct-cdf) or busbw against size (--busbw)\n"
     "  report OUT_DIR      one HTML page of a run's or a sweep's results (figures inline)\n"
+    "  chakra generate     Chakra execution traces of a tensor/pipeline/data-parallel step\n"
     "  topo gen KIND ...   generate a topology file (leaf-spine, fat-tree, clos3, rail)\n"
     "  topo show FILE      counts, bisection, path diversity (--dot for Graphviz)\n"
     "  import hpcc|htsim   convert a peer simulator's input files to a scenario\n"
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
     if (cmd == "sweep") return cli::cmd_sweep(argc - 1, argv + 1);
     if (cmd == "plot") return cli::cmd_plot(argc - 1, argv + 1);
     if (cmd == "report") return cli::cmd_report(argc - 1, argv + 1);
+    if (cmd == "chakra") return cli::cmd_chakra(argc - 1, argv + 1);
     if (cmd == "compare") return cli::cmd_compare(argc - 1, argv + 1);
     if (cmd == "calibrate") return cli::cmd_calibrate(argc - 1, argv + 1);
     if (cmd == "validate") return cli::cmd_validate(argc - 1, argv + 1);
