@@ -7,6 +7,7 @@ packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
           nlohmann-json3-dev libspdlog-dev catch2 python3-matplotlib
           libibverbs-dev openmpi-bin libopenmpi-dev
           python3-dev pybind11-dev  # the Python module (scenarios/api/python)
+          libprotobuf-dev protobuf-compiler  # Chakra execution traces (scenarios/chakra)
           clang libclang-rt-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
 if [ "${1:-}" = "--tests" ]; then
   packages+=(chromium)  # the browser test of rdmasim report (tests/browser)
