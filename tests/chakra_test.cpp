@@ -4,10 +4,13 @@
 // takes its critical path; a send waits for its receive and moves its bytes as a message of
 // that size does alone; every malformed trace is refused naming its file and node.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "models/timeline.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/chakra/chakra_files.hpp"
@@ -32,7 +35,8 @@ scen::Json cluster(int servers) {
 }
 
 scen::RunOutcome run_chakra(const TempDir& dir, scen::Json j, scen::RunOptions ro = {}) {
-  return scen::run_scenario(scen::load_scenario_json(j, dir.path().string(), scen::LoadOptions{}), ro);
+  return scen::run_scenario(scen::load_scenario_json(j, dir.path().string(), scen::LoadOptions{}),
+                            ro);
 }
 
 scen::Scenario load_chakra(const TempDir& dir, scen::Json j) {
@@ -295,4 +299,36 @@ TEST_CASE("chakra: malformed traces are refused naming the file and the node",
       CHECK_THAT(msg, Catch::StartsWith(c.message));
     }
   }
+}
+
+TEST_CASE("chakra: generate and run from the command line, chakra.csv per rank", "[cli][chakra]") {
+  TempDir dir("rdmasim_chakra_cli");
+  const test_support::Run g = test_support::rdmasim(
+      {"chakra",    "generate", "--tp",           "8",      "--pp",        "2",
+       "--dp",      "1",        "--microbatches", "2",      "--layers",    "2",
+       "--forward", "20us",     "--activations",  "256KiB", "--gradients", "1MiB",
+       "-o",        "step"},
+      dir);
+  INFO(g.err);
+  REQUIRE(g.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "step.15.et"));
+  CHECK_FALSE(std::filesystem::exists(dir / "step.16.et"));
+  scen::Json c = cluster(2);
+  c["workload"]["chakra"] = {{"traces", "step"}, {"comm_groups", "step.comm_groups.json"}};
+  dir.write("chakra.json", c.dump());
+  const test_support::Run r = test_support::rdmasim({"run", "chakra.json", "--out", "out"}, dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# chakra: 16 ranks, iteration") != std::string::npos);
+  std::ifstream csv(dir / "out" / "chakra.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  CHECK(lines == 17);
+  // One trace too many for the 16 GPUs: refused before running, nothing written.
+  std::filesystem::copy_file(dir / "step.0.et", dir / "step.16.et");
+  const test_support::Run bad = test_support::rdmasim({"run", "chakra.json", "--out", "out2"}, dir);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("workload.chakra.traces") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "out2"));
 }

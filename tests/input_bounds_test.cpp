@@ -178,7 +178,11 @@ TEST_CASE("every binary and subcommand answers --help with exit 0", "[unit][robu
                                                {"sweep", "--help"},
                                                {"calibrate", "--help"},
                                                {"validate", "--help"},
-                                               {"import", "--help"}}) {
+                                               {"import", "--help"},
+                                               {"chakra", "--help"},
+                                               {"chakra", "generate", "--help"},
+                                               {"report", "--help"},
+                                               {"plot", "--help"}}) {
     const Run r = rdmasim(args, dir);
     std::string joined;
     for (const auto& a : args) joined += a + " ";
