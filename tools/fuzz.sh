@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 seconds="${RDMASIM_FUZZ_SECONDS:-30}"
 jobs="${RDMASIM_FUZZ_JOBS:-$(nproc)}"
 all_targets=(fuzz_scenario fuzz_sweep fuzz_cluster fuzz_perftest fuzz_nccl_tests
-             fuzz_import_hpcc fuzz_import_htsim fuzz_hpcc_config)
+             fuzz_import_hpcc fuzz_import_htsim fuzz_hpcc_config fuzz_chakra)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (bash tools/setup-deps.sh)" >&2; exit 1; }
@@ -49,6 +49,7 @@ ci_runs() {
     fuzz_import_hpcc) echo 15000 ;;
     fuzz_import_htsim) echo 50000 ;;
     fuzz_hpcc_config) echo 30000 ;;
+    fuzz_chakra) echo 20000 ;;
     *) echo 50000 ;;
   esac
 }

@@ -30,6 +30,10 @@ EtFile read_et_file(const std::string& file) {
       throw InputError(file, "", "a trace file of at most 1 GiB");
     }
   }
+  return parse_et_bytes(bytes, file);
+}
+
+EtFile parse_et_bytes(const std::string& bytes, const std::string& file) {
   google::protobuf::io::ArrayInputStream array(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream in_stream(&array);
   EtFile et;

@@ -17,6 +17,8 @@ struct EtFile {
 
 // Throws InputError(file, what, "a Chakra execution trace ...") on anything else.
 EtFile read_et_file(const std::string& file);
+// The same from the file's bytes (`file` names it in errors).
+EtFile parse_et_bytes(const std::string& bytes, const std::string& file);
 // Writes atomically (a temporary name, then renamed).
 void write_et_file(const std::string& file, const EtFile& et);
 
