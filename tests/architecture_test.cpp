@@ -98,8 +98,8 @@ Layer layer_of(const std::string& path) {
   static const std::vector<std::pair<std::string, int>> kTop = {
       {"sim", 0}, {"topologies", 0}, {"models", 1}, {"scenarios", 2}, {"tools", 3}, {"bench", 3}};
   static const std::vector<std::pair<std::string, int>> kScenarios = {
-      {"loader", 0}, {"import", 1},  {"builder", 1}, {"traces", 1},
-      {"run", 2},    {"outputs", 3}, {"sweep", 4},   {"api", 5}};
+      {"loader", 0},  {"import", 1}, {"builder", 1}, {"traces", 1}, {"run", 2},
+      {"outputs", 3}, {"sweep", 4},  {"chakra", 4},  {"api", 5}};
   const size_t slash = path.find('/');
   const std::string top = path.substr(0, slash);
   for (const auto& [name, rank] : kTop) {

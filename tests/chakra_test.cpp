@@ -13,8 +13,8 @@
 #include "cli_runner.hpp"
 #include "models/timeline.hpp"
 #include "scenario_helpers.hpp"
-#include "scenarios/chakra/chakra_files.hpp"
 #include "scenarios/chakra/chakra_generate.hpp"
+#include "scenarios/loader/chakra_trace.hpp"
 #include "temp_dir.hpp"
 
 namespace {

@@ -232,10 +232,12 @@ def training_section(out_dir):
     groups = rows_of(out_dir, "training_groups.csv")
     if groups:
         out.append(table(["step", "group", "groups", "GPUs each", "calls per GPU",
-                          "data per GPU", "communication (µs)", "waiting for peers (µs)"],
+                          "data per GPU", "communication (µs)", "waiting for peers (µs)",
+                          "MFU without it (%)"],
                          [(r["step"], r["group"], r["groups"], r["ranks"], r["calls_per_gpu"],
                            size_text(num(r["bytes_per_gpu"])), r["communication_us"],
-                           r["wait_us"]) for r in groups]))
+                           r["wait_us"], "%.2f" % (100 * num(r.get("mfu_without"))))
+                          for r in groups]))
     return "".join(out)
 
 

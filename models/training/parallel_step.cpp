@@ -386,6 +386,12 @@ void ParallelTraining::step_done() {
   const double gpus = spec_.gpus > 0 ? spec_.gpus : p.gpus();
   if (spec_.peak_flops > 0 && r.step.ps > 0) {
     r.mfu = spec_.model_flops_per_step / (r.step.seconds() * gpus * spec_.peak_flops);
+    for (ParallelGroupResult& g : r.groups) {
+      const sim::Time without = r.step - g.communication;
+      if (without.ps > 0) {
+        g.mfu_without = spec_.model_flops_per_step / (without.seconds() * gpus * spec_.peak_flops);
+      }
+    }
   }
   ++steps_done_;
   if (on_step_) on_step_(std::move(r));

@@ -23,6 +23,9 @@ struct ParallelGroupResult {
   // the other side (the pipeline's bubble and imbalance), a data-parallel group for the
   // stage's slowest replica to finish backward.
   sim::Time wait;
+  // The step's MFU were this kind's communication free (model FLOPs / ((step - communication)
+  // x GPUs x peak)): what the group costs in MFU, beside the step's own.
+  double mfu_without = 0;
 };
 
 struct TrainingStepResult {

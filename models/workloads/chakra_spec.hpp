@@ -1,6 +1,6 @@
 // A workload of per-rank execution traces (MLCommons Chakra ET) as data: each rank's nodes
 // with their dependencies, its collectives matched across their process group, its sends
-// matched to their receives (scenarios/chakra/ reads the files; chakra_run.hpp runs it).
+// matched to their receives (scenarios/loader/chakra_section.hpp reads the files; chakra_run.hpp runs it).
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "models/training/pipeline_schedule.hpp"
-#include "scenarios/chakra/chakra_files.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 
@@ -44,6 +43,26 @@ struct Chain {
 };
 
 }  // namespace
+
+void write_et_file(const std::string& file, const EtFile& et) {
+  std::string out;
+  auto put = [&out](const google::protobuf::MessageLite& m) {
+    // The length as a base-128 varint, least significant group first, then the message.
+    std::string body;
+    m.SerializeToString(&body);
+    for (uint64_t n = body.size();; n >>= 7) {
+      if (n < 0x80) {
+        out.push_back(static_cast<char>(n));
+        break;
+      }
+      out.push_back(static_cast<char>((n & 0x7f) | 0x80));
+    }
+    out += body;
+  };
+  put(et.metadata);
+  for (const auto& n : et.nodes) put(n);
+  write_file_atomic(file, out);
+}
 
 int write_training_traces(const ChakraTrainingLayout& l, const std::string& prefix) {
   if (l.layers % l.pp != 0) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "scenarios/loader/chakra_trace.hpp"
 #include "sim/time.hpp"
 
 namespace scen {
@@ -23,6 +24,10 @@ struct ChakraTrainingLayout {
   int64_t gradient_bytes = 0;              // per layer and GPU
   int64_t bucket_bytes = 25 << 20;
 };
+
+// A trace file as Chakra's tools write it (a varint length before each message), atomically
+// (a temporary name, then renamed).
+void write_et_file(const std::string& file, const EtFile& et);
 
 // Writes PREFIX.<rank>.et for every rank and PREFIX.comm_groups.json; returns the ranks.
 // Throws InputError for a layout that does not hold together (layers not a multiple of pp,

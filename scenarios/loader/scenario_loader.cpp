@@ -14,7 +14,7 @@
 #include "scenarios/loader/sl_to_vl_overrides.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/training_section.hpp"
-#include "scenarios/chakra/chakra_section.hpp"
+#include "scenarios/loader/chakra_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
 

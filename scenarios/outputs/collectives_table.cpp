@@ -157,9 +157,9 @@ std::string training_summary(const RunOutcome& out) {
     for (const models::ParallelGroupResult& g : t.groups) {
       std::snprintf(line, sizeof line,
                     "#   %-8s %d groups of %d GPUs: %.1f calls, %.0f bytes per GPU; "
-                    "communication %.2f us, waiting for peers %.2f us\n",
+                    "communication %.2f us, waiting for peers %.2f us; MFU without it %.2f %%\n",
                     g.kind.c_str(), g.groups, g.ranks, g.calls, g.bytes, g.communication.us(),
-                    g.wait.us());
+                    g.wait.us(), 100.0 * g.mfu_without);
       s += line;
     }
   }
@@ -201,12 +201,15 @@ std::string chakra_csv(const RunOutcome& out) {
 }
 
 std::string training_groups_csv(const RunOutcome& out) {
-  std::string s = "step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us\n";
+  std::string s =
+      "step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us,"
+      "mfu_without\n";
   char line[256];
   for (size_t i = 0; i < out.training_steps.size(); ++i) {
     for (const models::ParallelGroupResult& g : out.training_steps[i].groups) {
-      std::snprintf(line, sizeof line, "%zu,%s,%d,%d,%.3f,%.0f,%.3f,%.3f\n", i, g.kind.c_str(),
-                    g.groups, g.ranks, g.calls, g.bytes, g.communication.us(), g.wait.us());
+      std::snprintf(line, sizeof line, "%zu,%s,%d,%d,%.3f,%.0f,%.3f,%.3f,%.5f\n", i, g.kind.c_str(),
+                    g.groups, g.ranks, g.calls, g.bytes, g.communication.us(), g.wait.us(),
+                    g.mfu_without);
       s += line;
     }
   }

@@ -31,7 +31,8 @@ std::string training_summary(const RunOutcome& out);
 std::string training_csv(const RunOutcome& out);
 // training_groups.csv (tensor/pipeline/data parallel steps): per step and kind of group its
 // groups, GPUs per group, calls and bytes per GPU, communication and waiting for peers (means
-// per GPU): step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us
+// per GPU) and the step's MFU were the kind's communication free:
+// step,group,groups,ranks,calls_per_gpu,bytes_per_gpu,communication_us,wait_us,mfu_without
 std::string training_groups_csv(const RunOutcome& out);
 // A Chakra workload: one line (ranks, the iteration, mean compute and exposed communication).
 std::string chakra_summary(const RunOutcome& out);

@@ -34,12 +34,14 @@ void add_workload_results(const Scenario& s,
       res["training"]["pipeline_bubble_us"] = milli_number(t.bubble.ps / 1000);
       Json groups = Json::object();
       for (const models::ParallelGroupResult& g : t.groups) {
-        groups[g.kind] = {{"groups", g.groups},
-                          {"ranks", g.ranks},
-                          {"calls_per_gpu", milli_number(static_cast<int64_t>(g.calls * 1000))},
-                          {"bytes_per_gpu", static_cast<int64_t>(g.bytes)},
-                          {"communication_us", milli_number(g.communication.ps / 1000)},
-                          {"wait_us", milli_number(g.wait.ps / 1000)}};
+        groups[g.kind] = {
+            {"groups", g.groups},
+            {"ranks", g.ranks},
+            {"calls_per_gpu", milli_number(static_cast<int64_t>(g.calls * 1000))},
+            {"bytes_per_gpu", static_cast<int64_t>(g.bytes)},
+            {"communication_us", milli_number(g.communication.ps / 1000)},
+            {"wait_us", milli_number(g.wait.ps / 1000)},
+            {"mfu_without_percent", milli_number(static_cast<int64_t>(g.mfu_without * 100000))}};
       }
       res["training"]["groups"] = groups;
     }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "scenarios/chakra/chakra_files.hpp"
+#include "scenarios/loader/chakra_trace.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 

@@ -1,6 +1,7 @@
-// Chakra execution-trace files: one GlobalMetadata then the nodes, each message preceded by
-// its length as a varint (Chakra's protolib encodeMessage / decodeMessage). Reading refuses
-// what is not such a file with the file's name and the byte where it stopped making sense.
+// Chakra execution-trace files (written by scenarios/chakra/chakra_generate.hpp): one
+// GlobalMetadata then the nodes, each message preceded by its length as a varint (Chakra's protolib
+// encodeMessage / decodeMessage). Reading refuses what is not such a file with the file's name and
+// the byte where it stopped making sense.
 #pragma once
 
 #include <string>
@@ -19,7 +20,5 @@ struct EtFile {
 EtFile read_et_file(const std::string& file);
 // The same from the file's bytes (`file` names it in errors).
 EtFile parse_et_bytes(const std::string& bytes, const std::string& file);
-// Writes atomically (a temporary name, then renamed).
-void write_et_file(const std::string& file, const EtFile& et);
 
 }  // namespace scen

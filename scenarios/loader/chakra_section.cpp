@@ -1,4 +1,4 @@
-#include "scenarios/chakra/chakra_section.hpp"
+#include "scenarios/loader/chakra_section.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "scenarios/chakra/chakra_files.hpp"
+#include "scenarios/loader/chakra_trace.hpp"
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/qos_section.hpp"
 

@@ -1,4 +1,4 @@
-#include "scenarios/chakra/chakra_files.hpp"
+#include "scenarios/loader/chakra_trace.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include "scenarios/loader/input_error.hpp"
-#include "scenarios/outputs/write_outputs.hpp"
 
 namespace scen {
 namespace {
@@ -68,26 +67,6 @@ EtFile parse_et_bytes(const std::string& bytes, const std::string& file) {
   }
   if (first) throw InputError(file, "an empty file", kExpected);
   return et;
-}
-
-void write_et_file(const std::string& file, const EtFile& et) {
-  std::string out;
-  auto put = [&out](const google::protobuf::MessageLite& m) {
-    // The length as a base-128 varint, least significant group first, then the message.
-    std::string body;
-    m.SerializeToString(&body);
-    for (uint64_t n = body.size();; n >>= 7) {
-      if (n < 0x80) {
-        out.push_back(static_cast<char>(n));
-        break;
-      }
-      out.push_back(static_cast<char>((n & 0x7f) | 0x80));
-    }
-    out += body;
-  };
-  put(et.metadata);
-  for (const auto& n : et.nodes) put(n);
-  write_file_atomic(file, out);
 }
 
 }  // namespace scen
