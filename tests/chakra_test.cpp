@@ -23,15 +23,7 @@ using ChakraProtoMsg::Node;
 using test_support::TempDir;
 
 scen::Json cluster(int servers) {
-  scen::Json j;
-  j["name"] = "chakra";
-  j["topology"] = {
-      {"generator", "rail"},       {"nodes", {{"count", servers}, {"preset", "dgx-h100"}}},
-      {"nodes_per_leaf", servers}, {"spines", 2},
-      {"fabric_rate", "400Gbps"},  {"host_latency", "500ns"},
-      {"fabric_latency", "500ns"}};
-  j["fabric"]["switch"] = {{"latency", "600ns"}, {"buffer", "32MB"}};
-  return j;
+  return test_support::dgx_rail_cluster("chakra", servers);
 }
 
 scen::RunOutcome run_chakra(const TempDir& dir, scen::Json j, scen::RunOptions ro = {}) {

@@ -14,16 +14,9 @@
 
 namespace {
 
-// `servers` dgx-h100 servers (8 H100s, 8 NICs each) on one rail-optimised leaf per rail.
+// `servers` dgx-h100 servers on one rail-optimised leaf per rail, 4 KiB MTU.
 scen::Json cluster(int servers) {
-  scen::Json j;
-  j["name"] = "parallel";
-  j["topology"] = {
-      {"generator", "rail"},       {"nodes", {{"count", servers}, {"preset", "dgx-h100"}}},
-      {"nodes_per_leaf", servers}, {"spines", 2},
-      {"fabric_rate", "400Gbps"},  {"host_latency", "500ns"},
-      {"fabric_latency", "500ns"}};
-  j["fabric"]["switch"] = {{"latency", "600ns"}, {"buffer", "32MB"}};
+  scen::Json j = test_support::dgx_rail_cluster("parallel", servers);
   j["fabric"]["nic"] = {{"mtu", "4KiB"}};
   return j;
 }

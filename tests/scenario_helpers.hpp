@@ -41,6 +41,20 @@ inline scen::Json star(int n, const std::string& rate = "100Gbps",
   return t;
 }
 
+// A scenario named `name` of `servers` dgx-h100 servers (8 H100s, 8 NICs each) on one
+// rail-optimised leaf per rail, two spines, 400G links, 500 ns cables, 600 ns switches.
+inline scen::Json dgx_rail_cluster(const std::string& name, int servers) {
+  scen::Json j;
+  j["name"] = name;
+  j["topology"] = {
+      {"generator", "rail"},       {"nodes", {{"count", servers}, {"preset", "dgx-h100"}}},
+      {"nodes_per_leaf", servers}, {"spines", 2},
+      {"fabric_rate", "400Gbps"},  {"host_latency", "500ns"},
+      {"fabric_latency", "500ns"}};
+  j["fabric"]["switch"] = {{"latency", "600ns"}, {"buffer", "32MB"}};
+  return j;
+}
+
 inline scen::Scenario load(const scen::Json& j) {
   return scen::load_scenario_json(j, ".", {});
 }

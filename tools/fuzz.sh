@@ -49,7 +49,7 @@ ci_runs() {
     fuzz_import_hpcc) echo 15000 ;;
     fuzz_import_htsim) echo 50000 ;;
     fuzz_hpcc_config) echo 30000 ;;
-    fuzz_chakra) echo 20000 ;;
+    fuzz_chakra) echo 200000 ;;
     *) echo 50000 ;;
   esac
 }

@@ -5,6 +5,7 @@
 
 #include "models/collectives/nccl_chunking.hpp"
 #include "models/timeline.hpp"
+#include "models/workloads/gpu_endpoints.hpp"
 
 namespace models {
 
@@ -41,15 +42,11 @@ void CollectiveRunner::run_one(int64_t size, std::function<void()> done) {
 }
 
 uint16_t CollectiveRunner::connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const {
-  // splitmix64 of the connection: a fixed, well-spread RoCEv2 source port (49152+) per QP.
-  uint64_t z = seed_ ^ (static_cast<uint64_t>(index_) << 48) ^ (static_cast<uint64_t>(src) << 32) ^
-               (static_cast<uint64_t>(dst) << 12) ^ channel;
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  const uint64_t span = 16384 - static_cast<uint64_t>(spec_.qps);
-  return static_cast<uint16_t>(49152 + z % span);
+  // One source port per QP (span leaves room for the QPs' consecutive ports).
+  return connection_source_port(seed_ ^ (static_cast<uint64_t>(index_) << 48) ^
+                                    (static_cast<uint64_t>(src) << 32) ^
+                                    (static_cast<uint64_t>(dst) << 12) ^ channel,
+                                16384 - static_cast<uint64_t>(spec_.qps));
 }
 
 sim::Time CollectiveRunner::step_latency(CollectiveProtocol p) const {

@@ -151,15 +151,9 @@ void ParallelTraining::post_side(int replica, Direction dir, int micro, bool sen
 }
 
 uint16_t ParallelTraining::connection_sport(int src_rank, int dst_rank) const {
-  // splitmix64 of the connection: a fixed RoCEv2 source port (49152+) per GPU pair, so a
-  // connection keeps its path as a real QP does.
-  uint64_t z = seed_ ^ (static_cast<uint64_t>(index_) << 48) ^
-               (static_cast<uint64_t>(src_rank) << 24) ^ static_cast<uint64_t>(dst_rank);
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<uint16_t>(49152 + z % 16383);
+  return connection_source_port(seed_ ^ (static_cast<uint64_t>(index_) << 48) ^
+                                (static_cast<uint64_t>(src_rank) << 24) ^
+                                static_cast<uint64_t>(dst_rank));
 }
 
 void ParallelTraining::start_transfer(uint64_t key, Transfer& t) {
@@ -171,23 +165,11 @@ void ParallelTraining::start_transfer(uint64_t key, Transfer& t) {
   // the same tensor rank of the other stage: over NVLink inside a server, else NIC to NIC.
   for (int tr = 0; tr < p.tp; ++tr) {
     const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
-    const bool nvlink =
-        p.rank_server[static_cast<size_t>(src)] >= 0 &&
-        p.rank_server[static_cast<size_t>(src)] == p.rank_server[static_cast<size_t>(dst)];
-    FlowSpec fs;
-    fs.src_host = static_cast<int>(nvlink ? p.rank_nvlink[static_cast<size_t>(src)]
-                                          : p.rank_nic[static_cast<size_t>(src)]);
-    fs.dst_host = static_cast<int>(nvlink ? p.rank_nvlink[static_cast<size_t>(dst)]
-                                          : p.rank_nic[static_cast<size_t>(dst)]);
-    fs.bytes = p.activation_bytes;
-    fs.start = ctx_.sim.now();
-    fs.priority = p.priority;
-    fs.dscp = p.dscp;
-    fs.tag = "pipeline";
-    const uint32_t flow = transport_.add_flow(fs, 0, connection_sport(src, dst), true);
+    const uint32_t flow = start_p2p_flow(transport_, p.endpoints, static_cast<uint32_t>(src),
+                                         static_cast<uint32_t>(dst), p.activation_bytes,
+                                         ctx_.sim.now(), "pipeline", connection_sport(src, dst));
     if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
     transfer_of_flow_[flow] = key + 1;
-    transport_.start_flow_in_order(flow);
   }
   replica_[static_cast<size_t>(t.sender)].last_transfer_start = ctx_.sim.now();
   replica_[static_cast<size_t>(t.receiver)].last_transfer_start = ctx_.sim.now();
@@ -295,104 +277,8 @@ void ParallelTraining::next_bucket(int group) {
   ctx_.sim.after(spec_.optimizer, this, kOptimizerDone, static_cast<uint64_t>(group));
 }
 
-namespace {
-ParallelGroupResult group_result(const char* kind, int groups, int ranks) {
-  ParallelGroupResult g;
-  g.kind = kind;
-  g.groups = groups;
-  g.ranks = ranks;
-  return g;
-}
-}  // namespace
-
 void ParallelTraining::step_done() {
-  const ParallelGroups& p = spec_.parallel;
-  const sim::Time now = ctx_.sim.now();
-  TrainingStepResult r;
-  r.step = now - step_start_;
-  // The slowest stage's forward + backward of one micro-batch sets the pipeline's pace.
-  const int per_stage = static_cast<int>(spec_.layers.size()) / p.pp;
-  sim::Time stage_pass;
-  for (int s = 0; s < p.pp; ++s) {
-    sim::Time t;
-    for (int l = s * per_stage; l < (s + 1) * per_stage; ++l) {
-      t += spec_.layers[static_cast<size_t>(l)].forward +
-           spec_.layers[static_cast<size_t>(l)].backward;
-    }
-    stage_pass = std::max(stage_pass, t);
-  }
-  r.bubble = sim::Time(stage_pass.ps * (p.pp - 1));
-  r.compute = sim::Time(stage_pass.ps * (p.microbatches + p.pp - 1)) + spec_.optimizer;
-  r.exposed = r.step - r.compute;
-  const double n = replicas_;
-  auto mean = [n](int64_t sum) { return sim::Time(static_cast<int64_t>(sum / n)); };
-  if (p.tp > 1) {
-    ParallelGroupResult g = group_result("tensor", p.pp * p.dp, p.tp);
-    int64_t time = 0, calls = 0;
-    for (int rep = 0; rep < replicas_; ++rep) {
-      time += replica_[static_cast<size_t>(rep)].tensor_time.ps;
-      for (const Op& op : programs_[static_cast<size_t>(stage_of(rep))]) {
-        calls += op.type == Op::Type::TensorAllReduce;
-      }
-    }
-    g.calls = static_cast<double>(calls) / n;
-    g.bytes = g.calls * static_cast<double>(p.activation_bytes);
-    g.communication = mean(time);
-    r.groups.push_back(g);
-  }
-  if (p.pp > 1) {
-    ParallelGroupResult g = group_result("pipeline", p.dp * p.tp, p.pp);
-    int64_t time = 0, wait = 0, sent = 0;
-    for (const Replica& rep : replica_) {
-      time += rep.p2p_time.ps;
-      wait += rep.p2p_wait.ps;
-      sent += rep.messages_sent;
-    }
-    g.calls = static_cast<double>(sent) / n;
-    g.bytes = g.calls * static_cast<double>(p.activation_bytes);
-    g.communication = mean(time);
-    g.wait = mean(wait);
-    r.groups.push_back(g);
-  }
-  sim::Time last_backward = step_start_, last_reduce = step_start_;
-  for (const Replica& rep : replica_) last_backward = std::max(last_backward, rep.backward_end);
-  if (p.dp > 1) {
-    ParallelGroupResult g = group_result("data", p.pp * p.tp, p.dp);
-    int64_t time = 0, wait = 0, calls = 0;
-    double bytes = 0;
-    for (int gi = 0; gi < p.pp * p.tp; ++gi) {
-      const DataGroup& d = data_[static_cast<size_t>(gi)];
-      time += (d.end - d.start).ps;
-      last_reduce = std::max(last_reduce, d.end);
-      calls += static_cast<int64_t>(stage_buckets_[static_cast<size_t>(gi / p.tp)].size());
-      bytes += static_cast<double>(stage_gradient_bytes_[static_cast<size_t>(gi / p.tp)]);
-    }
-    for (int rep = 0; rep < replicas_; ++rep) {
-      wait += (data_[static_cast<size_t>(stage_of(rep) * p.tp)].start -
-               replica_[static_cast<size_t>(rep)].backward_end)
-                  .ps;
-    }
-    const double groups = p.pp * p.tp;
-    g.calls = static_cast<double>(calls) / groups;
-    g.bytes = bytes / groups;
-    g.communication = sim::Time(static_cast<int64_t>(static_cast<double>(time) / groups));
-    g.wait = mean(wait);
-    r.groups.push_back(g);
-    r.last_bucket_tail = last_reduce - last_backward;
-    for (const auto& b : stage_buckets_)
-      r.buckets = std::max(r.buckets, static_cast<int>(b.size()));
-  }
-  for (const ParallelGroupResult& g : r.groups) r.communication += g.communication;
-  const double gpus = spec_.gpus > 0 ? spec_.gpus : p.gpus();
-  if (spec_.peak_flops > 0 && r.step.ps > 0) {
-    r.mfu = spec_.model_flops_per_step / (r.step.seconds() * gpus * spec_.peak_flops);
-    for (ParallelGroupResult& g : r.groups) {
-      const sim::Time without = r.step - g.communication;
-      if (without.ps > 0) {
-        g.mfu_without = spec_.model_flops_per_step / (without.seconds() * gpus * spec_.peak_flops);
-      }
-    }
-  }
+  TrainingStepResult r = step_result();
   ++steps_done_;
   if (on_step_) on_step_(std::move(r));
   if (++step_ < spec_.steps) {

@@ -88,6 +88,7 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   void replica_finished(int replica);
   void next_bucket(int group);
   void step_done();
+  TrainingStepResult step_result() const;  // parallel_step_results.cpp
   uint64_t transfer_key(int receiver, Direction dir, int micro) const;
   uint16_t connection_sport(int src_rank, int dst_rank) const;
   void timeline_span(int replica, bool compute, const std::string& name, sim::Time start);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
+#include "models/workloads/gpu_endpoints.hpp"
 
 namespace models {
 
@@ -31,12 +32,8 @@ struct ParallelGroups {
   // rank order); [stage * tp + t]: the data-parallel group of tensor rank t of stage s.
   std::vector<CollectiveSpec> tensor_groups;
   std::vector<CollectiveSpec> data_groups;
-  // Pipeline messages (GPUDirect RDMA through each GPU's first NIC; inside one server over
-  // NVLink): per global rank its NIC endpoint, NVLink endpoint and server; their class.
-  std::vector<uint32_t> rank_nic, rank_nvlink;
-  std::vector<int> rank_server;
-  int priority = 3;
-  int dscp = 26;
+  // Pipeline messages: where each global rank's enter the fabric, and their class.
+  GpuEndpoints endpoints;
   bool enabled() const { return pp > 0; }
   int gpus() const { return tp * pp * dp; }
 };

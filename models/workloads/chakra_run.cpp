@@ -146,37 +146,19 @@ void ChakraRunner::try_group(uint32_t group) {
 }
 
 uint16_t ChakraRunner::connection_sport(uint32_t src, uint32_t dst) const {
-  // splitmix64 of the rank pair: one RoCEv2 source port (49152+) per connection.
-  uint64_t z = seed_ ^ (static_cast<uint64_t>(index_) << 48) ^ (static_cast<uint64_t>(src) << 24) ^
-               dst ^ 0xc4a4ull << 52;
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<uint16_t>(49152 + z % 16383);
+  return connection_source_port(seed_ ^ (static_cast<uint64_t>(index_) << 48) ^
+                                (static_cast<uint64_t>(src) << 24) ^ dst ^ 0xc4a4ull << 52);
 }
 
 void ChakraRunner::try_transfer(uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   if (!t.send_posted || !t.recv_posted) return;
   const ChakraTransfer& x = spec_.transfers[transfer];
-  const bool nvlink = spec_.rank_server[x.src_rank] >= 0 &&
-                      spec_.rank_server[x.src_rank] == spec_.rank_server[x.dst_rank];
-  FlowSpec fs;
-  fs.src_host =
-      static_cast<int>(nvlink ? spec_.rank_nvlink[x.src_rank] : spec_.rank_nic[x.src_rank]);
-  fs.dst_host =
-      static_cast<int>(nvlink ? spec_.rank_nvlink[x.dst_rank] : spec_.rank_nic[x.dst_rank]);
-  fs.bytes = x.bytes;
-  fs.start = ctx_.sim.now();
-  fs.priority = spec_.priority;
-  fs.dscp = spec_.dscp;
-  fs.tag = "chakra";
   const uint32_t flow =
-      transport_.add_flow(fs, 0, connection_sport(x.src_rank, x.dst_rank), /*recycle=*/true);
+      start_p2p_flow(transport_, spec_.endpoints, x.src_rank, x.dst_rank, x.bytes, ctx_.sim.now(),
+                     "chakra", connection_sport(x.src_rank, x.dst_rank));
   if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
   transfer_of_flow_[flow] = transfer + 1;
-  transport_.start_flow_in_order(flow);
 }
 
 void ChakraRunner::on_flow_delivered(uint32_t flow) {

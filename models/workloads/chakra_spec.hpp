@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
+#include "models/workloads/gpu_endpoints.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -46,12 +47,8 @@ struct ChakraSpec {
   std::vector<CollectiveSpec> groups;
   std::vector<ChakraCollective> collectives;
   std::vector<ChakraTransfer> transfers;
-  // Point-to-point transfers: per rank its NIC endpoint, NVLink endpoint (or the host itself)
-  // and server (-1: a plain host); their class.
-  std::vector<uint32_t> rank_nic, rank_nvlink;
-  std::vector<int> rank_server;
-  int priority = 3;
-  int dscp = 26;
+  // Point-to-point transfers: where each rank's enter the fabric, and their class.
+  GpuEndpoints endpoints;
   sim::Time start;
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "scenarios/loader/collective_section.hpp"
+#include "scenarios/loader/rank_endpoints.hpp"
 
 namespace scen {
 namespace {
@@ -116,13 +117,7 @@ void read_parallel(JsonReader& r, const topo::Fabric& f, const models::NicParams
       p.data_groups.push_back(group_collective(dp_comm, r.child_path("comm"), ranks, f, nic, qos));
     }
   }
-  for (int g = 0; g < gpus.gpus(); ++g) {
-    p.rank_nic.push_back(static_cast<uint32_t>(f.host_index[gpus.nic_nodes[g].front()]));
-    p.rank_nvlink.push_back(static_cast<uint32_t>(f.host_index[gpus.nvlink_node[g]]));
-    p.rank_server.push_back(gpus.server_of(g));
-  }
-  p.priority = t.comm.priority;
-  p.dscp = t.comm.dscp;
+  p.endpoints = rank_endpoints(f, gpus.nvlink_node, t.comm.priority, t.comm.dscp);
 }
 
 }  // namespace
