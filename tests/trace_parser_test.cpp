@@ -328,8 +328,8 @@ TEST_CASE("nccl-tests rank lines with numbers beyond an int are refused with the
                                      {"0", "2147483648"},
                                      {"0", "99999999999999999999999"}}) {
     INFO(rank << " " << device);
-    const auto e =
-        error_of([&] { traces::parse_nccl_tests(report(rank, device), "all_reduce.txt"); });
+    const std::string text = report(rank, device);
+    const auto e = error_of([&] { traces::parse_nccl_tests(text, "all_reduce.txt"); });
     REQUIRE(e);
     CHECK(e->path == "all_reduce.txt:4");
   }
