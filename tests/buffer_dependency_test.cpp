@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenario_helpers.hpp"
+#include "topologies/circuits.hpp"
 
 namespace {
 
@@ -93,4 +94,27 @@ TEST_CASE("buffer dependencies: a routing table that bounces between two switche
   const auto r = topo::buffer_dependency_cycles(s.fabric, rt, flows_of(s));
   REQUIRE(r.cycles.size() == 1);
   CHECK(topo::format_cycle(s.fabric, r.cycles[0]) == "a:1:p3 -> b:0:p3 -> a:1:p3");
+}
+
+TEST_CASE(
+    "circuits: each elementary circuit once, from its smallest vertex, depth first in edge order",
+    "[unit][deadlock]") {
+  // Circuits 0 -> 2 -> 0, 0 -> 1 -> 2 -> 0, 1 -> 2 -> 3 -> 1 and 1 -> 3 -> 1.
+  const std::vector<std::pair<int, int>> edges = {{0, 2}, {0, 1}, {1, 2}, {1, 3},
+                                                  {2, 0}, {2, 3}, {3, 1}};
+  const topo::Circuits c = topo::elementary_circuits(4, edges, 100);
+  CHECK_FALSE(c.truncated);
+  // From 0: the edge 0 -> 2 is listed first, so its circuit comes first (the deadlock detector
+  // reports the first circuit of each start and relies on this order).
+  const std::vector<std::vector<int>> expected = {{0, 2}, {0, 1, 2}, {1, 2, 3}, {1, 3}};
+  CHECK(c.circuits == expected);
+  // Listing 0 -> 1 first finds the longer circuit first.
+  const std::vector<std::pair<int, int>> swapped = {{0, 1}, {0, 2}, {1, 2}, {1, 3},
+                                                    {2, 0}, {2, 3}, {3, 1}};
+  CHECK(topo::elementary_circuits(4, swapped, 100).circuits.front() == std::vector<int>{0, 1, 2});
+  // A cap: the first ones, and the mark that there are more.
+  const topo::Circuits capped = topo::elementary_circuits(4, edges, 2);
+  CHECK(capped.truncated);
+  CHECK(capped.circuits.size() == 2);
+  CHECK(topo::elementary_circuits(3, {{0, 1}, {1, 2}}, 100).circuits.empty());
 }

@@ -116,7 +116,9 @@ TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not o
   sim::Simulator& sim = rig.sim;
   models::PacketPool& pool = rig.pool;
   models::EgressPort& port = rig.port;
-  models::PfcGate gate(rig.ctx, port, sim::Time(0));
+  // With a response time, a frame takes effect later than it arrives: still no event per frame.
+  const sim::Time response = GENERATE(sim::Time(0), sim::Time(500'000));
+  models::PfcGate gate(rig.ctx, port, response);
   port.set_gate(&gate);
   // A pause of 65,535 quanta (335 us at 100 Gb/s) refreshed every microsecond for 100 us, then
   // a resume; each frame schedules the next, so the frames themselves keep one event pending.
@@ -151,9 +153,13 @@ TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not o
   sim.at(50_us, &late, 0);
   sim.run();
   REQUIRE(rig.sink.arrivals.size() == 2);
-  CHECK(rig.sink.arrivals[1] == 100'000'000 + 80'000 + 1'000'000);  // released by the resume
+  // Released by the resume, once its response time has passed.
+  CHECK(rig.sink.arrivals[1] == 100'000'000 + response.ps + 80'000 + 1'000'000);
   // The next frame, the hold's end, the link and the late packet: a few events, where an event
   // per frame's hold would leave up to 100.
   CHECK(frames.most_pending <= 5);
   CHECK(gate.stats().pause_frames_received == 101);
+  // 101 frames and a handful for the two packets and the hold's end; an event per frame (at
+  // its hold's start or end) would add 100 more.
+  CHECK(sim.events_executed() <= 101 + 20);
 }

@@ -10,9 +10,10 @@
 #   build-fuzz/bin/fuzz_scenario build-fuzz/crashes/fuzz_scenario/crash-...   # replay
 #
 # Environment: RDMASIM_FUZZ_SECONDS (per target, default 30), RDMASIM_FUZZ_JOBS (build jobs,
-# default nproc), RDMASIM_SHARED (extra seeds), RDMASIM_FUZZ_SEED (libFuzzer's -seed; default
-# random), RDMASIM_FUZZ_RUNS=ci (a fixed number of executions per target, about 30 s each on
-# a 2-core machine, still capped by RDMASIM_FUZZ_SECONDS).
+# default nproc), RDMASIM_FUZZ_PARALLEL (targets run at once, default nproc), RDMASIM_SHARED
+# (extra seeds), RDMASIM_FUZZ_SEED (libFuzzer's -seed; default random), RDMASIM_FUZZ_RUNS=ci
+# (a fixed number of executions per target, about 30 s each on one core, still capped by
+# RDMASIM_FUZZ_SECONDS).
 #
 # tools/test.sh runs it with a fixed seed and RDMASIM_FUZZ_RUNS=ci: the same inputs in the same
 # order on every machine, so the suite's verdict does not depend on luck (a slower machine can
@@ -63,10 +64,12 @@ seed() {
   return 0
 }
 
-failed=()
-for t in "${targets[@]}"; do
-  corpus="build-fuzz/corpus/$t"
-  crashes="build-fuzz/crashes/$t"
+# Prepares target $1's corpus, runs it and writes what it printed to build-fuzz/$1.summary
+# and its verdict (0: no crash) to build-fuzz/$1.status.
+fuzz_one() {
+  local t="$1"
+  local corpus="build-fuzz/corpus/$t"
+  local crashes="build-fuzz/crashes/$t"
   rm -rf "$corpus" "$crashes"
   mkdir -p "$corpus" "$crashes"
   seed "$corpus" tests/fuzz/corpus/"$t"/*
@@ -80,7 +83,7 @@ for t in "${targets[@]}"; do
     fuzz_import_hpcc)
       # The topology file, a line "---", the flow file (tests/fuzz/fuzz_import_hpcc.cpp). The
       # small pair only: a 320-host fabric takes 100 times longer per input.
-      h="$shared/peers/hpcc"
+      local h="$shared/peers/hpcc"
       if [ -n "$shared" ] && [ -f "$h/topo_incast8.txt" ] && [ -f "$h/flow_incast8.txt" ]; then
         { cat "$h/topo_incast8.txt"; echo "---"; cat "$h/flow_incast8.txt"; } >"$corpus/shared-incast8"
       fi
@@ -91,6 +94,7 @@ for t in "${targets[@]}"; do
         for m in "$shared"/peers/htsim/*.cm; do
           # Not the 1,024-host matrix: small inputs keep the executions per second high.
           [ -f "$m" ] && [ "$(wc -c <"$m")" -le 8192 ] || continue
+          local nodes k
           nodes="$(awk '$1 == "Nodes" { print $2; exit }' "$m")"
           k="$(awk -v n="$nodes" 'BEGIN { for (k = 2; k <= 64; k += 2) if (k * k * k / 4 == n) { print k; exit } }')"
           [ -n "$k" ] && { echo "$k"; cat "$m"; } >"$corpus/shared-$(basename "$m")"
@@ -99,33 +103,52 @@ for t in "${targets[@]}"; do
       ;;
   esac
   # JSON readers: their keys and tokens as a dictionary (tests/fuzz/json.dict).
-  dict=()
+  local dict=()
   case "$t" in
     fuzz_scenario | fuzz_sweep | fuzz_cluster) dict=(-dict=tests/fuzz/json.dict) ;;
   esac
-  runs_opt=()
+  local runs_opt=()
   if [ "${RDMASIM_FUZZ_RUNS:-}" = ci ]; then
     runs_opt=(-runs="$(ci_runs "$t")")
   elif [ -n "${RDMASIM_FUZZ_RUNS:-}" ]; then
     runs_opt=(-runs="$RDMASIM_FUZZ_RUNS")
   fi
-  echo "== $t: ${seconds}s ${runs_opt[*]} ${seed_opt[*]} on $(ls "$corpus" | wc -l) seeds"
-  log="build-fuzz/$t.log"
-  # stdout closed (-close_fd_mask=1): the loader's warnings would flood the log. A unit slower
-  # than 60 s or a process above 2 GiB counts as a crash.
-  if build-fuzz/bin/"$t" "$corpus" "${dict[@]}" "${seed_opt[@]}" "${runs_opt[@]}" \
-      -max_total_time="$seconds" -timeout=60 \
-      -rss_limit_mb=2048 -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$crashes/" \
-      </dev/null >"$log" 2>&1; then
-    # "Done 45876 runs in 21 second(s)", then the executions per second.
-    grep -E '^Done [0-9]+ runs' "$log" | tail -1 || true
-    grep -E '^stat::average_exec_per_sec' "$log" || true
-  else
-    tail -n 60 "$log"
-    echo "!! $t crashed; log $log; reproducer(s):"
-    ls -1 "$crashes"/* 2>/dev/null || true
-    failed+=("$t")
-  fi
+  local log="build-fuzz/$t.log" status=0
+  {
+    echo "== $t: ${seconds}s ${runs_opt[*]} ${seed_opt[*]} on $(ls "$corpus" | wc -l) seeds"
+    # stdout closed (-close_fd_mask=1): the loader's warnings would flood the log. A unit slower
+    # than 60 s or a process above 2 GiB counts as a crash.
+    if build-fuzz/bin/"$t" "$corpus" "${dict[@]}" "${seed_opt[@]}" "${runs_opt[@]}" \
+        -max_total_time="$seconds" -timeout=60 \
+        -rss_limit_mb=2048 -close_fd_mask=1 -print_final_stats=1 -artifact_prefix="$crashes/" \
+        </dev/null >"$log" 2>&1; then
+      # "Done 45876 runs in 21 second(s)", then the executions per second.
+      grep -E '^Done [0-9]+ runs' "$log" | tail -1 || true
+      grep -E '^stat::average_exec_per_sec' "$log" || true
+    else
+      status=1
+      tail -n 60 "$log"
+      echo "!! $t crashed; log $log; reproducer(s):"
+      ls -1 "$crashes"/* 2>/dev/null || true
+    fi
+  } >"build-fuzz/$t.summary"
+  echo "$status" >"build-fuzz/$t.status"
+}
+
+# The targets run side by side, RDMASIM_FUZZ_PARALLEL at a time (default: the cores; a fuzzer
+# is one process on one core), and report in the order given. A fixed -runs count makes a
+# target's inputs the same whatever runs beside it.
+parallel="${RDMASIM_FUZZ_PARALLEL:-$(nproc)}"
+for t in "${targets[@]}"; do
+  rm -f "build-fuzz/$t.summary" "build-fuzz/$t.status"
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  cat "build-fuzz/$t.summary" 2>/dev/null || true
+  [ "$(cat "build-fuzz/$t.status" 2>/dev/null)" = 0 ] || failed+=("$t")
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: crashes in ${failed[*]}" >&2

@@ -1,13 +1,12 @@
 #include "topologies/buffer_dependency.hpp"
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/hawick_circuits.hpp>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "topologies/circuits.hpp"
 #include "topologies/valley_tagging.hpp"
 
 namespace topo {
@@ -33,19 +32,6 @@ class BufferIndex {
   std::vector<uint64_t> base_;  // first global port number of each node
   std::unordered_map<uint64_t, int> ids_;
   std::vector<BufferId> buffers_;
-};
-
-struct Stop {};
-
-// Collects circuits from boost::hawick_unique_circuits, stopping once `max` + 1 are known.
-struct CycleCollector {
-  std::vector<std::vector<int>>* out;
-  size_t max;
-  template <typename Path, typename Graph>
-  void cycle(const Path& p, const Graph&) {
-    out->emplace_back(p.begin(), p.end());
-    if (out->size() > max) throw Stop{};
-  }
 };
 
 bool is_switch(const Fabric& f, int node) {
@@ -138,20 +124,14 @@ DependencyReport buffer_dependency_cycles(const Fabric& f, const RoutingTables& 
   report.buffers = index.buffers().size();
   report.dependencies = edges.size();
 
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-  Graph g(edges.begin(), edges.end(), report.buffers);
-  std::vector<std::vector<int>> found;
-  try {
-    boost::hawick_unique_circuits(g, CycleCollector{&found, max_cycles});
-  } catch (const Stop&) {
-    report.truncated = true;
-    found.resize(max_cycles);
-  }
+  // Sorted and without repeats, as elementary_circuits needs.
+  const Circuits found = elementary_circuits(report.buffers, edges, max_cycles);
+  report.truncated = found.truncated;
   const auto& buffers = index.buffers();
   const auto order = [](const BufferId& a, const BufferId& b) {
     return std::tie(a.node, a.port, a.priority) < std::tie(b.node, b.port, b.priority);
   };
-  for (const auto& c : found) {
+  for (const auto& c : found.circuits) {
     std::vector<BufferId> cycle;
     for (int v : c) cycle.push_back(buffers[v]);
     std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end(), order), cycle.end());

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "models/transport.hpp"
+#include "topologies/circuits.hpp"
 
 namespace models {
 
@@ -83,9 +84,10 @@ void DeadlockDetector::examine() {
   }
   if (members.empty()) return;
 
-  // 3. Cycles, each found from its smallest member (vertices ordered by (node, port, prio)):
-  // a depth-first search that only visits larger members finds every elementary cycle's
-  // smallest vertex; the first cycle through each is reported.
+  // 3. Cycles: through each member, the first circuit that starts there, the members ordered
+  // by (node, port, priority), found by the project's one cycle search (topologies/circuits):
+  // a depth-first search from each member over the larger ones. A frozen fabric's wait-for
+  // graph is small; past kMaxCircuits circuits the later starts go unexamined.
   std::vector<int> order(members.size());
   for (size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
   const auto key = [&](int v) {
@@ -94,35 +96,28 @@ void DeadlockDetector::examine() {
   std::sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
   std::vector<int> rank(members.size());
   for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int>(r);
-  for (int start : order) {
-    std::vector<int> path = {start};
-    std::vector<size_t> via_path;
-    std::vector<size_t> next_edge = {0};
-    std::vector<uint8_t> on_path(members.size(), 0);
-    on_path[start] = 1;
-    bool found = false;
-    while (!path.empty() && !found) {
-      const int v = path.back();
-      size_t& e = next_edge.back();
-      if (e == out[v].size()) {
-        on_path[v] = 0;
-        path.pop_back();
-        next_edge.pop_back();
-        if (!via_path.empty()) via_path.pop_back();
-        continue;
-      }
-      const Edge edge = out[v][e++];
-      if (edge.to == start) {
-        via_path.push_back(edge.via);
-        found = true;
-      } else if (rank[edge.to] > rank[start] && !on_path[edge.to]) {
-        on_path[edge.to] = 1;
-        path.push_back(edge.to);
-        via_path.push_back(edge.via);
-        next_edge.push_back(0);
+  std::vector<std::pair<int, int>> edges;  // in rank numbering, each vertex's in its order
+  for (int v : order) {
+    for (const Edge& e : out[v]) edges.emplace_back(rank[v], rank[e.to]);
+  }
+  constexpr size_t kMaxCircuits = 10'000;
+  const topo::Circuits found = topo::elementary_circuits(members.size(), edges, kMaxCircuits);
+  int last_start = -1;
+  for (const std::vector<int>& circuit : found.circuits) {
+    if (circuit.front() == last_start) continue;  // the first circuit of each start only
+    last_start = circuit.front();
+    std::vector<int> path;
+    std::vector<size_t> via_path;  // the watched port of each wait, path[j] -> path[j + 1]
+    for (int r : circuit) path.push_back(order[r]);
+    for (size_t j = 0; j < path.size(); ++j) {
+      const int to = path[(j + 1) % path.size()];
+      for (const Edge& e : out[path[j]]) {
+        if (e.to == to) {
+          via_path.push_back(e.via);
+          break;
+        }
       }
     }
-    if (!found) continue;
     // Reported once: the same cycle stays frozen at every later look.
     std::vector<int> stable;
     for (int v : path) {

@@ -1,6 +1,7 @@
 // The receiving side of PFC at a port: a pause frame for a priority holds that class of the
 // port's egress for quanta × 512 bit times (after the response time); the packet in progress
-// completes; quanta 0 resumes at once. A later frame replaces the earlier one's deadline.
+// completes; quanta 0 resumes at once. A later frame replaces the earlier one's deadline, on
+// one timer per class (no event per frame).
 #pragma once
 
 #include <algorithm>
@@ -84,8 +85,9 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
                     static_cast<uint64_t>(start.ps));
       }
     }
-    release_timer(priority).arm(until);  // the hold's end (a later frame moves it)
-    if (start > ctx_.sim.now()) ctx_.sim.at(start, this, priority);
+    // The hold's end, the one event a class keeps pending: a later frame moves it. Its start
+    // needs none: a class that becomes held has nothing to wake, may_send reads the hold.
+    release_timer(priority).arm(until);
   }
 
   void on_event(uint32_t kind, uint64_t arg) override {
