@@ -23,11 +23,13 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <thread>
 #include <tuple>
 
 #include "scenarios/loader/input_error.hpp"
+#include "tools/probe/verbs_device.hpp"
 #include "tools/probe/verbs_replay_plan.hpp"
 #endif
 
@@ -47,62 +49,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int64_t kDepth = 128;  // outstanding work requests per queue pair (perftest's tx depth)
 constexpr auto kReceiveGrace = std::chrono::seconds(1);
-
-std::runtime_error verbs_error(const std::string& what) {
-  return std::runtime_error(what + " failed: " + std::strerror(errno));
-}
-
-// Everything the rank opened on the device, released in reverse order.
-struct Resources {
-  ibv_context* ctx = nullptr;
-  ibv_pd* pd = nullptr;
-  ibv_mr* mr = nullptr;
-  ibv_cq* send_cq = nullptr;
-  ibv_cq* recv_cq = nullptr;
-  std::vector<ibv_qp*> qps;
-  std::vector<unsigned char> buf;
-  ~Resources() {
-    for (ibv_qp* q : qps) ibv_destroy_qp(q);
-    if (send_cq != nullptr) ibv_destroy_cq(send_cq);
-    if (recv_cq != nullptr) ibv_destroy_cq(recv_cq);
-    if (mr != nullptr) ibv_dereg_mr(mr);
-    if (pd != nullptr) ibv_dealloc_pd(pd);
-    if (ctx != nullptr) ibv_close_device(ctx);
-  }
-};
-
-ibv_context* open_device(const std::string& name) {
-  int n = 0;
-  ibv_device** list = ibv_get_device_list(&n);
-  if (list == nullptr || n == 0) {
-    if (list != nullptr) ibv_free_device_list(list);
-    throw std::runtime_error("no RDMA device found; use --transport tcp");
-  }
-  ibv_device* dev = nullptr;
-  for (int i = 0; i < n && dev == nullptr; ++i) {
-    if (name.empty() || name == ibv_get_device_name(list[i])) dev = list[i];
-  }
-  ibv_context* ctx = dev != nullptr ? ibv_open_device(dev) : nullptr;
-  ibv_free_device_list(list);
-  if (dev == nullptr) throw std::runtime_error("RDMA device '" + name + "' not found");
-  if (ctx == nullptr) throw verbs_error("ibv_open_device");
-  return ctx;
-}
-
-ibv_mtu mtu_enum(int mtu) {
-  switch (mtu) {
-    case 256:
-      return IBV_MTU_256;
-    case 512:
-      return IBV_MTU_512;
-    case 1024:
-      return IBV_MTU_1024;
-    case 2048:
-      return IBV_MTU_2048;
-    default:
-      return IBV_MTU_4096;  // validated before: 4096
-  }
-}
 
 // Per queue pair progress.
 struct QpRun {
@@ -165,30 +111,8 @@ class VerbsReplay {
 
   void open() {
     if (qps_.empty()) return;  // a host without flows only takes part in the exchange
-    r_.ctx = open_device(o_.verbs.device);
-    r_.pd = ibv_alloc_pd(r_.ctx);
-    if (r_.pd == nullptr) throw verbs_error("ibv_alloc_pd");
-    ibv_device_attr da{};
-    if (ibv_query_device(r_.ctx, &da) != 0) throw verbs_error("ibv_query_device");
-    if (ibv_query_port(r_.ctx, static_cast<uint8_t>(o_.verbs.port), &port_) != 0) {
-      throw verbs_error("ibv_query_port");
-    }
-    if (port_.link_layer == IBV_LINK_LAYER_ETHERNET && o_.verbs.gid_index < 0) {
-      throw std::runtime_error("the port is Ethernet (RoCE): give --gid-index (often 3)");
-    }
-    if (mtu_enum(path_mtu_) > port_.active_mtu) {
-      throw std::runtime_error("path MTU " + std::to_string(path_mtu_) +
-                               " exceeds the port's active MTU (" +
-                               std::to_string(128 << port_.active_mtu) + "); give --mtu");
-    }
-    if (o_.verbs.gid_index >= 0) {
-      ibv_gid gid{};
-      if (ibv_query_gid(r_.ctx, static_cast<uint8_t>(o_.verbs.port), o_.verbs.gid_index, &gid) !=
-          0) {
-        throw verbs_error("ibv_query_gid");
-      }
-      std::memcpy(gid_.data(), gid.raw, 16);
-    }
+    dev_.emplace(o_.verbs.device, o_.verbs.port, o_.verbs.gid_index);
+    dev_->check_path_mtu(path_mtu_);
     // One send region and one receive region of a chunk each: every write of this rank reads
     // the same bytes and every write to it lands in the same place (the content is not the
     // point, as in perftest).
@@ -204,44 +128,18 @@ class VerbsReplay {
       }
     }
     recv_offset_ = sends ? chunk_ : 0;
-    r_.buf.assign(static_cast<size_t>((sends ? chunk_ : 0) + (receives ? chunk_ : 0)), 0);
     has_recv_region_ = receives;
-    r_.mr = ibv_reg_mr(r_.pd, r_.buf.data(), r_.buf.size(),
-                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-    if (r_.mr == nullptr) throw verbs_error("ibv_reg_mr");
-    if (std::max(send_cqe, recv_cqe) > da.max_cqe) {
-      throw std::runtime_error(
-          "this rank's queue pairs need " + std::to_string(std::max(send_cqe, recv_cqe)) +
-          " completion queue entries, the device allows " + std::to_string(da.max_cqe));
-    }
-    r_.send_cq = ibv_create_cq(r_.ctx, static_cast<int>(send_cqe), nullptr, nullptr, 0);
-    r_.recv_cq = ibv_create_cq(r_.ctx, static_cast<int>(recv_cqe), nullptr, nullptr, 0);
-    if (r_.send_cq == nullptr || r_.recv_cq == nullptr) throw verbs_error("ibv_create_cq");
+    dev_->register_buffer(static_cast<size_t>((sends ? chunk_ : 0) + (receives ? chunk_ : 0)),
+                          IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    dev_->create_cqs(static_cast<int>(send_cqe), static_cast<int>(recv_cqe));
     std::mt19937 rng(std::random_device{}());
     for (size_t i = 0; i < qps_.size(); ++i) {
       const PlannedQp& q = qps_[i];
       const bool req = q.role == QpRole::Requester;
-      ibv_qp_init_attr ia{};
-      ia.send_cq = r_.send_cq;
-      ia.recv_cq = r_.recv_cq;
-      ia.qp_type = IBV_QPT_RC;
-      ia.cap.max_send_wr = static_cast<uint32_t>(req ? std::min(q.chunks, kDepth) : 1);
-      ia.cap.max_recv_wr = static_cast<uint32_t>(req ? 1 : std::min(receives_expected(q), kDepth));
-      ia.cap.max_send_sge = 1;
-      ia.cap.max_recv_sge = 1;
-      ibv_qp* qp = ibv_create_qp(r_.pd, &ia);
-      if (qp == nullptr) throw verbs_error("ibv_create_qp");
-      r_.qps.push_back(qp);
+      dev_->add_rc_qp(static_cast<uint32_t>(req ? std::min(q.chunks, kDepth) : 1),
+                      static_cast<uint32_t>(req ? 1 : std::min(receives_expected(q), kDepth)),
+                      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE);
       run_[i].psn = rng() & 0xFFFFFF;
-      ibv_qp_attr a{};
-      a.qp_state = IBV_QPS_INIT;
-      a.pkey_index = 0;
-      a.port_num = static_cast<uint8_t>(o_.verbs.port);
-      a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-      if (ibv_modify_qp(
-              qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
-        throw verbs_error("ibv_modify_qp(INIT)");
-      }
       // Receives go up before the peer may send (before the exchange that lets it connect).
       if (!req) {
         const int64_t first = std::min(receives_expected(q), kDepth);
@@ -262,15 +160,15 @@ class VerbsReplay {
       if (with_peer[p] == 0) continue;
       ConnectionData c;
       c.rank = static_cast<uint32_t>(rank_);
-      c.lid = port_.lid;
-      c.gid = gid_;
-      c.rkey = r_.mr->rkey;
-      c.addr = reinterpret_cast<uint64_t>(r_.buf.data()) + static_cast<uint64_t>(recv_offset_);
+      c.lid = dev_->lid();
+      c.gid = dev_->gid();
+      c.rkey = dev_->rkey();
+      c.addr = dev_->buffer_address() + static_cast<uint64_t>(recv_offset_);
       c.region_bytes = has_recv_region_ ? static_cast<uint64_t>(chunk_) : 0;
       for (size_t i = 0; i < qps_.size(); ++i) {
         if (static_cast<size_t>(qps_[i].peer) != p) continue;
         c.qps.push_back(
-            {qps_[i].flow, qps_[i].index, qps_[i].role, r_.qps[i]->qp_num, run_[i].psn});
+            {qps_[i].flow, qps_[i].index, qps_[i].role, dev_->qps()[i]->qp_num, run_[i].psn});
       }
       blobs[p] = encode_connection(c);
     }
@@ -341,55 +239,33 @@ class VerbsReplay {
     for (size_t i = 0; i < qps_.size(); ++i) {
       const PlannedQp& q = qps_[i];
       const QpRun& u = run_[i];
-      ibv_qp_attr a{};
-      a.qp_state = IBV_QPS_RTR;
-      a.path_mtu = mtu_enum(path_mtu_);
-      a.dest_qp_num = u.remote->qpn;
-      a.rq_psn = u.remote->psn;
-      a.max_dest_rd_atomic = 1;
-      a.min_rnr_timer = 12;
-      a.ah_attr.dlid = static_cast<uint16_t>(u.peer->lid);
-      a.ah_attr.sl = static_cast<uint8_t>(q.priority & 0xF);  // the flow's traffic class
-      a.ah_attr.port_num = static_cast<uint8_t>(o_.verbs.port);
-      if (o_.verbs.gid_index >= 0) {
-        a.ah_attr.is_global = 1;
-        std::memcpy(a.ah_attr.grh.dgid.raw, u.peer->gid.data(), 16);
-        a.ah_attr.grh.sgid_index = static_cast<uint8_t>(o_.verbs.gid_index);
-        a.ah_attr.grh.hop_limit = 64;
-        a.ah_attr.grh.traffic_class = static_cast<uint8_t>(q.dscp << 2);  // DSCP, no ECN bits
-      }
-      if (ibv_modify_qp(r_.qps[i], &a,
-                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) !=
-          0) {
-        throw verbs_error("ibv_modify_qp(RTR)");
-      }
-      ibv_qp_attr t{};
-      t.qp_state = IBV_QPS_RTS;
-      t.timeout = 14;
-      t.retry_cnt = 7;
-      t.rnr_retry = 7;  // sends wait for reposted receives: retry receiver-not-ready forever
-      t.sq_psn = u.psn;
-      t.max_rd_atomic = 1;
-      if (ibv_modify_qp(r_.qps[i], &t,
-                        IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                            IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
-        throw verbs_error("ibv_modify_qp(RTS)");
-      }
+      RcPeer peer;
+      peer.qpn = u.remote->qpn;
+      peer.psn = u.remote->psn;
+      peer.lid = u.peer->lid;
+      peer.gid = u.peer->gid;
+      RcPath path;
+      path.port = o_.verbs.port;
+      path.gid_index = o_.verbs.gid_index;
+      path.mtu = path_mtu_;
+      path.service_level = static_cast<uint8_t>(q.priority & 0xF);  // the flow's traffic class
+      path.traffic_class = static_cast<uint8_t>(q.dscp << 2);       // DSCP, no ECN bits
+      path.psn = u.psn;
+      connect_rc(dev_->qps()[i], path, peer);
     }
   }
 
   void post_recv(size_t i) {
     ibv_sge sge{};
-    sge.addr = reinterpret_cast<uint64_t>(r_.buf.data()) + static_cast<uint64_t>(recv_offset_);
+    sge.addr = dev_->buffer_address() + static_cast<uint64_t>(recv_offset_);
     sge.length = static_cast<uint32_t>(chunk_);
-    sge.lkey = r_.mr->lkey;
+    sge.lkey = dev_->lkey();
     ibv_recv_wr wr{};
     ibv_recv_wr* bad = nullptr;
     wr.wr_id = i;
     wr.sg_list = writes() ? nullptr : &sge;  // a write's immediate consumes a receive, no bytes
     wr.num_sge = writes() ? 0 : 1;
-    if (ibv_post_recv(r_.qps[i], &wr, &bad) != 0) throw verbs_error("ibv_post_recv");
+    if (ibv_post_recv(dev_->qps()[i], &wr, &bad) != 0) throw verbs_error("ibv_post_recv");
     ++run_[i].posted;
   }
 
@@ -399,9 +275,9 @@ class VerbsReplay {
     QpRun& u = run_[i];
     const bool last = u.posted == q.chunks - 1;
     ibv_sge sge{};
-    sge.addr = reinterpret_cast<uint64_t>(r_.buf.data());
+    sge.addr = dev_->buffer_address();
     sge.length = static_cast<uint32_t>(last ? q.bytes - u.posted * chunk_ : chunk_);
-    sge.lkey = r_.mr->lkey;
+    sge.lkey = dev_->lkey();
     ibv_send_wr wr{};
     ibv_send_wr* bad = nullptr;
     wr.wr_id = i;
@@ -416,7 +292,7 @@ class VerbsReplay {
     } else {
       wr.opcode = IBV_WR_SEND;
     }
-    if (ibv_post_send(r_.qps[i], &wr, &bad) != 0) throw verbs_error("ibv_post_send");
+    if (ibv_post_send(dev_->qps()[i], &wr, &bad) != 0) throw verbs_error("ibv_post_send");
     ++u.posted;
   }
 
@@ -475,7 +351,7 @@ class VerbsReplay {
         ++next;
       }
       if (!qps_.empty()) {
-        const int ns = ibv_poll_cq(r_.send_cq, 16, wc);
+        const int ns = ibv_poll_cq(dev_->send_cq(), 16, wc);
         if (ns < 0) throw verbs_error("ibv_poll_cq");
         if (ns > 0) now = Clock::now();  // the completions' time
         for (int k = 0; k < ns; ++k) {
@@ -501,7 +377,7 @@ class VerbsReplay {
             }
           }
         }
-        const int nr = ibv_poll_cq(r_.recv_cq, 16, wc);
+        const int nr = ibv_poll_cq(dev_->recv_cq(), 16, wc);
         if (nr < 0) throw verbs_error("ibv_poll_cq");
         for (int k = 0; k < nr; ++k) {
           const size_t i = static_cast<size_t>(wc[k].wr_id);
@@ -571,9 +447,7 @@ class VerbsReplay {
   bool has_recv_region_ = false;
   std::vector<PlannedQp> qps_;
   std::vector<QpRun> run_;
-  Resources r_;
-  ibv_port_attr port_{};
-  std::array<uint8_t, 16> gid_{};
+  std::optional<VerbsDevice> dev_;  // opened when this rank has queue pairs
   std::vector<ConnectionData> peers_;
 };
 

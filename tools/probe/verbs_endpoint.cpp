@@ -7,11 +7,10 @@
 #ifdef RDMASIM_HAVE_VERBS
 #include <infiniband/verbs.h>
 
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <random>
-#include <vector>
+
+#include "tools/probe/verbs_device.hpp"
 #endif
 
 namespace probe {
@@ -72,102 +71,31 @@ struct WireInfo {
   int32_t mtu;
 };
 
-std::runtime_error verbs_error(const std::string& what) {
-  return std::runtime_error(what + " failed: " + std::strerror(errno));
-}
-
-ibv_mtu mtu_enum(int mtu) {
-  switch (mtu) {
-    case 256:
-      return IBV_MTU_256;
-    case 512:
-      return IBV_MTU_512;
-    case 1024:
-      return IBV_MTU_1024;
-    case 2048:
-      return IBV_MTU_2048;
-    case 4096:
-      return IBV_MTU_4096;
-    default:
-      throw std::invalid_argument("--mtu: want 256, 512, 1024, 2048 or 4096");
-  }
-}
-
 class VerbsEndpoint final : public Endpoint {
  public:
   VerbsEndpoint(const VerbsOptions& o, size_t max_bytes, TcpConnection& ctrl)
-      : o_(o), max_bytes_(max_bytes) {
-    if (o.qps < 1 || o.qps > kMaxQps) throw std::invalid_argument("--qps: want 1 .. 64");
-    int n = 0;
-    ibv_device** list = ibv_get_device_list(&n);
-    if (list == nullptr || n == 0) {
-      if (list != nullptr) ibv_free_device_list(list);
-      throw std::runtime_error("no RDMA device found; use --transport tcp");
-    }
-    ibv_device* dev = nullptr;
-    for (int i = 0; i < n; ++i) {
-      if (o.device.empty() || o.device == ibv_get_device_name(list[i])) {
-        dev = list[i];
-        break;
-      }
-    }
-    if (dev == nullptr) {
-      ibv_free_device_list(list);
-      throw std::runtime_error("RDMA device '" + o.device + "' not found");
-    }
-    device_name_ = ibv_get_device_name(dev);
-    ctx_ = ibv_open_device(dev);
-    ibv_free_device_list(list);
-    if (ctx_ == nullptr) throw verbs_error("ibv_open_device");
-    pd_ = ibv_alloc_pd(ctx_);
-    if (pd_ == nullptr) throw verbs_error("ibv_alloc_pd");
+      : o_(o), max_bytes_(max_bytes), dev_(o.device, o.port, o.gid_index) {
+    dev_.check_path_mtu(o.mtu);
     // One send region and one receive region of the largest message.
-    buf_.assign(2 * max_bytes_ + 64, 0);
-    mr_ = ibv_reg_mr(pd_, buf_.data(), buf_.size(),
-                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-    if (mr_ == nullptr) throw verbs_error("ibv_reg_mr");
-    send_cq_ = ibv_create_cq(ctx_, kDepth * o.qps, nullptr, nullptr, 0);
-    recv_cq_ = ibv_create_cq(ctx_, kDepth * o.qps, nullptr, nullptr, 0);
-    if (send_cq_ == nullptr || recv_cq_ == nullptr) throw verbs_error("ibv_create_cq");
-    ibv_port_attr pa{};
-    if (ibv_query_port(ctx_, static_cast<uint8_t>(o.port), &pa) != 0) {
-      throw verbs_error("ibv_query_port");
-    }
-    roce_ = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-    if (roce_ && o.gid_index < 0) {
-      throw std::invalid_argument("the port is Ethernet (RoCE): give --gid-index (often 3)");
-    }
+    dev_.register_buffer(2 * max_bytes_ + 64,
+                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    dev_.create_cqs(kDepth * o.qps, kDepth * o.qps);
     WireInfo mine{};
     std::mt19937 rng(std::random_device{}());
     for (int k = 0; k < o.qps; ++k) {
-      ibv_qp_init_attr ia{};
-      ia.send_cq = send_cq_;
-      ia.recv_cq = recv_cq_;
-      ia.qp_type = IBV_QPT_RC;
-      ia.cap.max_send_wr = kDepth;
-      ia.cap.max_recv_wr = kDepth;
-      ia.cap.max_send_sge = 1;
-      ia.cap.max_recv_sge = 1;
-      ibv_qp* qp = ibv_create_qp(pd_, &ia);
-      if (qp == nullptr) throw verbs_error("ibv_create_qp");
-      qps_.push_back(qp);
+      ibv_qp* qp =
+          dev_.add_rc_qp(kDepth, kDepth,
+                         IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE);
       mine.qpn[k] = qp->qp_num;
       mine.psn[k] = rng() & 0xFFFFFF;
-      to_init(qp);
       for (int i = 0; i < kDepth; ++i) post_recv(qp);  // before the peer may send
     }
-    mine.rkey = mr_->rkey;
-    mine.lid = pa.lid;
-    mine.addr = reinterpret_cast<uint64_t>(buf_.data()) + max_bytes_;  // our receive region
+    mine.rkey = dev_.rkey();
+    mine.lid = dev_.lid();
+    mine.addr = dev_.buffer_address() + max_bytes_;  // our receive region
     mine.qps = o.qps;
     mine.mtu = o.mtu;
-    if (o.gid_index >= 0) {
-      ibv_gid gid{};
-      if (ibv_query_gid(ctx_, static_cast<uint8_t>(o.port), o.gid_index, &gid) != 0) {
-        throw verbs_error("ibv_query_gid");
-      }
-      std::memcpy(mine.gid, gid.raw, 16);
-    }
+    std::memcpy(mine.gid, dev_.gid().data(), 16);
     ctrl.send_header(MsgKind::VerbsInfo, sizeof mine);
     ctrl.send_all(&mine, sizeof mine);
     const Header h = ctrl.recv_header(MsgKind::VerbsInfo, sizeof(WireInfo));
@@ -181,23 +109,26 @@ class VerbsEndpoint final : public Endpoint {
                           std::to_string(peer_.mtu) + "; this side " + std::to_string(o.qps) +
                           " and " + std::to_string(o.mtu));
     }
-    for (int k = 0; k < o.qps; ++k) connect(qps_[k], k, mine.psn[k]);
-  }
-
-  ~VerbsEndpoint() override {
-    for (ibv_qp* q : qps_) ibv_destroy_qp(q);
-    if (send_cq_ != nullptr) ibv_destroy_cq(send_cq_);
-    if (recv_cq_ != nullptr) ibv_destroy_cq(recv_cq_);
-    if (mr_ != nullptr) ibv_dereg_mr(mr_);
-    if (pd_ != nullptr) ibv_dealloc_pd(pd_);
-    if (ctx_ != nullptr) ibv_close_device(ctx_);
+    for (int k = 0; k < o.qps; ++k) {
+      RcPeer peer;
+      peer.qpn = peer_.qpn[k];
+      peer.psn = peer_.psn[k];
+      peer.lid = peer_.lid;
+      std::memcpy(peer.gid.data(), peer_.gid, 16);
+      RcPath path;
+      path.port = o.port;
+      path.gid_index = o.gid_index;
+      path.mtu = o.mtu;
+      path.psn = mine.psn[k];
+      connect_rc(dev_.qps()[static_cast<size_t>(k)], path, peer);
+    }
   }
 
   void send_message(size_t bytes) override {
     post_send(bytes, true);
-    poll(send_cq_, 1, false);
+    poll(dev_.send_cq(), 1, false);
   }
-  void recv_message(size_t) override { poll(recv_cq_, 1, true); }
+  void recv_message(size_t) override { poll(dev_.recv_cq(), 1, true); }
   void send_stream(size_t bytes, int64_t count) override {
     int64_t posted = 0, done = 0;
     const int64_t window = static_cast<int64_t>(kDepth) * o_.qps;
@@ -206,17 +137,17 @@ class VerbsEndpoint final : public Endpoint {
         post_send(bytes, true);
         ++posted;
       }
-      done += poll(send_cq_, 1, false);
+      done += poll(dev_.send_cq(), 1, false);
     }
   }
   void recv_stream(size_t, int64_t count) override {
-    for (int64_t got = 0; got < count;) got += poll(recv_cq_, 1, true);
+    for (int64_t got = 0; got < count;) got += poll(dev_.recv_cq(), 1, true);
   }
 
   traces::PerftestInfo info() const override {
     traces::PerftestInfo i;
-    i.device = device_name_;
-    i.link_type = roce_ ? "Ethernet" : "IB";
+    i.device = dev_.name();
+    i.link_type = dev_.roce() ? "Ethernet" : "IB";
     i.transport = "IB";
     i.connection = "RC";
     i.mtu = o_.mtu;
@@ -225,59 +156,11 @@ class VerbsEndpoint final : public Endpoint {
   }
 
  private:
-  void to_init(ibv_qp* qp) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_INIT;
-    a.pkey_index = 0;
-    a.port_num = static_cast<uint8_t>(o_.port);
-    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
-    if (ibv_modify_qp(qp, &a,
-                      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0) {
-      throw verbs_error("ibv_modify_qp(INIT)");
-    }
-  }
-
-  void connect(ibv_qp* qp, int k, uint32_t my_psn) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = mtu_enum(o_.mtu);
-    a.dest_qp_num = peer_.qpn[k];
-    a.rq_psn = peer_.psn[k];
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.dlid = static_cast<uint16_t>(peer_.lid);
-    a.ah_attr.sl = 0;
-    a.ah_attr.port_num = static_cast<uint8_t>(o_.port);
-    if (o_.gid_index >= 0) {
-      a.ah_attr.is_global = 1;
-      std::memcpy(a.ah_attr.grh.dgid.raw, peer_.gid, 16);
-      a.ah_attr.grh.sgid_index = static_cast<uint8_t>(o_.gid_index);
-      a.ah_attr.grh.hop_limit = 64;
-    }
-    if (ibv_modify_qp(qp, &a,
-                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                          IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
-      throw verbs_error("ibv_modify_qp(RTR)");
-    }
-    ibv_qp_attr s{};
-    s.qp_state = IBV_QPS_RTS;
-    s.timeout = 14;
-    s.retry_cnt = 7;
-    s.rnr_retry = 7;  // the receiver reposts as it goes: retry receiver-not-ready forever
-    s.sq_psn = my_psn;
-    s.max_rd_atomic = 1;
-    if (ibv_modify_qp(qp, &s,
-                      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                          IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
-      throw verbs_error("ibv_modify_qp(RTS)");
-    }
-  }
-
   void post_recv(ibv_qp* qp) {
     ibv_sge sge{};
-    sge.addr = reinterpret_cast<uint64_t>(buf_.data()) + max_bytes_;
+    sge.addr = dev_.buffer_address() + max_bytes_;
     sge.length = static_cast<uint32_t>(max_bytes_);
-    sge.lkey = mr_->lkey;
+    sge.lkey = dev_.lkey();
     ibv_recv_wr wr{};
     ibv_recv_wr* bad = nullptr;
     wr.wr_id = reinterpret_cast<uint64_t>(qp);
@@ -287,12 +170,12 @@ class VerbsEndpoint final : public Endpoint {
   }
 
   void post_send(size_t bytes, bool signaled) {
-    ibv_qp* qp = qps_[next_qp_];
-    next_qp_ = (next_qp_ + 1) % qps_.size();
+    ibv_qp* qp = dev_.qps()[next_qp_];
+    next_qp_ = (next_qp_ + 1) % dev_.qps().size();
     ibv_sge sge{};
-    sge.addr = reinterpret_cast<uint64_t>(buf_.data());
+    sge.addr = dev_.buffer_address();
     sge.length = static_cast<uint32_t>(bytes);
-    sge.lkey = mr_->lkey;
+    sge.lkey = dev_.lkey();
     ibv_send_wr wr{};
     ibv_send_wr* bad = nullptr;
     wr.sg_list = &sge;
@@ -330,16 +213,8 @@ class VerbsEndpoint final : public Endpoint {
 
   VerbsOptions o_;
   size_t max_bytes_;
-  std::string device_name_;
-  bool roce_ = false;
-  ibv_context* ctx_ = nullptr;
-  ibv_pd* pd_ = nullptr;
-  ibv_mr* mr_ = nullptr;
-  ibv_cq* send_cq_ = nullptr;
-  ibv_cq* recv_cq_ = nullptr;
-  std::vector<ibv_qp*> qps_;
+  VerbsDevice dev_;
   size_t next_qp_ = 0;
-  std::vector<unsigned char> buf_;
   WireInfo peer_{};
 };
 
@@ -354,6 +229,7 @@ int rdma_device_count() {
 
 std::unique_ptr<Endpoint> make_verbs_endpoint(const VerbsOptions& o, size_t max_bytes,
                                               TcpConnection& ctrl) {
+  if (o.qps < 1 || o.qps > kMaxQps) throw std::invalid_argument("--qps: want 1 .. 64");
   return std::make_unique<VerbsEndpoint>(o, max_bytes, ctrl);
 }
 
