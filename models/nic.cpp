@@ -368,9 +368,21 @@ void Nic::receive_data_or_control(PacketHandle h) {
 
 void Nic::enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log) {
   rx_pfc_lossless_ = lossless;
-  pfc_quanta_ = quanta;
-  node_ = node;
-  pfc_log_ = log;
+  const PfcHeldBytes& held = *this;  // the receive buffer's bytes, for the refreshes' log
+  pfc_ =
+      std::make_unique<PfcSender>(ctx_, port_, quanta, held, node, 0, static_cast<int>(host_), log);
+}
+
+NicStats Nic::stats() const {
+  NicStats s = stats_;
+  if (pfc_) {
+    const PfcSendStats& p = pfc_->stats();
+    s.pause_frames_sent = p.pause_frames_sent;
+    s.resume_frames_sent = p.resume_frames_sent;
+    s.xoff_transitions = p.xoff_transitions;
+    s.pause_asserted_time = p.asserted_time;
+  }
+  return s;
 }
 
 // A data packet enters the receive buffer (ACKs, NACKs, CNPs and pause frames are consumed by
@@ -389,14 +401,9 @@ void Nic::rx_arrive(PacketHandle h) {
   if (rx_credit_ != nullptr) rx_credit_->on_ingress_bytes(0, prio, rx_class_bytes_[prio]);
   stats_.rx_buffer_peak_bytes = std::max(stats_.rx_buffer_peak_bytes, rx_bytes_);
   rx_queue_.push_back(h);
-  if (((rx_pfc_lossless_ >> prio) & 1u) != 0 && !xoff_[prio] &&
+  if (((rx_pfc_lossless_ >> prio) & 1u) != 0 && !pfc_->asserted(prio) &&
       rx_class_bytes_[prio] > params_.pfc_xoff_bytes) {
-    xoff_[prio] = true;
-    ++xoff_generation_[prio];
-    xoff_since_[prio] = ctx_.sim.now();
-    ++stats_.xoff_transitions;
-    send_pause(prio, pfc_quanta_, PfcEvent::Pause);
-    arm_pfc_refresh(prio);
+    pfc_->xoff(prio, rx_class_bytes_[prio]);
   }
   if (!rx_draining_) rx_start_drain();
 }
@@ -425,12 +432,9 @@ void Nic::rx_drained() {
   rx_bytes_ -= p.wire_bytes;
   rx_class_bytes_[prio] -= p.wire_bytes;
   if (rx_credit_ != nullptr) rx_credit_->on_ingress_bytes(0, prio, rx_class_bytes_[prio]);
-  if (xoff_[prio] &&
+  if (pfc_ && prio < kPriorities && pfc_->asserted(prio) &&
       rx_class_bytes_[prio] <= params_.pfc_xoff_bytes - params_.pfc_xon_offset_bytes) {
-    xoff_[prio] = false;
-    ++xoff_generation_[prio];
-    stats_.pause_asserted_time += ctx_.sim.now() - xoff_since_[prio];
-    send_pause(prio, 0, PfcEvent::Resume);
+    pfc_->xon(prio, rx_class_bytes_[prio]);
   }
   if (!on_data(h)) ctx_.pool.release(h);
   if (rx_queue_.empty()) {
@@ -440,38 +444,8 @@ void Nic::rx_drained() {
   }
 }
 
-// A PFC frame for one priority to the switch, ahead of any data on this port (the frame
-// format and conventions of PfcIngress: quanta in `psn`, 0 = resume).
-void Nic::send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind) {
-  PacketHandle h{};
-  Packet& f = make_pfc_frame(ctx_.pool, h, priority, quanta);
-  f.src_host = host_;
-  if (quanta == 0) {
-    ++stats_.resume_frames_sent;
-  } else {
-    ++stats_.pause_frames_sent;
-  }
-  if (pfc_log_ != nullptr) {
-    pfc_log_->push_back({ctx_.sim.now(), node_, 0, priority, kind, rx_class_bytes_[priority]});
-  }
-  port_.send_control(h, f);
-}
-
-// Refresh at half the pause time while XOFF holds, so the switch never resumes early (the
-// convention of PfcIngress).
-void Nic::arm_pfc_refresh(uint8_t priority) {
-  const sim::Time pause =
-      sim::serialization_time(static_cast<int64_t>(pfc_quanta_) * 64, port_.rate_bps());
-  const uint64_t arg = (static_cast<uint64_t>(xoff_generation_[priority]) << 8) | priority;
-  ctx_.sim.after(sim::Time(pause.ps / 2), this, kPfcRefresh, arg);
-}
-
 void Nic::finish_accounting() {
-  for (uint8_t p = 0; p < kPriorities; ++p) {
-    if (!xoff_[p]) continue;
-    stats_.pause_asserted_time += ctx_.sim.now() - xoff_since_[p];
-    xoff_since_[p] = ctx_.sim.now();
-  }
+  if (pfc_) pfc_->finish_accounting();
 }
 
 bool Nic::on_data(PacketHandle h) {
@@ -602,13 +576,6 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kDmaWritten:
       dma_written();
       break;
-    case kPfcRefresh: {
-      const auto prio = static_cast<uint8_t>(arg & 0xffu);
-      if (!xoff_[prio] || xoff_generation_[prio] != (arg >> 8)) break;  // resumed since
-      send_pause(prio, pfc_quanta_, PfcEvent::Refresh);
-      arm_pfc_refresh(prio);
-      break;
-    }
   }
 }
 

@@ -19,6 +19,7 @@
 #include "models/egress_port.hpp"
 #include "models/ring.hpp"
 #include "models/roce/pfc_params.hpp"
+#include "models/roce/pfc_sender.hpp"
 #include "models/transport.hpp"
 
 namespace models {
@@ -47,7 +48,8 @@ struct NicStats {
   // Receive buffer (rx_drain_rate > 0) and the pause frames it made the NIC send.
   uint64_t rx_overflow_drops = 0;    // data packets that found the receive buffer full
   int64_t rx_buffer_peak_bytes = 0;  // most wire bytes the receive buffer held
-  uint64_t pause_frames_sent = 0;    // pause and refresh frames
+  // Its PFC frames (Nic::stats() copies them from the NIC's PfcSender).
+  uint64_t pause_frames_sent = 0;  // pause and refresh frames
   uint64_t resume_frames_sent = 0;
   uint64_t xoff_transitions = 0;
   sim::Time pause_asserted_time;       // sum over priorities of the time the NIC held XOFF
@@ -55,7 +57,10 @@ struct NicStats {
   uint64_t out_of_order_received = 0;  // data packets that arrived ahead of a missing PSN
 };
 
-class Nic final : public PacketReceiver, public PacketSource, public sim::EventHandler {
+class Nic final : public PacketReceiver,
+                  public PacketSource,
+                  public sim::EventHandler,
+                  private PfcHeldBytes {
  public:
   Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps);
 
@@ -113,7 +118,8 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void finish_accounting();
   const EgressPort& port() const { return port_; }
   uint32_t host() const { return host_; }
-  const NicStats& stats() const { return stats_; }
+  // A copy, with the counters of NIC-sent PFC (its PfcSender's).
+  NicStats stats() const;
 
   // The QP's message is posted: it starts sending after the NIC's tx latency and host path.
   void post(QueuePair& qp);
@@ -150,14 +156,7 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   bool may_have_packets() const override { return !active_.empty(); }
   void on_event(uint32_t kind, uint64_t arg) override;
 
-  enum Kind : uint32_t {
-    kPosted = 0,
-    kRto = 1,
-    kPacingWake = 2,
-    kRxDrained = 3,
-    kPfcRefresh = 4,
-    kDmaWritten = 5
-  };
+  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2, kRxDrained = 3, kDmaWritten = 5 };
 
  private:
   void activate(QueuePair& qp);
@@ -180,8 +179,6 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   void dma_written();
   void rx_start_drain();
   void rx_drained();
-  void send_pause(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind);
-  void arm_pfc_refresh(uint8_t priority);
   // The port class of packets of class (InfiniBand: SL) `cls`.
   uint8_t lane_of(int cls) const {
     return ib_ ? sl_to_vl_[static_cast<size_t>(cls)] : static_cast<uint8_t>(cls);
@@ -249,14 +246,10 @@ class Nic final : public PacketReceiver, public PacketSource, public sim::EventH
   int64_t rx_bytes_ = 0;
   std::array<int64_t, kMaxClasses> rx_class_bytes_{};  // per class (InfiniBand: VL)
   bool rx_draining_ = false;
-  // NIC-sent PFC: lossless priorities (0 = off), per-priority XOFF state.
+  // NIC-sent PFC: lossless priorities (0 = off) and their sender (made by enable_rx_pfc).
   uint8_t rx_pfc_lossless_ = 0;
-  uint32_t pfc_quanta_ = 0;
-  int node_ = -1;
-  std::vector<PfcEvent>* pfc_log_ = nullptr;
-  std::array<bool, kMaxClasses> xoff_{};                 // only PFC priorities (< 8) are ever set
-  std::array<uint32_t, kPriorities> xoff_generation_{};  // invalidates stale refresh timers
-  std::array<sim::Time, kPriorities> xoff_since_{};
+  std::unique_ptr<PfcSender> pfc_;
+  int64_t pfc_held_bytes(uint8_t priority) const override { return rx_class_bytes_[priority]; }
 };
 
 }  // namespace models

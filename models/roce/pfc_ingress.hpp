@@ -1,7 +1,7 @@
 // The sending side of PFC at a switch: when the MMU (SwitchBuffer) decides XOFF for an
-// (ingress port, lossless priority) it sends the upstream a pause frame, refreshes it while
-// XOFF holds (at half the pause time, so the upstream never resumes early), and sends a resume
-// (quanta 0) at XON. The thresholds themselves (static or dynamic) are the MMU's.
+// (ingress port, lossless priority), that port's PfcSender pauses the upstream, refreshes the
+// pause while XOFF holds and resumes it at XON (pfc_sender.hpp, shared with the NICs). The
+// thresholds themselves (static or dynamic) are the MMU's.
 #pragma once
 
 #include <cstdint>
@@ -9,43 +9,37 @@
 #include <vector>
 
 #include "models/roce/pfc_params.hpp"
+#include "models/roce/pfc_sender.hpp"
 #include "models/switch.hpp"
 
 namespace models {
 
-struct PfcPortStats {
-  uint64_t pause_frames_sent = 0;  // pause and refresh frames
-  uint64_t resume_frames_sent = 0;
-  uint64_t xoff_transitions = 0;
-};
+using PfcPortStats = PfcSendStats;
 
-class PfcIngress final : public XoffListener, public sim::EventHandler {
+class PfcIngress final : public XoffListener {
  public:
   PfcIngress(Context& ctx, Switch& sw, const PfcParams& params, std::vector<PfcEvent>* log);
 
   void on_xoff(uint16_t in_port, uint8_t priority, int64_t held_bytes) override;
   void on_xon(uint16_t in_port, uint8_t priority, int64_t held_bytes) override;
-  void on_event(uint32_t kind, uint64_t arg) override;  // refresh timers
 
-  const PfcPortStats& port_stats(size_t port) const { return port_stats_[port]; }
+  const PfcPortStats& port_stats(size_t port) const { return ports_[port]->sender.stats(); }
 
  private:
-  // Per (ingress port, priority): the refresh timer, made at the first XOFF (only lossless
-  // priorities ever have one); armed while XOFF holds.
-  struct State {
-    bool xoff = false;
-    std::unique_ptr<sim::OrderedTimer> refresh;
+  // One port's sender, and what its refreshes log: the port's ingress bytes of the priority.
+  struct Port final : PfcHeldBytes {
+    Port(Context& ctx, Switch& sw, uint16_t index, uint32_t quanta, std::vector<PfcEvent>* log)
+        : buffer(sw.buffer()),
+          index(index),
+          sender(ctx, sw.port(index), quanta, *this, sw.node(), index, -1, log) {}
+    int64_t pfc_held_bytes(uint8_t priority) const override {
+      return buffer.ingress_bytes(index, priority);
+    }
+    const SwitchBuffer& buffer;
+    uint16_t index;
+    PfcSender sender;
   };
-  void send_frame(uint16_t port, uint8_t priority, uint32_t quanta, PfcEvent::Kind kind,
-                  int64_t held_bytes);
-  void arm_refresh(uint16_t port, uint8_t priority);
-
-  Context& ctx_;
-  Switch& switch_;
-  PfcParams params_;
-  std::vector<PfcEvent>* log_;
-  std::vector<State> state_;  // [port * kPriorities + priority]
-  std::vector<PfcPortStats> port_stats_;
+  std::vector<std::unique_ptr<Port>> ports_;
 };
 
 }  // namespace models
