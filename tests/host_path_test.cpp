@@ -4,6 +4,7 @@
 
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/param_registry.hpp"
 #include "scenarios/loader/params.hpp"
 #include "sim/units.hpp"
 

@@ -8,6 +8,7 @@
 #include "rate_control_rig.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/param_registry.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "sim/units.hpp"
 

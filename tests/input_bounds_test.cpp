@@ -175,6 +175,7 @@ TEST_CASE("every binary and subcommand answers --help with exit 0", "[unit][robu
                                                {"topo", "gen", "--help"},
                                                {"run", "--help"},
                                                {"check", "--help"},
+                                               {"schema", "--help"},
                                                {"sweep", "--help"},
                                                {"calibrate", "--help"},
                                                {"validate", "--help"},

@@ -10,7 +10,8 @@ packages=(g++ cmake ninja-build libboost-graph-dev libboost-program-options-dev
           libprotobuf-dev protobuf-compiler  # Chakra execution traces (scenarios/chakra)
           clang libclang-rt-dev)  # clang and its libFuzzer runtime: tools/fuzz.sh
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium)  # the browser test of rdmasim report (tests/browser)
+  packages+=(chromium  # the browser test of rdmasim report (tests/browser)
+             python3-jsonschema)  # rdmasim schema checked by a real validator (tests/schema_test.cpp)
 fi
 missing=()
 for p in "${packages[@]}"; do

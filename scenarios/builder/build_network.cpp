@@ -33,8 +33,7 @@ void apply_port_overrides(const Scenario& s, models::Switch& sw) {
     if (o.port < 0 && o.priority < 0) continue;
     if (o.node >= 0 && o.node != sw.node()) continue;
     models::SwitchParams p = sw.params();
-    JsonReader r(o.set, o.path + ".set");
-    read_fields(r, port_fields(), p);
+    o.per_port.apply(p);
     models::SwitchBuffer& b = sw.buffer();
     for (size_t port = 0; port < sw.port_count(); ++port) {
       if (o.port >= 0 && static_cast<size_t>(o.port) != port) continue;
@@ -42,9 +41,9 @@ void apply_port_overrides(const Scenario& s, models::Switch& sw) {
         if (o.priority >= 0 && o.priority != prio) continue;
         const auto pt = static_cast<uint16_t>(port);
         const auto pr = static_cast<uint8_t>(prio);
-        if (o.set.contains("queue_limit")) b.set_queue_limit(pt, pr, p.buffer.queue_limit_bytes);
-        if (o.set.contains("reserve")) b.set_reserve(pt, pr, p.buffer.reserve_bytes);
-        if (o.set.contains("alpha")) b.set_alpha(pt, pr, p.buffer.alpha);
+        if (o.per_port.sets("queue_limit")) b.set_queue_limit(pt, pr, p.buffer.queue_limit_bytes);
+        if (o.per_port.sets("reserve")) b.set_reserve(pt, pr, p.buffer.reserve_bytes);
+        if (o.per_port.sets("alpha")) b.set_alpha(pt, pr, p.buffer.alpha);
       }
     }
   }
@@ -78,7 +77,9 @@ void apply_qos(const Scenario& s, models::Switch& sw) {
       if (!o.has_scheduler) continue;
       if (o.node >= 0 && o.node != sw.node()) continue;
       if (o.port >= 0 && static_cast<size_t>(o.port) != port) continue;
-      apply_scheduler_setting(o.set.at("scheduler"), o.path + ".set.scheduler", o.priority, sched);
+      for (int prio = 0; prio < models::kPriorities; ++prio) {
+        if (o.scheduler[prio]) sched.weight[prio] = *o.scheduler[prio];
+      }
     }
     if (sched.weighted_mask() != 0) sw.port(port).set_schedule(sched);
   }
@@ -257,9 +258,8 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     for (auto& c : cpu_of_host) {
       if (c == UINT32_MAX) c = cpus++;
     }
-    net->tcp = std::make_unique<models::TcpStack>(net->ctx, *net->transport, s.tcp,
-                                                  s.nic.framing_bytes, std::move(cpu_of_host),
-                                                  cpus);
+    net->tcp = std::make_unique<models::TcpStack>(
+        net->ctx, *net->transport, s.tcp, s.nic.framing_bytes, std::move(cpu_of_host), cpus);
     std::vector<bool> kernel_hosts(hosts, true);
     for (int n : f.topo.gpus.nvlink_node) kernel_hosts[f.host_index[n]] = false;
     net->transport->set_tcp(s.tcp.mss, s.tcp_transport, std::move(kernel_hosts));

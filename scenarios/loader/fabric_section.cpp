@@ -314,16 +314,12 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
   }
 }
 
-void check_infiniband_overrides(const Scenario& s) {
-  if (s.fabric_kind != FabricKind::Infiniband) return;
-  for (const auto& o : s.overrides) {
-    for (auto it = o.set.begin(); it != o.set.end(); ++it) {
-      if (it.key() == "latency" || it.key() == "forwarding" || it.key() == "sl_to_vl") continue;
-      throw InputError(
-          o.path + ".set." + it.key(), it.value().dump(),
-          "an InfiniBand switch parameter (latency, forwarding, sl_to_vl): the buffer is "
-          "infiniband.vl_buffer per input port and VL");
-    }
+void check_infiniband_override(const JsonReader& set) {
+  for (auto it = set.json().begin(); it != set.json().end(); ++it) {
+    if (it.key() == "latency" || it.key() == "forwarding" || it.key() == "sl_to_vl") continue;
+    throw InputError(set.child_path(it.key()), it.value().dump(),
+                     "an InfiniBand switch parameter (latency, forwarding, sl_to_vl): the buffer "
+                     "is infiniband.vl_buffer per input port and VL");
   }
 }
 

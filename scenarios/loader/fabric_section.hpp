@@ -41,8 +41,9 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
                              LinkDefaults& link_defaults);
 
 // On InfiniBand an override may set only what an InfiniBand switch has (latency, forwarding):
-// the buffer is the VL buffers and there is no PFC, ECN or DSCP scheduling to tune.
-void check_infiniband_overrides(const Scenario& s);
+// the buffer is the VL buffers and there is no PFC, ECN or DSCP scheduling to tune. `set` is an
+// override's "set".
+void check_infiniband_override(const JsonReader& set);
 
 const FieldTable<models::IbParams>& ib_fields();
 // infiniband.cc: congestion control (ib_cc_fields.cpp). read_ib_cc_section also checks

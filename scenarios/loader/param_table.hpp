@@ -4,7 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "scenarios/loader/json_reader.hpp"
@@ -22,7 +25,32 @@ struct Field {
   // false: left out of the effective configuration while at its default (a key added after
   // the summaries of shipped scenarios were pinned; --list-params still lists it).
   bool echo_default = true;
+  // The value's JSON Schema beyond what its unit says (bounds); null: the unit's
+  // (param_registry.hpp, unit_schema).
+  Json schema = nullptr;
+  // Copies this parameter's value from one struct to another: an override that sets the key
+  // applies it (ParamPatch). Every field an override may set has one (tests/schema_test.cpp).
+  std::function<void(const S& from, S& to)> copy = {};
 };
+
+// `copy` of a field held in member `m`.
+template <typename S, typename M>
+std::function<void(const S&, S&)> member_copy(M S::*m) {
+  return [m](const S& from, S& to) { to.*m = from.*m; };
+}
+
+template <typename S, typename M>
+Field<S> copying(Field<S> f, M S::*m) {
+  f.copy = member_copy(m);
+  return f;
+}
+
+// A hand-written field with its `copy` (a member of a nested struct, an enum).
+template <typename S>
+Field<S> with_copy(Field<S> f, std::type_identity_t<std::function<void(const S&, S&)>> copy) {
+  f.copy = std::move(copy);
+  return f;
+}
 
 template <typename S>
 using FieldTable = std::vector<Field<S>>;
@@ -30,53 +58,83 @@ using FieldTable = std::vector<Field<S>>;
 template <typename S>
 Field<S> time_field(std::string key, sim::Time S::*m, std::string meaning,
                     sim::Time min = sim::Time(0)) {
-  return {key, "time", std::move(meaning),
-          [key, m, min](JsonReader& r, S& s) { s.*m = r.time(key, s.*m, min); },
-          [m](const S& s) { return Json(sim::format_time(s.*m)); }};
+  return copying(Field<S>{key, "time", std::move(meaning),
+                          [key, m, min](JsonReader& r, S& s) { s.*m = r.time(key, s.*m, min); },
+                          [m](const S& s) { return Json(sim::format_time(s.*m)); }},
+                 m);
 }
 
 template <typename S>
 Field<S> bytes_field(std::string key, int64_t S::*m, std::string meaning, int64_t min = 0) {
-  return {key, "bytes", std::move(meaning),
-          [key, m, min](JsonReader& r, S& s) { s.*m = r.bytes(key, s.*m, min); },
-          [m](const S& s) { return Json(sim::format_bytes(s.*m)); }};
+  return copying(Field<S>{key, "bytes", std::move(meaning),
+                          [key, m, min](JsonReader& r, S& s) { s.*m = r.bytes(key, s.*m, min); },
+                          [m](const S& s) { return Json(sim::format_bytes(s.*m)); }},
+                 m);
+}
+
+// The JSON Schema of a value written in `unit` ("time", "rate", "bytes", ...): what the loader's
+// readers accept (JsonReader: times and rates are strings with a unit; sizes may be plain
+// integers), before any bounds of the field's own (param_registry.cpp).
+Json unit_schema(const std::string& unit);
+
+// A rate's schema that also admits 0 / "0" (off) and, with `with_auto`, "auto".
+inline Json rate_or_zero_schema(bool with_auto) {
+  Json values = Json::array({0, "0"});
+  if (with_auto) values.push_back("auto");
+  return Json{{"anyOf", Json::array({unit_schema("rate"), Json{{"enum", values}}})}};
+}
+
+// {"type": "integer" or "number", "minimum", "maximum"}: a bounded value's schema.
+inline Json bounded_schema(const char* type, Json min, Json max) {
+  return Json{{"type", type}, {"minimum", std::move(min)}, {"maximum", std::move(max)}};
 }
 
 template <typename S>
 Field<S> int_field(std::string key, int64_t S::*m, std::string meaning, int64_t min, int64_t max) {
-  return {key, "integer", std::move(meaning),
-          [key, m, min, max](JsonReader& r, S& s) { s.*m = r.integer(key, s.*m, min, max); },
-          [m](const S& s) { return Json(s.*m); }};
+  Field<S> f{key, "integer", std::move(meaning),
+             [key, m, min, max](JsonReader& r, S& s) { s.*m = r.integer(key, s.*m, min, max); },
+             [m](const S& s) { return Json(s.*m); }};
+  f.schema = bounded_schema("integer", min, max);
+  f.copy = member_copy(m);
+  return f;
 }
 
 template <typename S>
 Field<S> int_field(std::string key, int S::*m, std::string meaning, int min, int max) {
-  return {key, "integer", std::move(meaning),
-          [key, m, min, max](JsonReader& r, S& s) {
-            s.*m = static_cast<int>(r.integer(key, s.*m, min, max));
-          },
-          [m](const S& s) { return Json(s.*m); }};
+  Field<S> f{key, "integer", std::move(meaning),
+             [key, m, min, max](JsonReader& r, S& s) {
+               s.*m = static_cast<int>(r.integer(key, s.*m, min, max));
+             },
+             [m](const S& s) { return Json(s.*m); }};
+  f.schema = bounded_schema("integer", min, max);
+  f.copy = member_copy(m);
+  return f;
 }
 
 template <typename S>
 Field<S> rate_field(std::string key, int64_t S::*m, std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, S& s) { s.*m = r.rate_bps(key, s.*m); },
-          [m](const S& s) { return Json(sim::format_rate(s.*m)); }};
+  return copying(Field<S>{key, "rate", std::move(meaning),
+                          [key, m](JsonReader& r, S& s) { s.*m = r.rate_bps(key, s.*m); },
+                          [m](const S& s) { return Json(sim::format_rate(s.*m)); }},
+                 m);
 }
 
 template <typename S>
 Field<S> bool_field(std::string key, bool S::*m, std::string meaning) {
-  return {key, "boolean", std::move(meaning),
-          [key, m](JsonReader& r, S& s) { s.*m = r.boolean(key, s.*m); },
-          [m](const S& s) { return Json(s.*m); }};
+  return copying(Field<S>{key, "boolean", std::move(meaning),
+                          [key, m](JsonReader& r, S& s) { s.*m = r.boolean(key, s.*m); },
+                          [m](const S& s) { return Json(s.*m); }},
+                 m);
 }
 
 template <typename S>
 Field<S> number_field(std::string key, double S::*m, std::string meaning, double min, double max) {
-  return {key, "number", std::move(meaning),
-          [key, m, min, max](JsonReader& r, S& s) { s.*m = r.number(key, s.*m, min, max); },
-          [m](const S& s) { return Json(s.*m); }};
+  Field<S> f{key, "number", std::move(meaning),
+             [key, m, min, max](JsonReader& r, S& s) { s.*m = r.number(key, s.*m, min, max); },
+             [m](const S& s) { return Json(s.*m); }};
+  f.schema = bounded_schema("number", min, max);
+  f.copy = member_copy(m);
+  return f;
 }
 
 // Reads `key`, if present, as a rate where 0 (the number or "0") means "off / unlimited".
@@ -94,26 +152,64 @@ inline void read_rate_or_zero(JsonReader& r, const std::string& key, int64_t& ou
 // A rate where 0 (the number or "0") means "off / unlimited".
 template <typename S>
 Field<S> rate_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, S& s) { read_rate_or_zero(r, key, s.*m); },
-          [m](const S& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
+  Field<S> f{key, "rate", std::move(meaning),
+             [key, m](JsonReader& r, S& s) { read_rate_or_zero(r, key, s.*m); },
+             [m](const S& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
+  f.schema = rate_or_zero_schema(false);
+  f.copy = member_copy(m);
+  return f;
 }
 
 // A rate that may also be "auto" (-1: the model decides) or 0 (off).
 template <typename S>
 Field<S> rate_auto_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, S& s) {
-            if (r.has(key) && r.json()[key].is_string() && r.json()[key] == "auto") {
-              (void)r.at(key);  // mark as read
-              s.*m = -1;
-              return;
-            }
-            read_rate_or_zero(r, key, s.*m);
-          },
-          [m](const S& s) {
-            return s.*m < 0 ? Json("auto") : s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m));
-          }};
+  Field<S> f{key, "rate", std::move(meaning),
+             [key, m](JsonReader& r, S& s) {
+               if (r.has(key) && r.json()[key].is_string() && r.json()[key] == "auto") {
+                 (void)r.at(key);  // mark as read
+                 s.*m = -1;
+                 return;
+               }
+               read_rate_or_zero(r, key, s.*m);
+             },
+             [m](const S& s) {
+               return s.*m < 0 ? Json("auto") : s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m));
+             }};
+  f.schema = rate_or_zero_schema(true);
+  f.copy = member_copy(m);
+  return f;
+}
+
+// The parameters an override sets, typed: their values (in a copy of the struct) and which
+// fields they are, in table order. Applied on top of resolved parameters, it changes only those.
+template <typename S>
+struct ParamPatch {
+  S values{};
+  std::vector<const Field<S>*> fields;
+
+  bool empty() const { return fields.empty(); }
+  bool sets(std::string_view key) const {
+    for (const Field<S>* f : fields) {
+      if (f->key == key) return true;
+    }
+    return false;
+  }
+  void apply(S& target) const {
+    for (const Field<S>* f : fields) f->copy(values, target);
+  }
+};
+
+// Reads the fields of `table` present in `r` (a static table: the patch keeps pointers to it).
+template <typename S>
+ParamPatch<S> read_patch(JsonReader& r, const FieldTable<S>& table) {
+  ParamPatch<S> p;
+  for (const auto& f : table) {
+    if (!r.has(f.key)) continue;
+    if (!f.copy) throw std::logic_error("parameter " + f.key + " cannot be overridden: no copy");
+    f.read(r, p.values);
+    p.fields.push_back(&f);
+  }
+  return p;
 }
 
 // Reads every field of `table` present in `r` into `s` (absent ones keep their value).
@@ -170,6 +266,7 @@ Field<S> classes_field(std::string key, uint8_t S::*m, std::string meaning) {
                return list;
              }};
   f.echo_default = false;
+  f.copy = member_copy(m);
   return f;
 }
 

@@ -62,45 +62,58 @@ const FieldTable<SwitchParams>& switch_fields() {
         "latency", &SwitchParams::latency,
         "switching latency, first bit in to first bit out, header reception included "
         "(Ethernet 350-600 ns, InfiniBand 100-130 ns per switch)"));
-    f.push_back(Field<SwitchParams>{
-        "forwarding", "choice",
-        "cut-through | store-and-forward; cut-through waits for the last bit when the egress is "
-        "faster than the ingress",
-        [](JsonReader& r, SwitchParams& s) {
-          const std::string v = r.choice(
-              "forwarding", {"cut-through", "store-and-forward"},
-              s.forwarding == models::Forwarding::CutThrough ? "cut-through" : "store-and-forward");
-          s.forwarding = v == "cut-through" ? models::Forwarding::CutThrough
-                                            : models::Forwarding::StoreAndForward;
-        },
-        [](const SwitchParams& s) {
-          return Json(s.forwarding == models::Forwarding::CutThrough ? "cut-through"
-                                                                     : "store-and-forward");
-        }});
-    f.push_back(Field<SwitchParams>{
-        "buffer", "bytes",
-        "packet memory of the switch: reserves + PFC headroom pool + shared pool (the rest); a "
-        "lossy packet that does not fit is tail-dropped",
-        [](JsonReader& r, SwitchParams& s) {
-          s.buffer.buffer_bytes = r.bytes("buffer", s.buffer.buffer_bytes, 1);
-        },
-        [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.buffer_bytes)); }});
-    f.push_back(Field<SwitchParams>{
-        "threshold_mode", "choice",
-        "static | dynamic: a (port, priority)'s shared-pool threshold is fixed (fabric.pfc.xoff "
-        "for lossless classes; lossy ones only by the pool and queue_limit) or alpha x free "
-        "shared pool (Choudhury-Hahne dynamic threshold, Broadcom-style MMU)",
-        [](JsonReader& r, SwitchParams& s) {
-          const bool dyn = s.buffer.threshold_mode == models::ThresholdMode::Dynamic;
-          s.buffer.threshold_mode = r.choice("threshold_mode", {"static", "dynamic"},
-                                             dyn ? "dynamic" : "static") == "dynamic"
-                                        ? models::ThresholdMode::Dynamic
-                                        : models::ThresholdMode::Static;
-        },
-        [](const SwitchParams& s) {
-          return Json(s.buffer.threshold_mode == models::ThresholdMode::Dynamic ? "dynamic"
-                                                                                : "static");
-        }});
+    f.push_back(with_copy(
+        Field<SwitchParams>{
+            "forwarding", "choice",
+            "cut-through | store-and-forward; cut-through waits for the last bit when the egress "
+            "is "
+            "faster than the ingress",
+            [](JsonReader& r, SwitchParams& s) {
+              const std::string v =
+                  r.choice("forwarding", {"cut-through", "store-and-forward"},
+                           s.forwarding == models::Forwarding::CutThrough ? "cut-through"
+                                                                          : "store-and-forward");
+              s.forwarding = v == "cut-through" ? models::Forwarding::CutThrough
+                                                : models::Forwarding::StoreAndForward;
+            },
+            [](const SwitchParams& s) {
+              return Json(s.forwarding == models::Forwarding::CutThrough ? "cut-through"
+                                                                         : "store-and-forward");
+            }},
+        [](const SwitchParams& from, SwitchParams& to) { to.forwarding = from.forwarding; }));
+    f.push_back(with_copy(
+        Field<SwitchParams>{
+            "buffer", "bytes",
+            "packet memory of the switch: reserves + PFC headroom pool + shared pool (the rest); a "
+            "lossy packet that does not fit is tail-dropped",
+            [](JsonReader& r, SwitchParams& s) {
+              s.buffer.buffer_bytes = r.bytes("buffer", s.buffer.buffer_bytes, 1);
+            },
+            [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.buffer_bytes)); }},
+        [](const SwitchParams& from, SwitchParams& to) {
+          to.buffer.buffer_bytes = from.buffer.buffer_bytes;
+        }));
+    f.push_back(with_copy(
+        Field<SwitchParams>{
+            "threshold_mode", "choice",
+            "static | dynamic: a (port, priority)'s shared-pool threshold is fixed "
+            "(fabric.pfc.xoff "
+            "for lossless classes; lossy ones only by the pool and queue_limit) or alpha x free "
+            "shared pool (Choudhury-Hahne dynamic threshold, Broadcom-style MMU)",
+            [](JsonReader& r, SwitchParams& s) {
+              const bool dyn = s.buffer.threshold_mode == models::ThresholdMode::Dynamic;
+              s.buffer.threshold_mode = r.choice("threshold_mode", {"static", "dynamic"},
+                                                 dyn ? "dynamic" : "static") == "dynamic"
+                                            ? models::ThresholdMode::Dynamic
+                                            : models::ThresholdMode::Static;
+            },
+            [](const SwitchParams& s) {
+              return Json(s.buffer.threshold_mode == models::ThresholdMode::Dynamic ? "dynamic"
+                                                                                    : "static");
+            }},
+        [](const SwitchParams& from, SwitchParams& to) {
+          to.buffer.threshold_mode = from.buffer.threshold_mode;
+        }));
     f.push_back(bool_field<SwitchParams>(
         "adaptive_routing", &SwitchParams::adaptive_routing,
         "each packet leaves by the least loaded port (queued bytes of its class) among the "
@@ -114,31 +127,43 @@ const FieldTable<SwitchParams>& switch_fields() {
 const FieldTable<SwitchParams>& port_fields() {
   static const FieldTable<SwitchParams> t = [] {
     FieldTable<SwitchParams> f;
-    f.push_back(Field<SwitchParams>{
-        "queue_limit", "bytes",
-        "cap on one egress (port, priority) queue, 0 = only the shared buffer limits it",
-        [](JsonReader& r, SwitchParams& s) {
-          s.buffer.queue_limit_bytes = r.bytes("queue_limit", s.buffer.queue_limit_bytes, 0);
-        },
-        [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.queue_limit_bytes)); }});
-    f.push_back(Field<SwitchParams>{
-        "reserve", "bytes",
-        "guaranteed bytes per (ingress port, priority), counted before the shared pool; set "
-        "aside from the buffer for all 8 priorities unless overridden per priority",
-        [](JsonReader& r, SwitchParams& s) {
-          s.buffer.reserve_bytes = r.bytes("reserve", s.buffer.reserve_bytes, 0);
-        },
-        [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.reserve_bytes)); }});
-    f.push_back(Field<SwitchParams>{
-        "alpha", "fraction",
-        "dynamic threshold factor: a (port, priority) may hold alpha x free shared pool "
-        "(1/8 typical; docs/references.md, ns-3 HPCC); 1/1024..64",
-        [](JsonReader& r, SwitchParams& s) {
-          if (!r.has("alpha")) return;
-          const JsonReader v = r.at("alpha");
-          s.buffer.alpha = read_alpha(v.json(), v.path());
-        },
-        [](const SwitchParams& s) { return write_alpha(s.buffer.alpha); }});
+    f.push_back(with_copy(
+        Field<SwitchParams>{
+            "queue_limit", "bytes",
+            "cap on one egress (port, priority) queue, 0 = only the shared buffer limits it",
+            [](JsonReader& r, SwitchParams& s) {
+              s.buffer.queue_limit_bytes = r.bytes("queue_limit", s.buffer.queue_limit_bytes, 0);
+            },
+            [](const SwitchParams& s) {
+              return Json(sim::format_bytes(s.buffer.queue_limit_bytes));
+            }},
+        [](const SwitchParams& from, SwitchParams& to) {
+          to.buffer.queue_limit_bytes = from.buffer.queue_limit_bytes;
+        }));
+    f.push_back(with_copy(
+        Field<SwitchParams>{
+            "reserve", "bytes",
+            "guaranteed bytes per (ingress port, priority), counted before the shared pool; set "
+            "aside from the buffer for all 8 priorities unless overridden per priority",
+            [](JsonReader& r, SwitchParams& s) {
+              s.buffer.reserve_bytes = r.bytes("reserve", s.buffer.reserve_bytes, 0);
+            },
+            [](const SwitchParams& s) { return Json(sim::format_bytes(s.buffer.reserve_bytes)); }},
+        [](const SwitchParams& from, SwitchParams& to) {
+          to.buffer.reserve_bytes = from.buffer.reserve_bytes;
+        }));
+    f.push_back(with_copy(
+        Field<SwitchParams>{
+            "alpha", "fraction",
+            "dynamic threshold factor: a (port, priority) may hold alpha x free shared pool "
+            "(1/8 typical; docs/references.md, ns-3 HPCC); 1/1024..64",
+            [](JsonReader& r, SwitchParams& s) {
+              if (!r.has("alpha")) return;
+              const JsonReader v = r.at("alpha");
+              s.buffer.alpha = read_alpha(v.json(), v.path());
+            },
+            [](const SwitchParams& s) { return write_alpha(s.buffer.alpha); }},
+        [](const SwitchParams& from, SwitchParams& to) { to.buffer.alpha = from.buffer.alpha; }));
     return f;
   }();
   return t;
@@ -170,9 +195,11 @@ const FieldTable<NicParams>& nic_fields() {
     f.push_back(time_field<NicParams>("rx_latency", &NicParams::rx_latency,
                                       "last bit in to delivery and ACK generation (DMA write)"));
     for (const auto& h : host_path_fields()) {  // the PCIe path (host_path_section.hpp)
-      f.push_back({h.key, h.unit, h.meaning,
-                   [read = h.read](JsonReader& r, NicParams& n) { read(r, n.host); },
-                   [write = h.write](const NicParams& n) { return write(n.host); }});
+      Field<NicParams> wrapped{h.key, h.unit, h.meaning,
+                               [read = h.read](JsonReader& r, NicParams& n) { read(r, n.host); },
+                               [write = h.write](const NicParams& n) { return write(n.host); }};
+      wrapped.schema = h.schema;
+      f.push_back(std::move(wrapped));
     }
     f.push_back(rate_or_zero_field<NicParams>(
         "max_send_rate", &NicParams::max_send_rate_bps,
@@ -358,48 +385,6 @@ const FieldTable<LinkDefaults>& link_fields() {
     return f;
   }();
   return t;
-}
-
-std::string list_parameters() {
-  std::string out;
-  out += "parameter                          unit      default      meaning\n";
-  list_fields(out, "fabric.switch", switch_fields(), SwitchParams{});
-  list_fields(out, "fabric.switch", port_fields(), SwitchParams{});
-  list_fields(out, "fabric.nic", nic_fields(), NicParams{});
-  list_fields(out, "fabric.link", link_fields(), LinkDefaults{});
-  list_fields(out, "fabric.pfc", pfc_fields(), models::PfcParams{});
-  list_fields(out, "fabric.ecn", ecn_fields(), models::EcnParams{});
-  list_fields(out, "fabric.dcqcn", dcqcn_fields(), models::DcqcnParams{});
-  list_fields(out, "fabric.cc", cc_fields(), models::CcParams{});
-  list_fields(out, "fabric.qos", qos_fields(), models::QosParams{});
-  // "transport": "tcp" (or the fabric "tcp" of a list): kernel TCP's parameters.
-  list_fields(out, "fabric.tcp", tcp_fields(), models::TcpParams{});
-  // "fabric": "infiniband": the "infiniband" section (its nic and link keys are those above;
-  // its defaults: switch latency 130ns, header_bytes 26, framing_bytes 0).
-  models::SwitchParams ib_switch;
-  ib_switch.latency = kInfinibandSwitchLatency;
-  list_fields(out, "infiniband.switch", ib_switch_fields(), ib_switch);
-  list_fields(out, "infiniband", ib_fields(), models::IbParams{});
-  list_fields(out, "infiniband.cc", ib_cc_fields(), models::IbCcParams{});
-  list_fields(out, "infiniband.sharp", sharp_fields(), models::SharpParams{});
-  list_fields(out, "workload.collective", collective_fields(), collective_defaults());
-  list_fields(out, "topology.nodes", gpu_node_fields(), topo::GpuNodeParams{});
-  // GPU servers' NICs: the same keys under topology.nodes.host_path (or a preset name) and
-  // topology.nodes.host_path_overrides[i] with "servers"/"rails" (host_path_section.hpp).
-  list_fields(out, "topology.nodes.host_path", host_path_fields(), models::HostPathParams{});
-  out +=
-      "\nPer-switch, per-port and per-priority values go in \"overrides\": "
-      "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
-      "switch-wide keys (latency, forwarding, buffer, threshold_mode) may not be set per port;\n"
-      "queue_limit, reserve, alpha and scheduler may (\"scheduler\" is \"strict\" or a weight with "
-      "\"priority\", else an object like fabric.qos.scheduler),\n"
-      "and so may \"ecn\": {\"enabled\", \"kmin\", \"kmax\", \"pmax\"} (RED per port and priority; "
-      "mark_at stays fabric-wide).\n"
-      "\"fabric\" may also be \"roce\" or \"infiniband\" (parameters in a \"roce\" or "
-      "\"infiniband\" section) or a list of both (run on each, compared); the infiniband section "
-      "takes switch (latency [130ns], forwarding), nic and link as above (nic defaults there: "
-      "header_bytes 26, framing_bytes 0) and the infiniband.* keys.\n";
-  return out;
 }
 
 }  // namespace scen

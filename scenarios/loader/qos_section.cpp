@@ -149,13 +149,22 @@ int64_t effective_quantum(const QosParams& q, const models::NicParams& nic) {
                                        : nic.mtu + nic.header_bytes + nic.framing_bytes;
 }
 
-void apply_scheduler_setting(const Json& v, const std::string& path, int priority,
-                             models::ClassSchedule& s) {
+SchedulerSetting read_scheduler_setting(const Json& v, const std::string& path, int priority) {
+  SchedulerSetting out{};
   if (priority >= 0) {
-    s.weight[priority] = read_weight(v, path);
-  } else {
-    read_schedule_object(v, path, s);
+    out[priority] = read_weight(v, path);
+    return out;
   }
+  // The object form, read as fabric.qos.scheduler is: onto a schedule whose weights are all
+  // marked unset, so only the priorities it names come out set.
+  constexpr uint32_t kUnset = UINT32_MAX;
+  models::ClassSchedule named;
+  named.weight.fill(kUnset);
+  read_schedule_object(v, path, named);
+  for (int p = 0; p < models::kPriorities; ++p) {
+    if (named.weight[p] != kUnset) out[p] = named.weight[p];
+  }
+  return out;
 }
 
 TrafficClass read_traffic_class(JsonReader& r, const TrafficClass& def, const QosParams& q,

@@ -3,6 +3,8 @@
 // and/or "dscp").
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
 
 #include "models/nic_params.hpp"
@@ -22,9 +24,9 @@ void check_qos(const models::QosParams& q, const models::NicParams& nic);
 int64_t effective_quantum(const models::QosParams& q, const models::NicParams& nic);
 
 // An override's "scheduler": for one priority, "strict" or a weight; else an object like
-// fabric.qos.scheduler. Applied on top of `s`.
-void apply_scheduler_setting(const Json& v, const std::string& path, int priority,
-                             models::ClassSchedule& s);
+// fabric.qos.scheduler. The weights it sets (0 = strict), by priority; unset ones are empty.
+using SchedulerSetting = std::array<std::optional<uint32_t>, models::kPriorities>;
+SchedulerSetting read_scheduler_setting(const Json& v, const std::string& path, int priority);
 
 // A workload entry's traffic class. "dscp" alone: the priority is the table's. "priority"
 // alone: the DSCP is nic.data_dscp if the table maps it there, else the lowest DSCP that maps

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,21 +24,34 @@
 #include "models/workloads/chakra_spec.hpp"
 #include "models/workloads/flow_spec.hpp"
 #include "scenarios/loader/json_reader.hpp"
+#include "scenarios/loader/param_table.hpp"
 #include "topologies/forwarding_tables.hpp"
 #include "topologies/topology.hpp"
 
 namespace scen {
 
-// A parameter set on one switch, or one port of it, or one priority of a port.
+// A parameter set on one switch, or one port of it, or one priority of a port: what its "set"
+// names, read and checked when the scenario loads (the builder reads no JSON).
 struct SwitchOverride {
-  int node = -1;               // switch node; -1 = every switch
-  int port = -1;               // -1 = every port
-  int priority = -1;           // -1 = every priority
-  Json set;                    // the parameters, as written
-  bool has_scheduler = false;  // "scheduler" in set: the egress class schedule of these ports
-  bool has_ecn = false;        // "ecn" in set: RED parameters of these (port, priority) queues
-  int64_t headroom_bytes = 0;  // "headroom" in set: PFC headroom of these ingress buffers
-  std::string path;            // JSON path, for errors found while applying
+  int node = -1;      // switch node; -1 = every switch
+  int port = -1;      // -1 = every port
+  int priority = -1;  // -1 = every priority
+  // Switch-wide keys (latency, forwarding, buffer, ...): only without port and priority.
+  ParamPatch<models::SwitchParams> switch_wide;
+  // Per (port, priority) buffer keys: queue_limit, reserve, alpha.
+  ParamPatch<models::SwitchParams> per_port;
+  // "scheduler": the egress class weights it sets (0 = strict), per priority.
+  std::array<std::optional<uint32_t>, models::kPriorities> scheduler{};
+  bool has_scheduler = false;
+  // "ecn": RED parameters of these (port, priority) queues.
+  ParamPatch<models::EcnParams> ecn;
+  bool has_ecn = false;
+  int64_t headroom_bytes = 0;  // "headroom": PFC headroom of these ingress buffers (0 = unset)
+  // "pfc_watchdog": the watchdog_* members it sets (watchdog_section.hpp).
+  ParamPatch<models::PfcParams> watchdog;
+  bool has_watchdog = false;
+  std::vector<uint8_t> sl_to_vl;  // "sl_to_vl" (InfiniBand): VL per SL; empty = unset
+  std::string path;               // JSON path, for errors found while applying
 };
 
 struct TimeseriesSpec {
@@ -156,8 +170,5 @@ models::SwitchParams switch_params_for(const Scenario& s, int node);
 // so) when a resolved setting has kmax <= kmin.
 std::array<models::EcnParams, models::kPriorities> ecn_params_for(const Scenario& s, int node,
                                                                   int port);
-
-// Every model parameter with unit, default and meaning (for --list-params).
-std::string list_parameters();
 
 }  // namespace scen

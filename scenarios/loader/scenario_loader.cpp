@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "scenarios/loader/chakra_section.hpp"
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/failures_section.hpp"
@@ -14,7 +15,6 @@
 #include "scenarios/loader/sl_to_vl_overrides.hpp"
 #include "scenarios/loader/topology_section.hpp"
 #include "scenarios/loader/training_section.hpp"
-#include "scenarios/loader/chakra_section.hpp"
 #include "scenarios/loader/watchdog_section.hpp"
 #include "scenarios/loader/workload_section.hpp"
 
@@ -23,7 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
+// One entry of "overrides", read into typed patches (the builder applies them): where it
+// applies, then each key of its "set". `s` holds the fabric sections already read.
+SwitchOverride read_override(JsonReader& r, const Scenario& s) {
+  const topo::Fabric& f = s.fabric;
   r.expect_object();
   SwitchOverride o;
   o.path = r.path();
@@ -41,21 +44,18 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
   if (r.has("priority")) o.priority = static_cast<int>(r.integer("priority", 0, 7));
   JsonReader set = r.at("set");
   set.expect_object();
-  // Check the keys now: switch-wide keys only without port/priority.
-  models::SwitchParams scratch;
-  read_fields(set, port_fields(), scratch);
-  if (o.port < 0 && o.priority < 0) read_fields(set, switch_fields(), scratch);
+  // Switch-wide keys only without port/priority.
+  o.per_port = read_patch(set, port_fields());
+  if (o.port < 0 && o.priority < 0) o.switch_wide = read_patch(set, switch_fields());
   if (set.has("scheduler")) {
     const JsonReader sched = set.at("scheduler");
-    models::ClassSchedule check;
-    apply_scheduler_setting(sched.json(), sched.path(), o.priority, check);
+    o.scheduler = read_scheduler_setting(sched.json(), sched.path(), o.priority);
     o.has_scheduler = true;
   }
   if (set.has("ecn")) {
     JsonReader ecn = set.at("ecn");
     ecn.expect_object();
-    models::EcnParams check;
-    read_fields(ecn, ecn_port_fields(), check);
+    o.ecn = read_patch(ecn, ecn_port_fields());
     try {
       ecn.finish();
     } catch (const InputError& e) {
@@ -69,16 +69,16 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
     // PFC headroom of these (ingress port, priority) buffers, instead of the formula's.
     o.headroom_bytes = set.bytes("headroom", 1);
   }
-  // InfiniBand: the SL -> VL table of these output ports (checked with the fabric's data VLs by
-  // check_sl_to_vl_overrides).
-  if (set.has("sl_to_vl")) (void)set.at("sl_to_vl");
+  // InfiniBand: the SL -> VL table of these output ports (sl_to_vl_overrides.hpp).
+  if (set.has("sl_to_vl")) o.sl_to_vl = read_sl_to_vl_override(set, o, s);
   if (set.has("pfc_watchdog")) {
     // The PFC watchdog of this switch's (or port's) egress (watchdog_section.hpp).
     if (o.priority >= 0) {
       throw InputError(r.child_path("priority"), std::to_string(o.priority),
                        "no priority with \"pfc_watchdog\" (set per switch or port)");
     }
-    check_watchdog_override(set);
+    o.watchdog = read_watchdog_override(set);
+    o.has_watchdog = true;
   }
   try {
     set.finish();
@@ -92,7 +92,7 @@ SwitchOverride read_override(JsonReader& r, const topo::Fabric& f) {
                            "need no "
                            "\"port\"/\"priority\"");
   }
-  o.set = set.json();
+  if (s.fabric_kind == FabricKind::Infiniband) check_infiniband_override(set);
   r.finish();
   return o;
 }
@@ -229,6 +229,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     throw InputError("name", "\"" + s.name + "\"", "a non-empty name without '/'");
   }
   r.string("description", "");
+  r.string("$schema", "");  // an editor's pointer to `rdmasim schema`'s output: ignored
   s.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
   const std::string dir = base_dir.empty() ? "." : base_dir;
 
@@ -275,8 +276,7 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     if (auto dc = fab->get("dcqcn")) {
       dc->expect_object();
       if (dc->has("preset")) {
-        const std::string name =
-            dc->choice("preset", {"nvidia-default", "dcqcn-paper", "hpcc-ns3"}, s.dcqcn.preset);
+        const std::string name = dc->choice("preset", models::dcqcn_preset_names(), s.dcqcn.preset);
         models::dcqcn_preset(name, s.dcqcn);
       }
       read_fields(*dc, dcqcn_fields(), s.dcqcn);
@@ -316,11 +316,9 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
     ov->expect_array();
     for (size_t i = 0; i < ov->size(); ++i) {
       JsonReader e = ov->element(i);
-      s.overrides.push_back(read_override(e, s.fabric));
+      s.overrides.push_back(read_override(e, s));
     }
   }
-  check_infiniband_overrides(s);
-  check_sl_to_vl_overrides(s);  // sl_to_vl_overrides.hpp
   // Every resolved ECN setting is checked now, before any simulation.
   if (std::any_of(s.overrides.begin(), s.overrides.end(),
                   [](const SwitchOverride& o) { return o.has_ecn; })) {
@@ -345,11 +343,11 @@ Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOp
   s.training = read_training_section(w, s.fabric, s.nic, s.qos);
   s.chakra = read_chakra_section(w, s.fabric, s.nic, s.qos, dir);
   check_sharp_workload(r.json(), s);  // sharp_section.hpp
-  s.flows = read_workload_section(
-      w, s.fabric, s.nic, s.qos, s.seed, dir,
-      options.allow_empty_workload || !s.collectives.empty() || !s.training.empty() ||
-          !s.chakra.empty(),
-      options.max_memory_bytes, s.fabric_kind != FabricKind::Infiniband);
+  s.flows =
+      read_workload_section(w, s.fabric, s.nic, s.qos, s.seed, dir,
+                            options.allow_empty_workload || !s.collectives.empty() ||
+                                !s.training.empty() || !s.chakra.empty(),
+                            options.max_memory_bytes, s.fabric_kind != FabricKind::Infiniband);
   check_tagging_flows(s);  // routing_section.hpp
 
   if (auto st = r.get("stop")) {
@@ -406,9 +404,8 @@ models::SwitchParams switch_params_for(const Scenario& s, int node) {
   for (const auto& o : s.overrides) {
     if (o.port >= 0 || o.priority >= 0) continue;
     if (o.node >= 0 && o.node != node) continue;
-    JsonReader r(o.set, o.path + ".set");
-    read_fields(r, switch_fields(), p);
-    read_fields(r, port_fields(), p);
+    o.switch_wide.apply(p);
+    o.per_port.apply(p);
   }
   return p;
 }
@@ -428,8 +425,7 @@ std::array<models::EcnParams, models::kPriorities> ecn_params_for(const Scenario
     if (o.port >= 0 && o.port != port) continue;
     for (int prio = 0; prio < models::kPriorities; ++prio) {
       if (o.priority >= 0 && o.priority != prio) continue;
-      JsonReader r(o.set.at("ecn"), o.path + ".set.ecn");
-      read_fields(r, ecn_port_fields(), out[prio]);
+      o.ecn.apply(out[prio]);
       last[prio] = &o;
     }
   }
@@ -437,7 +433,7 @@ std::array<models::EcnParams, models::kPriorities> ecn_params_for(const Scenario
     const models::EcnParams& e = out[prio];
     if (last[prio] == nullptr || e.kmax_bytes > e.kmin_bytes) continue;
     const SwitchOverride& o = *last[prio];
-    const std::string key = o.set.at("ecn").contains("kmax") ? "kmax" : "kmin";
+    const std::string key = o.ecn.sets("kmax") ? "kmax" : "kmin";
     throw InputError(
         o.path + ".set.ecn." + key, sim::format_bytes(key == "kmax" ? e.kmax_bytes : e.kmin_bytes),
         "kmax more than kmin as resolved for switch " + s.fabric.topo.nodes[node].name + " port " +

@@ -18,9 +18,11 @@
 
 namespace scen {
 
-// Checks the "sl_to_vl" of every override: only on an InfiniBand fabric, not per priority, a
-// list of 1 to 16 VLs each below infiniband.data_vls. InputError with the JSON path otherwise.
-void check_sl_to_vl_overrides(const Scenario& s);
+// Reads the "sl_to_vl" of override `o` (`set` is its "set"; `s` has its fabric sections read):
+// only on an InfiniBand fabric, not per priority, a list of 1 to 16 VLs each below
+// infiniband.data_vls. InputError with the JSON path otherwise.
+std::vector<uint8_t> read_sl_to_vl_override(JsonReader& set, const SwitchOverride& o,
+                                            const Scenario& s);
 
 // Whether some override sets an SL -> VL table.
 bool has_sl_to_vl_overrides(const Scenario& s);

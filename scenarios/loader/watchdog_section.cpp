@@ -7,7 +7,8 @@ using models::WatchdogAction;
 
 Field<PfcParams> watchdog_action_field(const std::string& key) {
   return Field<PfcParams>{
-      key, "choice",
+      key,
+      "choice",
       "ignore-pause | drop: what the PFC watchdog does to a stuck class for the recovery time — "
       "ignore its pause, or also discard its queued packets and every packet reaching it "
       "(SONiC's forward / drop actions)",
@@ -20,7 +21,10 @@ Field<PfcParams> watchdog_action_field(const std::string& key) {
       },
       [](const PfcParams& s) {
         return Json(s.watchdog_action == WatchdogAction::Drop ? "drop" : "ignore-pause");
-      }};
+      },
+      true,
+      nullptr,
+      member_copy(&PfcParams::watchdog_action)};
 }
 
 const FieldTable<PfcParams>& watchdog_override_fields() {
@@ -37,21 +41,20 @@ const FieldTable<PfcParams>& watchdog_override_fields() {
   return t;
 }
 
-void check_watchdog_override(JsonReader& set) {
+ParamPatch<PfcParams> read_watchdog_override(JsonReader& set) {
   JsonReader w = set.at("pfc_watchdog");
   w.expect_object();
-  PfcParams scratch;
-  read_fields(w, watchdog_override_fields(), scratch);
+  ParamPatch<PfcParams> patch = read_patch(w, watchdog_override_fields());
   w.finish();
+  return patch;
 }
 
 WatchdogSetting watchdog_for(const Scenario& s, int node, int port) {
   PfcParams p = s.pfc;
   for (const auto& o : s.overrides) {
-    if (!o.set.contains("pfc_watchdog")) continue;
+    if (!o.has_watchdog) continue;
     if ((o.node >= 0 && o.node != node) || (o.port >= 0 && o.port != port)) continue;
-    JsonReader r(o.set.at("pfc_watchdog"), o.path + ".set.pfc_watchdog");
-    read_fields(r, watchdog_override_fields(), p);
+    o.watchdog.apply(p);
   }
   return {p.watchdog_timeout, p.watchdog_recovery, p.watchdog_action};
 }

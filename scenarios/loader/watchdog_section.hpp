@@ -14,8 +14,8 @@ const FieldTable<models::PfcParams>& watchdog_override_fields();
 // The "action" field (ignore-pause | drop), shared with fabric.pfc.watchdog_action.
 Field<models::PfcParams> watchdog_action_field(const std::string& key);
 
-// Validates an override's "pfc_watchdog" object (`set` is the override's "set").
-void check_watchdog_override(JsonReader& set);
+// Reads an override's "pfc_watchdog" object (`set` is the override's "set").
+ParamPatch<models::PfcParams> read_watchdog_override(JsonReader& set);
 
 struct WatchdogSetting {
   sim::Time timeout;  // 0 = off

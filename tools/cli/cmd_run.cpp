@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/param_registry.hpp"
 #include "scenarios/loader/memory_estimate.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/collectives_table.hpp"

@@ -20,6 +20,7 @@ int cmd_calibrate(int argc, char** argv);  // tools/cli/cmd_calibrate.cpp
 int cmd_validate(int argc, char** argv);
 int cmd_report(int argc, char** argv);  // tools/cli/cmd_report.cpp
 int cmd_chakra(int argc, char** argv);  // tools/cli/cmd_chakra.cpp
+int cmd_schema(int argc, char** argv);  // tools/cli/cmd_schema.cpp
 
 // The HTML report of a run's or a sweep's folder into `output` (default OUT_DIR/report.html),
 // with a measured nccl-tests trace beside the collectives when `trace` is given (run --report

@@ -33,6 +33,8 @@ const char* kUsage =
     "                      --trace T [--trace T2 ...] -o params.json\n"
     "  validate            predict a trace with fitted parameters: --cluster --params --trace\n"
     "  compare SIM REAL    two runs' flows.csv: FCT percentiles side by side with the error\n"
+    "  schema              the scenario format as a JSON Schema (--reference: the parameters\n"
+    "                      as Markdown, docs/parameters.md)\n"
     "\n"
     "  --version           print the version\n"
     "  --log-level LEVEL   trace, debug, info, warn (default: warnings and errors on stderr),\n"
@@ -123,6 +125,7 @@ int main(int argc, char** argv) {
     if (cmd == "plot") return cli::cmd_plot(argc - 1, argv + 1);
     if (cmd == "report") return cli::cmd_report(argc - 1, argv + 1);
     if (cmd == "chakra") return cli::cmd_chakra(argc - 1, argv + 1);
+    if (cmd == "schema") return cli::cmd_schema(argc - 1, argv + 1);
     if (cmd == "compare") return cli::cmd_compare(argc - 1, argv + 1);
     if (cmd == "calibrate") return cli::cmd_calibrate(argc - 1, argv + 1);
     if (cmd == "validate") return cli::cmd_validate(argc - 1, argv + 1);

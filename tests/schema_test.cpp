@@ -1,0 +1,158 @@
+// The scenario format's JSON Schema (rdmasim schema) and the generated parameter reference:
+// every shipped scenario validates with a real validator (Debian's python3-jsonschema), a
+// misspelt or mistyped parameter does not, and docs/parameters.md is what the build generates.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.hpp"
+#include "scenarios/loader/param_registry.hpp"
+#include "scenarios/loader/scenario_schema.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using scen::Json;
+using test_support::rdmasim;
+using test_support::TempDir;
+
+const std::string kSource = RDMASIM_SOURCE_DIR;
+
+// Validates each file against the schema with python3-jsonschema: one line per file,
+// "ok NAME" or "invalid NAME: PATH: MESSAGE"; exit 3 when the module is missing.
+constexpr const char* kValidator = R"(import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(3)
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+for name in sys.argv[2:]:
+    errors = sorted(v.iter_errors(json.load(open(name))), key=lambda e: list(e.path))
+    if errors:
+        e = errors[0]
+        print("invalid %s: %s: %s" % (name, "/".join(str(p) for p in e.path), e.message[:200]))
+    else:
+        print("ok %s" % name)
+)";
+
+std::string python() {
+  return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+// Runs the validator over `files`; returns its output (exit code in `code`).
+std::string validate(const TempDir& dir, const std::vector<std::string>& files, int& code) {
+  { std::ofstream(dir / "validate.py") << kValidator; }
+  std::string cmd = python() + " " + test_support::shell_quote((dir / "validate.py").string()) +
+                    " " + test_support::shell_quote((dir / "schema.json").string());
+  for (const auto& f : files) cmd += " " + test_support::shell_quote(f);
+  cmd += " > " + test_support::shell_quote((dir / "validation.txt").string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return test_support::read_file(dir / "validation.txt");
+}
+
+void write_schema(const TempDir& dir) {
+  const auto r = rdmasim({"schema", "-o", "schema.json"}, dir);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(fs::is_regular_file(dir / "schema.json"));
+}
+
+}  // namespace
+
+TEST_CASE("schema: every shipped scenario validates with python3-jsonschema", "[cli]") {
+  TempDir dir;
+  write_schema(dir);
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(kSource + "/scenarios")) {
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 40);
+  int code = 0;
+  const std::string out = validate(dir, files, code);
+  INFO(out);
+  REQUIRE(code != 3);  // python3-jsonschema: bash tools/setup-deps.sh --tests installs it
+  REQUIRE(code == 0);
+  for (const auto& f : files) CHECK(test_support::contains(out, "ok " + f + "\n"));
+  CHECK_FALSE(test_support::contains(out, "invalid"));
+}
+
+TEST_CASE("schema: a misspelt, mistyped or misplaced parameter is invalid", "[cli]") {
+  TempDir dir;
+  write_schema(dir);
+  const std::string base = R"({"topology": {"generator": "leaf-spine"}, "workload": {}, )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"ok.json", base + R"("fabric": {"switch": {"latency": "300ns"}}})"},
+      {"misspelt.json", base + R"("fabric": {"switch": {"latncy": "300ns"}}})"},
+      {"unitless-time.json", base + R"("fabric": {"switch": {"latency": 300}}})"},
+      {"bad-unit.json", base + R"("fabric": {"nic": {"rto": "5 hours"}}})"},
+      {"out-of-range.json", base + R"("fabric": {"nic": {"ack_priority": 9}}})"},
+      {"bad-choice.json", base + R"("fabric": {"cc": {"algorithm": "bbr"}}})"},
+      {"override-key.json", base + R"("overrides": [{"switch": "*", "set": {"mark_at": 1}}]})"},
+      {"top-level.json", base + R"("fabirc": {}})"},
+  };
+  std::vector<std::string> files;
+  for (const auto& [name, text] : cases) {
+    std::ofstream(dir / name) << text;
+    files.push_back((dir / name).string());
+  }
+  int code = 0;
+  const std::string out = validate(dir, files, code);
+  INFO(out);
+  REQUIRE(code == 0);
+  CHECK(test_support::contains(out, "ok " + files[0] + "\n"));
+  for (size_t i = 1; i < files.size(); ++i) {
+    CHECK(test_support::contains(out, "invalid " + files[i] + ":"));
+  }
+}
+
+TEST_CASE("schema: every parameter of the registry is in its section", "[unit]") {
+  const Json schema = scen::scenario_schema();
+  const Json& fabric = schema["properties"]["fabric"]["anyOf"][0]["properties"];
+  for (const auto& row : scen::parameters_at("fabric.nic")) {
+    CHECK(fabric["nic"]["properties"].contains(row.key));
+  }
+  for (const auto& row : scen::parameters_at("fabric.switch")) {
+    CHECK(fabric["switch"]["properties"].contains(row.key));
+  }
+  const Json& ib = schema["properties"]["infiniband"]["properties"];
+  for (const auto& row : scen::parameters_at("infiniband")) CHECK(ib.contains(row.key));
+  for (const auto& row : scen::parameters_at("infiniband.cc")) {
+    CHECK(ib["cc"]["properties"].contains(row.key));
+  }
+  CHECK(fabric["switch"]["additionalProperties"] == false);
+  // Bounds come from the field: ack_priority is a class 0..7.
+  CHECK(fabric["nic"]["properties"]["ack_priority"]["maximum"] == 7);
+}
+
+TEST_CASE("docs/parameters.md is the generated parameter reference", "[unit][docs]") {
+  std::ifstream in(kSource + "/docs/parameters.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO("regenerate with: build/bin/rdmasim schema --reference -o docs/parameters.md");
+  CHECK(doc == scen::parameters_markdown());
+  // Every parameter --list-params prints has a row.
+  for (const auto& s : scen::parameter_sections()) {
+    for (const auto& row : s.rows) CHECK(test_support::contains(doc, "| `" + row.key + "` |"));
+  }
+}
+
+TEST_CASE("schema: a scenario's \"$schema\" key is accepted and ignored", "[cli]") {
+  TempDir dir;
+  std::ifstream in(kSource + "/scenarios/quickstart.json");
+  REQUIRE(in);
+  Json j = Json::parse(in);
+  j["$schema"] = "./scenario.schema.json";
+  std::ofstream(dir / "with-schema.json") << j.dump(2);
+  const auto r = rdmasim({"check", "with-schema.json"}, dir);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  // Any other unknown top-level key is still refused.
+  j["$schemas"] = "x";
+  std::ofstream(dir / "typo.json") << j.dump(2);
+  CHECK(rdmasim({"check", "typo.json"}, dir).exit_code == 2);
+}
