@@ -10,16 +10,16 @@
 
 namespace models {
 
-// A PFC frame (IEEE 802.1Qbb) for one priority: the pause time in quanta is carried in `psn`
-// (0 = XON, resume); on the wire a minimum Ethernet frame with its preamble and gap. Returns
-// the frame, `h` its handle; the sender fills in who it is (`src_host` for a NIC) and logs it.
+// A PFC frame (IEEE 802.1Qbb) for one priority: its pause time in quanta (0 = XON, resume); on the
+// wire a minimum Ethernet frame with its preamble and gap. Returns the frame, `h` its handle; the
+// sender fills in who it is (`src_host` for a NIC) and logs it.
 inline Packet& make_pfc_frame(PacketPool& pool, PacketHandle& h, uint8_t priority,
                               uint32_t quanta) {
   h = pool.alloc();
   Packet& f = pool[h];
   f.type = PacketType::Pause;
   f.priority = priority;
-  f.psn = quanta;
+  f.set_pause_quanta(quanta);
   f.wire_bytes = static_cast<uint32_t>(kPfcFrameWireBytes);
   return f;
 }

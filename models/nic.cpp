@@ -312,13 +312,13 @@ void Nic::receive(PacketHandle h, uint16_t) {
   const Packet& p = ctx_.pool[h];
   if (p.type == PacketType::Pause) {  // the switch pauses this NIC's class
     ++stats_.pause_frames_received;
-    if (pfc_gate_ != nullptr) pfc_gate_->on_pause_frame(p.priority, p.psn);
+    if (pfc_gate_ != nullptr) pfc_gate_->on_pause_frame(p.priority, p.pause_quanta());
     ctx_.pool.release(h);
     return;
   }
   if (p.type == PacketType::FlowControl) {  // InfiniBand credit for this NIC's port
     ++stats_.flow_control_received;
-    if (credit_gate_ != nullptr) credit_gate_->on_flow_control(p.priority, p.psn);
+    if (credit_gate_ != nullptr) credit_gate_->on_flow_control(p.priority, p.credit_limit());
     ctx_.pool.release(h);
     return;
   }

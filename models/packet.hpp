@@ -1,6 +1,7 @@
 // Packets live in a pool and move by 32-bit handle; nothing on the hot path allocates.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,13 +13,13 @@ namespace models {
 using PacketHandle = uint32_t;
 constexpr PacketHandle kNoPacket = 0xffffffffu;
 
-// Pause: an IEEE 802.1Qbb PFC frame for one priority (`priority`), with its pause time in
-// quanta of 512 bit times in `psn` (0 = resume). Cnp: a RoCEv2 congestion notification packet
-// (DCQCN) from a receiver to the sender of `qp`. FlowControl: an InfiniBand link-level
-// flow-control packet for virtual lane `priority`, carrying the receiver's absolute credit limit
-// (FCCL) in `psn` and its own total blocks sent (FCTBS) in `qp` (models/ib/credit_return.hpp).
-// Sharp: a packet of an in-network reduction (models/sharp/), addressed to the aggregation node
-// at the other end of its link: tree in `qp`, chunk in `psn`; kFlagSharpResult on the way down.
+// Pause: an IEEE 802.1Qbb PFC frame for one priority (`priority`) with its pause time
+// (Packet::pause_quanta). Cnp: a RoCEv2 congestion notification packet (DCQCN) from a receiver
+// to the sender of `qp`. FlowControl: an InfiniBand link-level flow-control packet for virtual
+// lane `priority`, carrying the receiver's credit limit and its blocks sent
+// (Packet::credit_limit, blocks_sent; models/ib/credit_return.hpp). Sharp: a packet of an
+// in-network reduction (models/sharp/), addressed to the aggregation node at the other end of its
+// link (Packet::sharp_tree, sharp_chunk); kFlagSharpResult on the way down.
 enum class PacketType : uint8_t { Data, Ack, Nack, Pause, Cnp, FlowControl, Sharp };
 
 // Packet::flags bits.
@@ -66,6 +67,43 @@ struct Packet {
   // A TCP ACK's SACK block (RFC 2018): the PSN + 1 of the out-of-order segment it answers;
   // 0 = none.
   uint32_t sack_end = 0;
+
+  // The fields of the control kinds, by name. A control frame has no sequence number or queue
+  // pair of its own, so its fields live in those words (the packet stays one cache line): read
+  // and write them only through these, on the kind they name.
+  // Pause: the pause time in quanta of 512 bit times (IEEE 802.1Qbb); 0 = resume.
+  uint32_t pause_quanta() const {
+    assert(type == PacketType::Pause);
+    return psn;
+  }
+  void set_pause_quanta(uint32_t quanta) { psn = quanta; }
+  // FlowControl: the receiver's absolute credit limit (FCCL, in blocks) and the total blocks
+  // its own side has sent on the lane (FCTBS), IBA vol. 1, 7.9.4.
+  uint32_t credit_limit() const {
+    assert(type == PacketType::FlowControl);
+    return psn;
+  }
+  uint32_t blocks_sent() const {
+    assert(type == PacketType::FlowControl);
+    return qp;
+  }
+  void set_flow_control(uint32_t fccl, uint32_t fctbs) {
+    psn = fccl;
+    qp = fctbs;
+  }
+  // Sharp: the aggregation tree (or NVLS group) and the chunk of the reduction.
+  uint32_t sharp_tree() const {
+    assert(type == PacketType::Sharp);
+    return qp;
+  }
+  uint32_t sharp_chunk() const {
+    assert(type == PacketType::Sharp);
+    return psn;
+  }
+  void set_sharp(uint32_t tree, uint32_t chunk) {
+    qp = tree;
+    psn = chunk;
+  }
 };
 
 // A packet is one cache line at most: the pool is walked per hop and its memory traffic sets

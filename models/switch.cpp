@@ -53,7 +53,7 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   if (p.type == PacketType::Pause) {  // a PFC frame from the peer on this port: hold our egress
     ++stats_.pause_frames_received;
     if (in_port < pfc_gates_.size() && pfc_gates_[in_port] != nullptr) {
-      pfc_gates_[in_port]->on_pause_frame(p.priority, p.psn);
+      pfc_gates_[in_port]->on_pause_frame(p.priority, p.pause_quanta());
     }
     ctx_.pool.release(h);
     return;
@@ -61,7 +61,7 @@ void Switch::receive(PacketHandle h, uint16_t in_port) {
   if (p.type == PacketType::FlowControl) {  // InfiniBand credit for our egress on this port
     ++stats_.flow_control_received;
     if (in_port < credit_gates_.size() && credit_gates_[in_port] != nullptr) {
-      credit_gates_[in_port]->on_flow_control(p.priority, p.psn);
+      credit_gates_[in_port]->on_flow_control(p.priority, p.credit_limit());
     }
     ctx_.pool.release(h);
     return;

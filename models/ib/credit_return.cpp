@@ -99,8 +99,8 @@ void IbCreditReturn::send_update(uint16_t port, uint8_t vl) {
   Packet& p = ctx_.pool[h];
   p.type = PacketType::FlowControl;
   p.priority = vl;
-  p.psn = credit_limit(port, vl);
-  p.qp = gates_[port] != nullptr ? gates_[port]->blocks_sent(vl) : 0;
+  p.set_flow_control(credit_limit(port, vl),
+                     gates_[port] != nullptr ? gates_[port]->blocks_sent(vl) : 0);
   p.wire_bytes = kIbFlowControlWireBytes;
   ++port_stats_[port].flow_control_sent;
   ports_[port]->send_control(h, p);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/switch.hpp"
+#include "sim/event_arg.hpp"
 #include "sim/units.hpp"
 
 namespace models {
@@ -84,11 +85,12 @@ void AggregationEngine::unhold(uint16_t in_port, uint8_t vl, uint32_t wire) {
 void AggregationEngine::receive(PacketHandle h, uint16_t in_port) {
   const Packet& p = ctx_.pool[h];
   ++stats_.packets_received;
-  if (p.qp >= local_of_tree_.size() || local_of_tree_[p.qp] < 0) {
+  const uint32_t tree = p.sharp_tree();
+  if (tree >= local_of_tree_.size() || local_of_tree_[tree] < 0) {
     throw std::logic_error("SHARP: " + switch_.name() + " is not in aggregation tree " +
-                           std::to_string(p.qp));
+                           std::to_string(tree));
   }
-  const auto local = static_cast<uint32_t>(local_of_tree_[p.qp]);
+  const auto local = static_cast<uint32_t>(local_of_tree_[tree]);
   Tree& t = trees_[local];
   if ((p.flags & kFlagSharpMulticast) != 0) {
     receive_multicast(t, local, h, in_port);
@@ -108,7 +110,7 @@ void AggregationEngine::receive_up(Tree& t, uint32_t local, PacketHandle h, uint
                            std::to_string(t.id));
   }
   hold(in_port, p.priority, p.wire_bytes);
-  const int64_t j = p.psn;
+  const int64_t j = p.sharp_chunk();
   Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
   if (s.chunk != j) {
     if (s.chunk >= 0) {
@@ -156,7 +158,7 @@ void AggregationEngine::receive_down(Tree& t, uint32_t local, PacketHandle h, ui
 void AggregationEngine::receive_multicast(Tree& t, uint32_t local, PacketHandle h,
                                           uint16_t in_port) {
   const Packet& p = ctx_.pool[h];
-  const int64_t j = p.psn;
+  const int64_t j = p.sharp_chunk();
   const Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
   if (t.head_ports.empty() ||
       static_cast<int>(in_port) != t.head_ports[static_cast<size_t>(j) % t.head_ports.size()] ||
@@ -169,7 +171,7 @@ void AggregationEngine::receive_multicast(Tree& t, uint32_t local, PacketHandle 
   const sim::Time in =
       switch_.params().forwarding == Forwarding::CutThrough ? p.ser_in : sim::Time(0);
   ctx_.pool.release(h);
-  ctx_.sim.after(in, this, kMulticastIn, chunk_arg(local, j));
+  ctx_.sim.after(in, this, kMulticastIn, sim::pack_arg(static_cast<uint32_t>(j), local));
 }
 
 void AggregationEngine::replicate_ready(Tree& t, uint32_t local) {
@@ -177,7 +179,8 @@ void AggregationEngine::replicate_ready(Tree& t, uint32_t local) {
     Slot& s = t.slots[static_cast<size_t>(t.replicate_next % t.params.max_outstanding_chunks)];
     if (s.chunk != t.replicate_next || !s.result_in) return;
     s.result_in = false;  // replicated once
-    ctx_.sim.after(t.params.latency, this, kReplicate, chunk_arg(local, t.replicate_next));
+    ctx_.sim.after(t.params.latency, this, kReplicate,
+                   sim::pack_arg(static_cast<uint32_t>(t.replicate_next), local));
     ++t.replicate_next;
   }
 }
@@ -189,8 +192,7 @@ void AggregationEngine::send_chunk(const Tree& t, int64_t chunk, int port, uint8
     const PacketHandle h = ctx_.pool.alloc();
     Packet& p = ctx_.pool[h];
     p.type = PacketType::Sharp;
-    p.qp = t.id;
-    p.psn = static_cast<uint32_t>(chunk);
+    p.set_sharp(static_cast<uint32_t>(t.id), static_cast<uint32_t>(chunk));
     p.payload_bytes = c.payload(chunk, n);
     p.wire_bytes = c.wire(chunk, n);
     p.priority = t.vl;
@@ -203,8 +205,8 @@ void AggregationEngine::send_chunk(const Tree& t, int64_t chunk, int port, uint8
 }
 
 void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
-  Tree& t = trees_[arg & 0xffffu];
-  const uint32_t local = static_cast<uint32_t>(arg & 0xffffu);
+  const uint32_t local = sim::arg_low(arg);
+  Tree& t = trees_[local];
   const SharpChunks& c = *t.chunks;
   switch (kind) {
     case kReduced: {  // packet (reduce_chunk, reduce_packet) of every child is consumed
@@ -216,20 +218,20 @@ void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
       ++t.reduce_chunk;
       ++stats_.chunks_reduced;
       const Kind next = t.parent_port >= 0 ? kEmitUp : t.head_ports.empty() ? kReplicate : kToHead;
-      ctx_.sim.after(t.params.latency, this, next, chunk_arg(local, j));
+      ctx_.sim.after(t.params.latency, this, next, sim::pack_arg(static_cast<uint32_t>(j), local));
       return;
     }
     case kEmitUp:
-      send_chunk(t, static_cast<int64_t>(arg >> 16), t.parent_port, 0);
+      send_chunk(t, static_cast<int64_t>(sim::arg_high(arg)), t.parent_port, 0);
       return;
     case kToHead: {  // the NVSwitch-reduced chunk to its head GPU (multimem.ld_reduce)
-      const auto j = static_cast<int64_t>(arg >> 16);
+      const auto j = static_cast<int64_t>(sim::arg_high(arg));
       send_chunk(t, j, t.head_ports[static_cast<size_t>(j) % t.head_ports.size()],
                  kFlagSharpResult | kFlagSharpToHead);
       return;
     }
     case kMulticastIn: {  // a packet of the head's result of chunk j is fully in
-      const auto j = static_cast<int64_t>(arg >> 16);
+      const auto j = static_cast<int64_t>(sim::arg_high(arg));
       Slot& s = t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)];
       const uint32_t n = s.multicast_in++;
       unhold(static_cast<uint16_t>(t.head_ports[static_cast<size_t>(j) % t.head_ports.size()]),
@@ -246,11 +248,12 @@ void AggregationEngine::on_event(uint32_t kind, uint64_t arg) {
       if (++t.down_packet < c.packets(j)) return;
       t.down_packet = 0;
       ++t.down_chunk;
-      ctx_.sim.after(t.params.latency, this, kReplicate, chunk_arg(local, j));
+      ctx_.sim.after(t.params.latency, this, kReplicate,
+                     sim::pack_arg(static_cast<uint32_t>(j), local));
       return;
     }
     case kReplicate: {  // the result of chunk j goes to every child; its slot is free again
-      const auto j = static_cast<int64_t>(arg >> 16);
+      const auto j = static_cast<int64_t>(sim::arg_high(arg));
       for (int port : t.child_ports) send_chunk(t, j, port, kFlagSharpResult);
       reset_slot(t.slots[static_cast<size_t>(j % t.params.max_outstanding_chunks)]);
       return;

@@ -108,9 +108,6 @@ class AggregationEngine final : public sim::EventHandler {
   void hold(uint16_t in_port, uint8_t vl, uint32_t wire);
   void unhold(uint16_t in_port, uint8_t vl, uint32_t wire);
   void send_chunk(const Tree& t, int64_t chunk, int port, uint8_t flags);
-  static uint64_t chunk_arg(uint32_t local, int64_t chunk) {
-    return (static_cast<uint64_t>(chunk) << 16) | local;
-  }
 
   Context& ctx_;
   Switch& switch_;

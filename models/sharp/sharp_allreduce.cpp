@@ -5,6 +5,7 @@
 
 #include "models/nic.hpp"
 #include "models/switch.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 
@@ -85,7 +86,7 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
   }
   for (size_t i = 0; i < g.hosts.size(); ++i) {
     const sim::Time delay = i < host_delay.size() ? host_delay[i] : sim::Time(0);
-    ctx_.sim.after(delay, this, kHostStart, (static_cast<uint64_t>(group) << 32) | i);
+    ctx_.sim.after(delay, this, kHostStart, sim::pack_arg(group, static_cast<uint32_t>(i)));
   }
 }
 
@@ -157,8 +158,7 @@ void SharpAllReduce::send_packets(Group& g, uint32_t group, size_t i, int64_t j,
     const PacketHandle h = ctx_.pool.alloc();
     Packet& p = ctx_.pool[h];
     p.type = PacketType::Sharp;
-    p.qp = group;
-    p.psn = static_cast<uint32_t>(j);
+    p.set_sharp(group, static_cast<uint32_t>(j));
     p.src_host = g.hosts[i];
     p.payload_bytes = c.payload(j, n);
     p.wire_bytes = c.wire(j, n);
@@ -173,7 +173,7 @@ void SharpAllReduce::send_packets(Group& g, uint32_t group, size_t i, int64_t j,
 }
 
 void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
-  Group& g = *groups_[p.qp];
+  Group& g = *groups_[p.sharp_tree()];
   const int i = g.index_of_host[host];
   if (i < 0 || (p.flags & kFlagSharpResult) == 0) {
     throw std::logic_error("SHARP: host " + std::to_string(host) +
@@ -193,11 +193,11 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
   if (++st.result_packets < c.packets(st.completed)) return;
   st.result_packets = 0;
   ++st.completed;
-  send_ready_chunks(g, p.qp, static_cast<size_t>(i));
+  send_ready_chunks(g, p.sharp_tree(), static_cast<size_t>(i));
   if (g.on_result_chunk) g.on_result_chunk(static_cast<size_t>(i), st.completed - 1);
   if (st.completed < c.chunks()) return;
   k.done = ctx_.sim.now();
-  if (++g.hosts_done == g.hosts.size()) ctx_.sim.after(sim::Time(0), this, kDone, p.qp);
+  if (++g.hosts_done == g.hosts.size()) ctx_.sim.after(sim::Time(0), this, kDone, p.sharp_tree());
 }
 
 // The NVSwitch-reduced chunk a head takes across the servers: its chunks come in order (the
@@ -207,9 +207,9 @@ void SharpAllReduce::on_head_packet(Group& g, size_t i, const Packet& p) {
   SharpHostCounters& k = g.counters[i];
   k.data_received += p.payload_bytes;
   k.wire_received += p.wire_bytes;
-  if (st.head_next < 0 || static_cast<int64_t>(p.psn) != st.head_next) {
+  if (st.head_next < 0 || static_cast<int64_t>(p.sharp_chunk()) != st.head_next) {
     throw std::logic_error("NVLS-tree: host " + std::to_string(g.hosts[i]) + " got chunk " +
-                           std::to_string(p.psn) + " to head, expected " +
+                           std::to_string(p.sharp_chunk()) + " to head, expected " +
                            std::to_string(st.head_next));
   }
   if (++st.head_packets < g.chunks->packets(st.head_next)) return;
@@ -227,9 +227,8 @@ uint64_t SharpAllReduce::packets_consumed() const {
 
 void SharpAllReduce::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kHostStart) {
-    Group& g = *groups_[arg >> 32];
-    const size_t i = arg & 0xffffffffu;
-    send_ready_chunks(g, static_cast<uint32_t>(arg >> 32), i);
+    Group& g = *groups_[sim::arg_high(arg)];
+    send_ready_chunks(g, sim::arg_high(arg), sim::arg_low(arg));
     return;
   }
   Group& g = *groups_[arg];

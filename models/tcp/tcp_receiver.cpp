@@ -7,6 +7,7 @@
 #include "models/control_frames.hpp"
 #include "models/nic.hpp"
 #include "models/tcp/tcp_stack.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 namespace {
@@ -81,8 +82,7 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
     send_ack(nic, qp, echo, sack_end);
   } else {
     m.delack_generation = ++delack_seq_;
-    ctx_.sim.after(p_.delayed_ack, this, kDelayedAck,
-                   (uint64_t{m.delack_generation} << 32) | qp.id);
+    ctx_.sim.after(p_.delayed_ack, this, kDelayedAck, sim::pack_arg(m.delack_generation, qp.id));
   }
 }
 

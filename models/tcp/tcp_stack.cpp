@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/nic.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 
@@ -255,9 +256,9 @@ void TcpStack::on_event(uint32_t kind, uint64_t arg) {
       break;
     }
     case kDelayedAck: {
-      const auto id = static_cast<uint32_t>(arg & 0xffffffffu);
+      const uint32_t id = sim::arg_low(arg);
       Message& m = msgs_[id];
-      if (m.delack_generation != (arg >> 32)) break;  // an ACK went out since
+      if (m.delack_generation != sim::arg_high(arg)) break;  // an ACK went out since
       QueuePair& qp = transport_.qp(id);
       if (qp.unacked > 0) send_ack(*m.rx_nic, qp, m.rx_echo, 0);
       break;

@@ -1,6 +1,7 @@
 #include "models/workloads/chakra_run.hpp"
 
 #include "models/timeline.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 
@@ -44,7 +45,7 @@ void ChakraRunner::start() {
 
 void ChakraRunner::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kNodeDone) {
-    node_done(static_cast<uint32_t>(arg >> 32), static_cast<uint32_t>(arg));
+    node_done(sim::arg_high(arg), sim::arg_low(arg));
     return;
   }
   // The iteration begins: every rank starts its nodes without dependencies, in file order.

@@ -18,6 +18,7 @@
 
 #include "models/collectives/collective_runner.hpp"
 #include "models/workloads/chakra_spec.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 
@@ -62,9 +63,7 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
   struct TransferState {
     bool send_posted = false, recv_posted = false;
   };
-  static uint64_t node_arg(uint32_t rank, uint32_t node) {
-    return (static_cast<uint64_t>(rank) << 32) | node;
-  }
+  static uint64_t node_arg(uint32_t rank, uint32_t node) { return sim::pack_arg(rank, node); }
   void begin(uint32_t rank, uint32_t node);
   void node_done(uint32_t rank, uint32_t node);
   void try_group(uint32_t group);
