@@ -22,7 +22,8 @@ Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
       transport_(transport),
       params_(transport.params()),
       host_(host),
-      port_(ctx, rate_bps, 0) {
+      port_(ctx, rate_bps, 0),
+      rx_(ctx, params_, shared_dma_, *this) {
   port_.set_source(this);
   set_host_path(params_.host);
   update_engine_rate();
@@ -39,10 +40,11 @@ void Nic::update_engine_rate() {
 
 void Nic::set_host_path(const HostPathParams& host) {
   host_path_ = host;
-  rx_drain_bps_ = params_.rx_drain_rate_bps;
-  if (host.pcie_rate_bps > 0 && (rx_drain_bps_ == 0 || host.pcie_rate_bps < rx_drain_bps_)) {
-    rx_drain_bps_ = host.pcie_rate_bps;  // the DMA write of received payload
+  int64_t drain = params_.rx_drain_rate_bps;
+  if (host.pcie_rate_bps > 0 && (drain == 0 || host.pcie_rate_bps < drain)) {
+    drain = host.pcie_rate_bps;  // the DMA write of received payload
   }
+  rx_.set_drain_rate(drain);
 }
 
 sim::Time Nic::dma_read_done(sim::Time floor, int64_t payload) const {
@@ -345,11 +347,11 @@ void Nic::receive_data_or_control(PacketHandle h) {
   if (rx_credit_ != nullptr && (p.type != PacketType::Data || !drains_receives())) {
     // Consumed on arrival (no host drain): it occupies its receive-buffer blocks while it is
     // processed; they are free again once its ACK (if any) is queued (below).
-    rx_credit_->on_ingress_bytes(0, p.priority, rx_class_bytes_[p.priority] + p.wire_bytes);
+    rx_credit_->on_ingress_bytes(0, p.priority, rx_.class_bytes(p.priority) + p.wire_bytes);
   }
   if (p.type == PacketType::Data) {
-    if (drains_receives()) return rx_arrive(h);  // the host takes it later
-    if (on_data(h)) return;                      // the TCP stack holds it
+    if (drains_receives()) return rx_.arrive(h);  // the host takes it later
+    if (on_data(h)) return;                       // the TCP stack holds it
   } else if (p.type == PacketType::Cnp) {
     ++stats_.cnps_received;
     QueuePair& qp = transport_.qp(p.qp);
@@ -362,21 +364,20 @@ void Nic::receive_data_or_control(PacketHandle h) {
     on_ack(h);
   }
   if (rx_credit_ != nullptr)
-    rx_credit_->on_ingress_bytes(0, p.priority, rx_class_bytes_[p.priority]);
+    rx_credit_->on_ingress_bytes(0, p.priority, rx_.class_bytes(p.priority));
   ctx_.pool.release(h);
 }
 
 void Nic::enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log) {
-  rx_pfc_lossless_ = lossless;
-  const PfcHeldBytes& held = *this;  // the receive buffer's bytes, for the refreshes' log
-  pfc_ =
-      std::make_unique<PfcSender>(ctx_, port_, quanta, held, node, 0, static_cast<int>(host_), log);
+  rx_.enable_pfc(port_, lossless, quanta, node, host_, log);
 }
 
 NicStats Nic::stats() const {
   NicStats s = stats_;
-  if (pfc_) {
-    const PfcSendStats& p = pfc_->stats();
+  s.rx_overflow_drops = rx_.stats().overflow_drops;
+  s.rx_buffer_peak_bytes = rx_.stats().peak_bytes;
+  if (const PfcSender* pfc = rx_.pfc()) {
+    const PfcSendStats& p = pfc->stats();
     s.pause_frames_sent = p.pause_frames_sent;
     s.resume_frames_sent = p.resume_frames_sent;
     s.xoff_transitions = p.xoff_transitions;
@@ -385,67 +386,8 @@ NicStats Nic::stats() const {
   return s;
 }
 
-// A data packet enters the receive buffer (ACKs, NACKs, CNPs and pause frames are consumed by
-// the NIC itself and never wait for the host). Wire bytes are what occupy the buffer, as in
-// the switch's accounting, so that the headroom formula applies unchanged.
-void Nic::rx_arrive(PacketHandle h) {
-  const Packet& p = ctx_.pool[h];
-  if (params_.rx_buffer_bytes > 0 && rx_bytes_ + p.wire_bytes > params_.rx_buffer_bytes) {
-    ++stats_.rx_overflow_drops;  // counted, never silent: go-back-N recovers it end to end
-    ctx_.pool.release(h);
-    return;
-  }
-  const uint8_t prio = p.priority;
-  rx_bytes_ += p.wire_bytes;
-  rx_class_bytes_[prio] += p.wire_bytes;
-  if (rx_credit_ != nullptr) rx_credit_->on_ingress_bytes(0, prio, rx_class_bytes_[prio]);
-  stats_.rx_buffer_peak_bytes = std::max(stats_.rx_buffer_peak_bytes, rx_bytes_);
-  rx_queue_.push_back(h);
-  if (((rx_pfc_lossless_ >> prio) & 1u) != 0 && !pfc_->asserted(prio) &&
-      rx_class_bytes_[prio] > params_.pfc_xoff_bytes) {
-    pfc_->xoff(prio, rx_class_bytes_[prio]);
-  }
-  if (!rx_draining_) rx_start_drain();
-}
-
-// The host takes the head packet's payload at the drain rate (one DMA write at a time), across
-// the shared links too (a GPU's PCIe link, staging memory).
-void Nic::rx_start_drain() {
-  rx_draining_ = true;
-  const Packet& p = ctx_.pool[rx_queue_.front()];
-  const sim::Time now = ctx_.sim.now();
-  sim::Time done = now;
-  if (rx_drain_bps_ > 0) done += sim::serialization_time(p.payload_bytes, rx_drain_bps_);
-  for (SharedDmaLink* l : shared_dma_) {
-    const sim::Time d = l->done_at(SharedDmaLink::kWrite, now, p.payload_bytes);
-    l->commit(SharedDmaLink::kWrite, d);
-    done = std::max(done, d);
-  }
-  ctx_.sim.after(done - now, this, kRxDrained);
-}
-
-void Nic::rx_drained() {
-  const PacketHandle h = rx_queue_.front();
-  rx_queue_.pop_front();
-  const Packet& p = ctx_.pool[h];
-  const uint8_t prio = p.priority;
-  rx_bytes_ -= p.wire_bytes;
-  rx_class_bytes_[prio] -= p.wire_bytes;
-  if (rx_credit_ != nullptr) rx_credit_->on_ingress_bytes(0, prio, rx_class_bytes_[prio]);
-  if (pfc_ && prio < kPriorities && pfc_->asserted(prio) &&
-      rx_class_bytes_[prio] <= params_.pfc_xoff_bytes - params_.pfc_xon_offset_bytes) {
-    pfc_->xon(prio, rx_class_bytes_[prio]);
-  }
-  if (!on_data(h)) ctx_.pool.release(h);
-  if (rx_queue_.empty()) {
-    rx_draining_ = false;
-  } else {
-    rx_start_drain();
-  }
-}
-
 void Nic::finish_accounting() {
-  if (pfc_) pfc_->finish_accounting();
+  rx_.finish_accounting();
 }
 
 bool Nic::on_data(PacketHandle h) {
@@ -569,9 +511,6 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kPacingWake:
       pacing_wake_pending_ = false;
       port_.wake();
-      break;
-    case kRxDrained:
-      rx_drained();
       break;
     case kDmaWritten:
       dma_written();

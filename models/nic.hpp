@@ -5,10 +5,9 @@
 // retransmission timeout. Under adaptive routing it accepts packets out of order instead
 // (accept_out_of_order).
 //
-// With a finite host drain rate (NicParams::rx_drain_rate_bps) arriving data waits in a
-// receive buffer until the host has taken it, and the NIC may pause lossless priorities
-// upstream when that buffer fills (PFC sent by the NIC, as on real RDMA NICs whose host
-// cannot keep up; Guo et al., SIGCOMM 2016; docs/references.md).
+// With a finite host drain rate (NicParams::rx_drain_rate_bps) arriving data waits in its
+// receive buffer (models/nic_rx_buffer.hpp) until the host has taken it, and the NIC may pause
+// lossless priorities upstream when that buffer fills.
 #pragma once
 
 #include <array>
@@ -17,9 +16,9 @@
 
 #include "models/context.hpp"
 #include "models/egress_port.hpp"
+#include "models/nic_rx_buffer.hpp"
 #include "models/ring.hpp"
 #include "models/roce/pfc_params.hpp"
-#include "models/roce/pfc_sender.hpp"
 #include "models/transport.hpp"
 
 namespace models {
@@ -60,7 +59,7 @@ struct NicStats {
 class Nic final : public PacketReceiver,
                   public PacketSource,
                   public sim::EventHandler,
-                  private PfcHeldBytes {
+                  private NicRxBuffer::Consumer {
  public:
   Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps);
 
@@ -103,6 +102,7 @@ class Nic final : public PacketReceiver,
     sl_to_vl_ = sl_to_vl;
     credit_gate_ = gate;
     rx_credit_ = rx;
+    rx_.set_credit_listener(rx);
   }
   // Accept data packets out of order (adaptive routing in the fabric): they are placed on
   // arrival and acknowledged cumulatively, instead of go-back-N's discard and NACK.
@@ -113,12 +113,12 @@ class Nic final : public PacketReceiver,
   // `quanta`; frames are logged as node `node`, port 0.
   void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log);
   // Bytes of `priority` in the receive buffer now.
-  int64_t rx_buffer_bytes(uint8_t priority) const { return rx_class_bytes_[priority]; }
+  int64_t rx_buffer_bytes(uint8_t priority) const { return rx_.class_bytes(priority); }
   // Adds the time XOFF has been held up to now (end of run).
   void finish_accounting();
   const EgressPort& port() const { return port_; }
   uint32_t host() const { return host_; }
-  // A copy, with the counters of NIC-sent PFC (its PfcSender's).
+  // A copy, with the receive buffer's counters and those of NIC-sent PFC (its PfcSender's).
   NicStats stats() const;
 
   // The QP's message is posted: it starts sending after the NIC's tx latency and host path.
@@ -156,7 +156,7 @@ class Nic final : public PacketReceiver,
   bool may_have_packets() const override { return !active_.empty(); }
   void on_event(uint32_t kind, uint64_t arg) override;
 
-  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2, kRxDrained = 3, kDmaWritten = 5 };
+  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2, kDmaWritten = 5 };
 
  private:
   void activate(QueuePair& qp);
@@ -173,12 +173,10 @@ class Nic final : public PacketReceiver,
   void send_control(Packet& data, PacketType type, uint32_t psn);
   void send_cnp(const Packet& data);
   bool on_data(PacketHandle h);  // true: the TCP stack keeps the packet
+  bool on_drained(PacketHandle h) override { return on_data(h); }  // from the receive buffer
   void on_ack(PacketHandle h);
-  void rx_arrive(PacketHandle h);
   void receive_data_or_control(PacketHandle h);  // after the DMA write's latency, for data
   void dma_written();
-  void rx_start_drain();
-  void rx_drained();
   // The port class of packets of class (InfiniBand: SL) `cls`.
   uint8_t lane_of(int cls) const {
     return ib_ ? sl_to_vl_[static_cast<size_t>(cls)] : static_cast<uint8_t>(cls);
@@ -224,14 +222,13 @@ class Nic final : public PacketReceiver,
   int64_t engine_rate_bps_ = 0;
   void update_engine_rate();
   // PCIe (host_path.hpp): this NIC's path; the read channel is busy until dma_read_free_at_;
-  // the receive buffer drains at rx_drain_bps_ = the lower of rx_drain_rate and pcie_rate.
+  // the receive buffer drains at the lower of rx_drain_rate and pcie_rate.
   HostPathParams host_path_;
   sim::Time dma_read_free_at_;
-  int64_t rx_drain_bps_ = 0;
   std::vector<SharedDmaLink*> shared_dma_;
   // Whether sends read and receives write over a modelled PCIe path (own or shared).
   bool models_dma_reads() const { return host_path_.pcie_rate_bps > 0 || !shared_dma_.empty(); }
-  bool drains_receives() const { return rx_drain_bps_ > 0 || !shared_dma_.empty(); }
+  bool drains_receives() const { return rx_.drains(); }
   // The read of `payload` bytes no earlier than `floor`: own channel and shared links.
   sim::Time dma_read_done(sim::Time floor, int64_t payload) const;
   struct PendingWrite {
@@ -241,15 +238,7 @@ class Nic final : public PacketReceiver,
   Ring<PendingWrite> dma_writes_;  // data packets in their DMA write latency, arrival order
   sim::Time next_message_at_;      // the first packet of the next message, not before (rate cap)
   NicStats stats_;
-  // Receive buffer: packets in arrival order, drained one at a time by the host.
-  Ring<PacketHandle> rx_queue_;
-  int64_t rx_bytes_ = 0;
-  std::array<int64_t, kMaxClasses> rx_class_bytes_{};  // per class (InfiniBand: VL)
-  bool rx_draining_ = false;
-  // NIC-sent PFC: lossless priorities (0 = off) and their sender (made by enable_rx_pfc).
-  uint8_t rx_pfc_lossless_ = 0;
-  std::unique_ptr<PfcSender> pfc_;
-  int64_t pfc_held_bytes(uint8_t priority) const override { return rx_class_bytes_[priority]; }
+  NicRxBuffer rx_;  // toward the host (after params_ and shared_dma_, which it reads)
 };
 
 }  // namespace models
