@@ -31,9 +31,9 @@
 #include "sim/logging.hpp"
 
 namespace scen {
-namespace {
 
-// Stops the run once every flow has completed (stop condition "workload-done").
+// Stops the run once every flow has completed (stop condition "workload-done"). Not in the
+// anonymous namespace: ScenarioRun::State holds one.
 class DoneWatcher final : public models::CompletionListener {
  public:
   DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
@@ -70,6 +70,8 @@ class DoneWatcher final : public models::CompletionListener {
   models::TimeseriesSampler* sampler_;
   bool stopped_ = false;
 };
+
+namespace {
 
 // The share of a finite workload done, 0..1 (the progress line, progress_line.hpp): the mean
 // over its parts — the flows' bytes delivered (the first `flows` of the transport: the

@@ -47,7 +47,7 @@ std::vector<Completion> replay_verbs(const scen::Scenario&, int, int, const Repl
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int64_t kDepth = 128;  // outstanding work requests per queue pair (perftest's tx depth)
+constexpr int64_t kDepth = kTxDepth;  // outstanding work requests per queue pair
 constexpr auto kReceiveGrace = std::chrono::seconds(1);
 
 // Per queue pair progress.

@@ -21,6 +21,10 @@
 
 namespace probe {
 
+// Outstanding work requests per queue pair: perftest's default tx depth (ib_write_bw -t 128),
+// for the microbenchmarks and the replay alike.
+constexpr int kTxDepth = 128;
+
 // "<what> failed: <strerror(errno)>".
 std::runtime_error verbs_error(const std::string& what);
 

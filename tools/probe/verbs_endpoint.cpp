@@ -56,7 +56,6 @@ std::unique_ptr<Endpoint> make_verbs_endpoint(const VerbsOptions&, size_t, TcpCo
 
 namespace {
 
-constexpr int kDepth = 128;  // outstanding work requests per queue pair (perftest's tx depth)
 constexpr int kMaxQps = 64;
 
 // What one side tells the other to connect (fixed layout, sent raw after a VerbsInfo header).
@@ -79,16 +78,16 @@ class VerbsEndpoint final : public Endpoint {
     // One send region and one receive region of the largest message.
     dev_.register_buffer(2 * max_bytes_ + 64,
                          IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-    dev_.create_cqs(kDepth * o.qps, kDepth * o.qps);
+    dev_.create_cqs(kTxDepth * o.qps, kTxDepth * o.qps);
     WireInfo mine{};
     std::mt19937 rng(std::random_device{}());
     for (int k = 0; k < o.qps; ++k) {
       ibv_qp* qp =
-          dev_.add_rc_qp(kDepth, kDepth,
+          dev_.add_rc_qp(kTxDepth, kTxDepth,
                          IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE);
       mine.qpn[k] = qp->qp_num;
       mine.psn[k] = rng() & 0xFFFFFF;
-      for (int i = 0; i < kDepth; ++i) post_recv(qp);  // before the peer may send
+      for (int i = 0; i < kTxDepth; ++i) post_recv(qp);  // before the peer may send
     }
     mine.rkey = dev_.rkey();
     mine.lid = dev_.lid();
@@ -131,7 +130,7 @@ class VerbsEndpoint final : public Endpoint {
   void recv_message(size_t) override { poll(dev_.recv_cq(), 1, true); }
   void send_stream(size_t bytes, int64_t count) override {
     int64_t posted = 0, done = 0;
-    const int64_t window = static_cast<int64_t>(kDepth) * o_.qps;
+    const int64_t window = static_cast<int64_t>(kTxDepth) * o_.qps;
     while (done < count) {
       while (posted < count && posted - done < window) {
         post_send(bytes, true);
