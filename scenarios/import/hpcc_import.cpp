@@ -90,11 +90,6 @@ HpccTopology read_topology(const std::string& text, const std::string& file) {
     }
   }
 
-  for (int64_t i = 0; i < topo.node_count; ++i) {
-    const bool sw = topo.is_switch[static_cast<size_t>(i)];
-    topo.nodes.push_back(
-        {{"name", (sw ? "s" : "h") + std::to_string(i)}, {"kind", sw ? "switch" : "host"}});
-  }
   auto node_name = [&](int64_t id) {
     return (topo.is_switch[static_cast<size_t>(id)] ? "s" : "h") + std::to_string(id);
   };
@@ -124,6 +119,18 @@ HpccTopology read_topology(const std::string& text, const std::string& file) {
     throw InputError(where(file, lines[next].number), lines[next].text,
                      "the end of the file: line " + std::to_string(head.number) + " declares " +
                          std::to_string(link_count) + " links");
+  }
+  // Fewer than N - 1 links leave a node unreachable (the fabric would be refused as
+  // disconnected): refused here, before a node list is made for every declared node.
+  if (link_count < topo.node_count - 1) {
+    throw InputError(head_path, head.text,
+                     "at least " + std::to_string(topo.node_count - 1) + " links to connect " +
+                         std::to_string(topo.node_count) + " nodes");
+  }
+  for (int64_t i = 0; i < topo.node_count; ++i) {
+    const bool sw = topo.is_switch[static_cast<size_t>(i)];
+    topo.nodes.push_back(
+        {{"name", (sw ? "s" : "h") + std::to_string(i)}, {"kind", sw ? "switch" : "host"}});
   }
   return topo;
 }
