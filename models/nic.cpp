@@ -1,7 +1,10 @@
+// The NIC (models/nic.hpp): set-up, counters, and the sorting of what arrives from the wire.
 #include "models/nic.hpp"
 
-#include <cmath>
-
+#include "models/ib/credit_gate.hpp"
+#include "models/roce/pfc_gate.hpp"
+#include "models/sharp/sharp_allreduce.hpp"
+#include "models/switch_buffer.hpp"
 #include "models/tcp/tcp_stack.hpp"
 
 namespace models {
@@ -12,19 +15,20 @@ Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
       params_(transport.params()),
       host_(host),
       port_(ctx, rate_bps, 0),
+      sender_(ctx, transport, *this, port_, params_, settings_, host_path_, shared_dma_, stats_),
+      receiver_(ctx, transport, port_, host, params_, settings_, stats_),
       rx_(ctx, params_, shared_dma_, *this) {
-  port_.set_source(this);
+  port_.set_source(&sender_);
   set_host_path(params_.host);
-  update_engine_rate();
 }
 
-void Nic::update_engine_rate() {
-  engine_rate_bps_ = params_.max_send_rate_bps;
-  if (params_.send_efficiency < 1.0) {
-    const auto share = static_cast<int64_t>(
-        std::llround(params_.send_efficiency * static_cast<double>(port_.rate_bps())));
-    if (engine_rate_bps_ == 0 || share < engine_rate_bps_) engine_rate_bps_ = share;
+void Nic::set_host_path(const HostPathParams& host) {
+  host_path_ = host;
+  int64_t drain = params_.rx_drain_rate_bps;
+  if (host.pcie_rate_bps > 0 && (drain == 0 || host.pcie_rate_bps < drain)) {
+    drain = host.pcie_rate_bps;  // the DMA write of received payload
   }
+  rx_.set_drain_rate(drain);
 }
 
 void Nic::enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log) {
@@ -49,36 +53,76 @@ void Nic::finish_accounting() {
   rx_.finish_accounting();
 }
 
-void Nic::on_event(uint32_t kind, uint64_t arg) {
-  switch (kind) {
-    case kPosted: {
-      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
-      qp.posted = true;
-      activate(qp);
-      break;
-    }
-    case kRto: {
-      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
-      if (qp.tcp) {
-        tcp_->on_timeout(*this, qp);
-        break;
-      }
-      if (qp.done || qp.snd_nxt == qp.snd_una) break;  // nothing outstanding
-      ++qp.timeouts;
-      qp.retransmitted_packets += qp.snd_nxt - qp.snd_una;
-      qp.snd_nxt = qp.snd_una;
-      qp.rto->arm(ctx_.sim.now() + params_.rto);
-      activate(qp);
-      break;
-    }
-    case kPacingWake:
-      pacing_wake_pending_ = false;
-      port_.wake();
-      break;
-    case kDmaWritten:
-      dma_written();
-      break;
+void Nic::receive(PacketHandle h, uint16_t) {
+  const Packet& p = ctx_.pool[h];
+  if (p.type == PacketType::Pause) {  // the switch pauses this NIC's class
+    ++stats_.pause_frames_received;
+    if (pfc_gate_ != nullptr) pfc_gate_->on_pause_frame(p.priority, p.pause_quanta());
+    ctx_.pool.release(h);
+    return;
   }
+  if (p.type == PacketType::FlowControl) {  // InfiniBand credit for this NIC's port
+    ++stats_.flow_control_received;
+    if (credit_gate_ != nullptr) credit_gate_->on_flow_control(p.priority, p.credit_limit());
+    ctx_.pool.release(h);
+    return;
+  }
+  if (p.type == PacketType::Data && host_path_.dma_write_latency.ps > 0) {
+    // The payload's DMA write: the packet is the host's (and acknowledged) that much later.
+    // A constant delay keeps arrival order, so one pending event serves the whole line.
+    const sim::Time at = ctx_.sim.now() + host_path_.dma_write_latency;
+    if (dma_writes_.empty()) ctx_.sim.at(at, this, 0);
+    dma_writes_.push_back(PendingWrite{at, h});
+    return;
+  }
+  receive_data_or_control(h);
+}
+
+void Nic::on_event(uint32_t, uint64_t) {
+  dma_written();
+}
+
+void Nic::dma_written() {
+  const PacketHandle h = dma_writes_.front().packet;
+  dma_writes_.pop_front();
+  if (!dma_writes_.empty()) ctx_.sim.at(dma_writes_.front().at, this, 0);
+  receive_data_or_control(h);
+}
+
+void Nic::receive_data_or_control(PacketHandle h) {
+  const Packet& p = ctx_.pool[h];
+  if (rx_credit_ != nullptr && (p.type != PacketType::Data || !drains_receives())) {
+    // Consumed on arrival (no host drain): it occupies its receive-buffer blocks while it is
+    // processed; they are free again once its ACK (if any) is queued (below).
+    rx_credit_->on_ingress_bytes(0, p.priority, rx_.class_bytes(p.priority) + p.wire_bytes);
+  }
+  if (p.type == PacketType::Data) {
+    if (drains_receives()) return rx_.arrive(h);  // the host takes it later
+    if (on_data(h)) return;                       // the TCP stack holds it
+  } else if (p.type == PacketType::Cnp) {
+    ++stats_.cnps_received;
+    sender_.on_cnp(p);
+  } else if (p.type == PacketType::Sharp) {  // a result chunk's packet, consumed on arrival
+    if (sharp_ != nullptr) sharp_->on_result(host_, p);
+  } else {
+    ++stats_.acks_received;
+    sender_.on_ack(p);
+  }
+  if (rx_credit_ != nullptr)
+    rx_credit_->on_ingress_bytes(0, p.priority, rx_.class_bytes(p.priority));
+  ctx_.pool.release(h);
+}
+
+bool Nic::on_data(PacketHandle h) {
+  Packet& p = ctx_.pool[h];
+  ++stats_.data_packets_received;
+  if (p.ecn == Ecn::Ce) ++stats_.ce_marked_received;
+  if (transport_.qp(p.qp).tcp) {
+    settings_.tcp->on_segment(*this, h);
+    return true;
+  }
+  receiver_.on_data(p);
+  return false;
 }
 
 }  // namespace models

@@ -1,13 +1,11 @@
-// A host's RDMA NIC endpoint: segments posted messages into MTU packets and paces them at
-// line rate through its port (pulling from active queue pairs round-robin only when the wire
-// is free); as a receiver it accepts in-order packets, acknowledges them (coalescing every
-// `ack_every`), NACKs the first gap, and re-ACKs duplicates. Go-back-N on NACK and on the
-// retransmission timeout. Under adaptive routing it accepts packets out of order instead
-// (accept_out_of_order).
-//
-// With a finite host drain rate (NicParams::rx_drain_rate_bps) arriving data waits in its
-// receive buffer (models/nic_rx_buffer.hpp) until the host has taken it, and the NIC may pause
-// lossless priorities upstream when that buffer fills.
+// A host's RDMA NIC endpoint: its port, its sending side (models/nic_sender.hpp: queue-pair
+// scheduling, pacing, the send engine, PCIe reads, go-back-N and the reaction to ACKs), its
+// receiver (models/nic_receiver.hpp: acceptance, ACKs, NACKs, CNPs) and, with a finite host
+// drain rate (NicParams::rx_drain_rate_bps), its receive buffer toward the host
+// (models/nic_rx_buffer.hpp), which may pause lossless priorities upstream when it fills. The
+// NIC itself sorts what arrives from the wire (pause and flow-control frames for its port's
+// gates, data through the DMA write latency to the buffer or the receiver, ACKs and CNPs to the
+// sender, SHARP results) and holds what the builder sets.
 #pragma once
 
 #include <array>
@@ -16,7 +14,10 @@
 
 #include "models/context.hpp"
 #include "models/egress_port.hpp"
+#include "models/nic_receiver.hpp"
 #include "models/nic_rx_buffer.hpp"
+#include "models/nic_sender.hpp"
+#include "models/nic_settings.hpp"
 #include "models/ring.hpp"
 #include "models/roce/pfc_params.hpp"
 #include "models/transport.hpp"
@@ -24,14 +25,10 @@
 namespace models {
 
 class PfcGate;
-class Dcqcn;
-class AckRateControl;
-class IbCongestionControl;
 class IbCreditGate;
 class IngressListener;
 class SharpAllReduce;
 class SharedDmaLink;
-class TcpStack;
 
 struct NicStats {
   uint64_t data_packets_sent = 0;
@@ -56,10 +53,7 @@ struct NicStats {
   uint64_t out_of_order_received = 0;  // data packets that arrived ahead of a missing PSN
 };
 
-class Nic final : public PacketReceiver,
-                  public PacketSource,
-                  public sim::EventHandler,
-                  private NicRxBuffer::Consumer {
+class Nic final : public PacketReceiver, public sim::EventHandler, private NicRxBuffer::Consumer {
  public:
   Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps);
 
@@ -67,8 +61,8 @@ class Nic final : public PacketReceiver,
   void set_pfc_gate(PfcGate* gate) { pfc_gate_ = gate; }
   // DCQCN for the QPs of the traffic classes in `classes` (bit c: priority c).
   void set_dcqcn(Dcqcn* dcqcn, uint8_t classes = 0xff) {
-    dcqcn_ = dcqcn;
-    dcqcn_classes_ = classes;
+    settings_.dcqcn = dcqcn;
+    settings_.dcqcn_classes = classes;
   }
   // ACK-driven congestion control (models/cc/ack_rate_control.hpp). `echo_ce`: ACKs carry the
   // CE mark of the data they answer (DCTCP). `telemetry`: data packets carry an INT record
@@ -78,35 +72,35 @@ class Nic final : public PacketReceiver,
   // window and packet format).
   void set_ack_cc(AckRateControl* cc, bool echo_ce, bool telemetry, int64_t extra_header_bytes,
                   uint8_t classes = 0xff) {
-    ack_cc_ = cc;
-    cc_classes_ = classes;
-    echo_ce_ = echo_ce;
-    telemetry_ = telemetry;
-    cc_header_bytes_ = extra_header_bytes;
+    settings_.ack_cc = cc;
+    settings_.cc_classes = classes;
+    settings_.echo_ce = echo_ce;
+    settings_.telemetry = telemetry;
+    settings_.cc_header_bytes = extra_header_bytes;
   }
   // Kernel TCP (models/tcp/tcp_stack.hpp): this NIC hands its TCP queue pairs' sending
   // decisions, ACKs and received segments to `tcp`.
-  void set_tcp(TcpStack* tcp) { tcp_ = tcp; }
+  void set_tcp(TcpStack* tcp) { settings_.tcp = tcp; }
   // The QP may send again (the TCP stack opened its window).
-  void resume(QueuePair& qp) { activate(qp); }
+  void resume(QueuePair& qp) { sender_.activate(qp); }
   // InfiniBand congestion control (annex A10): FECN-marked data is answered by a BECN (a CNP),
   // BECNs reach the QP's CCTI (models/ib/ib_cc.hpp).
-  void set_ib_cc(IbCongestionControl* cc) { ib_cc_ = cc; }
+  void set_ib_cc(IbCongestionControl* cc) { settings_.ib_cc = cc; }
   // InfiniBand: packets carry SL = their class and travel on VL = sl_to_vl[SL]; the port's
   // credit gate obeys flow-control packets; `rx` hears the receive buffer's bytes per VL
   // (models/ib/credit_return.hpp). `data_vls`: the port's classes.
   void enable_ib(const std::array<uint8_t, 16>& sl_to_vl, IbCreditGate* gate, IngressListener* rx,
                  int data_vls = kPriorities) {
     if (data_vls > kPriorities) port_.set_class_count(data_vls);
-    ib_ = true;
-    sl_to_vl_ = sl_to_vl;
+    settings_.ib = true;
+    settings_.sl_to_vl = sl_to_vl;
     credit_gate_ = gate;
     rx_credit_ = rx;
     rx_.set_credit_listener(rx);
   }
   // Accept data packets out of order (adaptive routing in the fabric): they are placed on
   // arrival and acknowledged cumulatively, instead of go-back-N's discard and NACK.
-  void accept_out_of_order(bool on) { accept_out_of_order_ = on; }
+  void accept_out_of_order(bool on) { receiver_.accept_out_of_order(on); }
   // SHARP: result packets of in-network reductions go to `sharp`.
   void set_sharp(SharpAllReduce* sharp) { sharp_ = sharp; }
   // NIC-sent PFC on the receive buffer: the priorities in `lossless` pause upstream with
@@ -122,7 +116,7 @@ class Nic final : public PacketReceiver,
   NicStats stats() const;
 
   // The QP's message is posted: it starts sending after the NIC's tx latency and host path.
-  void post(QueuePair& qp);
+  void post(QueuePair& qp) { sender_.post(qp); }
   // This NIC's PCIe path (models/host_path.hpp), in place of NicParams::host. The builder
   // sets it before the run; the receive-side latency is the link's (the builder's too).
   void set_host_path(const HostPathParams& host);
@@ -135,110 +129,55 @@ class Nic final : public PacketReceiver,
   // nvlink_endpoint_params).
   void set_params(const NicParams& p) {
     params_ = p;
-    update_engine_rate();
+    sender_.update_engine_rate();
   }
   const NicParams& params() const { return params_; }
   // The congestion control's window of bytes in flight per QP (0 = none), scaled by the QP's
   // rate / line rate when `follows_rate`.
   void set_window(int64_t bytes, bool follows_rate) {
-    cc_window_set_ = true;
-    cc_window_bytes_ = bytes;
-    cc_window_follows_rate_ = follows_rate;
+    settings_.cc_window_set = true;
+    settings_.cc_window_bytes = bytes;
+    settings_.cc_window_follows_rate = follows_rate;
   }
   const HostPathParams& host_path() const { return host_path_; }
   // The QP's rate limit changed: the gap after its last packet follows the new rate (a QP
   // held at a low rate is released early when the rate rises again).
-  void on_rate_change(QueuePair& qp);
+  void on_rate_change(QueuePair& qp) { sender_.on_rate_change(qp); }
 
   void receive(PacketHandle h, uint16_t in_port) override;
-  PacketHandle next_packet(FlowControlGate* gate) override;
-  // A QP in the round-robin list (activate() wakes the port when one joins).
-  bool may_have_packets() const override { return !active_.empty(); }
-  void on_event(uint32_t kind, uint64_t arg) override;
-
-  enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2, kDmaWritten = 5 };
+  void on_event(uint32_t kind, uint64_t arg) override;  // a DMA write is done
 
  private:
-  void activate(QueuePair& qp);
-  bool has_sendable(const QueuePair& qp) const;
-  PacketHandle make_data_packet(QueuePair& qp, uint32_t psn);
-  // A wake of the port at `at` unless one is pending at or before it. An earlier wake does not
-  // cancel a later one already queued: that one still fires and wakes the port once more (a
-  // spurious wake-up, as counted in the events; the port picks what is ready, as at any wake).
-  void schedule_pacing_wake(sim::Time at);
-  uint32_t data_payload_bytes(const QueuePair& qp, uint32_t psn) const;
-  uint32_t data_wire_bytes(const QueuePair& qp, uint32_t psn) const;
-  // An ACK or NACK answering `data`: it echoes the data's send time and takes over its
-  // telemetry record.
-  void send_control(Packet& data, PacketType type, uint32_t psn);
-  void send_cnp(const Packet& data);
   bool on_data(PacketHandle h);  // true: the TCP stack keeps the packet
   bool on_drained(PacketHandle h) override { return on_data(h); }  // from the receive buffer
-  void on_ack(PacketHandle h);
   void receive_data_or_control(PacketHandle h);  // after the DMA write's latency, for data
   void dma_written();
-  // The port class of packets of class (InfiniBand: SL) `cls`.
-  uint8_t lane_of(int cls) const {
-    return ib_ ? sl_to_vl_[static_cast<size_t>(cls)] : static_cast<uint8_t>(cls);
-  }
+  bool drains_receives() const { return rx_.drains(); }
 
   Context& ctx_;
   Transport& transport_;
   NicParams params_;  // the transport's, or set_params's (an NVLink endpoint's)
   uint32_t host_;
   EgressPort port_;
+  NicSettings settings_;
   PfcGate* pfc_gate_ = nullptr;
-  // The congestion control that governs `qp` (by its class), if any.
-  bool cc_for(const QueuePair& qp) const {
-    return ack_cc_ != nullptr && ((cc_classes_ >> qp.priority) & 1u) != 0;
-  }
-  Dcqcn* dcqcn_for(const QueuePair& qp) const {
-    return ((dcqcn_classes_ >> qp.priority) & 1u) != 0 ? dcqcn_ : nullptr;
-  }
-  Dcqcn* dcqcn_ = nullptr;
-  uint8_t dcqcn_classes_ = 0xff;
-  AckRateControl* ack_cc_ = nullptr;
-  uint8_t cc_classes_ = 0xff;
-  bool cc_window_set_ = false;  // set_window: the window of the congestion control's QPs
-  int64_t cc_window_bytes_ = 0;
-  bool cc_window_follows_rate_ = false;
-  bool echo_ce_ = false;
-  bool telemetry_ = false;
-  int64_t cc_header_bytes_ = 0;
-  IbCongestionControl* ib_cc_ = nullptr;
-  TcpStack* tcp_ = nullptr;
-  bool ib_ = false;
-  bool accept_out_of_order_ = false;
-  std::array<uint8_t, 16> sl_to_vl_{};
   IbCreditGate* credit_gate_ = nullptr;
   IngressListener* rx_credit_ = nullptr;
   SharpAllReduce* sharp_ = nullptr;
-  Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
-  bool pacing_wake_pending_ = false;
-  sim::Time pacing_wake_at_;
-  // The send engine (NicParams::max_send_rate_bps, message_overhead) is busy until then.
-  sim::Time engine_free_at_;
-  // Its packet rate cap: the lower of max_send_rate and send_efficiency × line rate, 0 = none.
-  int64_t engine_rate_bps_ = 0;
-  void update_engine_rate();
-  // PCIe (host_path.hpp): this NIC's path; the read channel is busy until dma_read_free_at_;
-  // the receive buffer drains at the lower of rx_drain_rate and pcie_rate.
+  // PCIe (host_path.hpp): this NIC's path; the receive buffer drains at the lower of
+  // rx_drain_rate and pcie_rate.
   HostPathParams host_path_;
-  sim::Time dma_read_free_at_;
   std::vector<SharedDmaLink*> shared_dma_;
-  // Whether sends read and receives write over a modelled PCIe path (own or shared).
-  bool models_dma_reads() const { return host_path_.pcie_rate_bps > 0 || !shared_dma_.empty(); }
-  bool drains_receives() const { return rx_.drains(); }
-  // The read of `payload` bytes no earlier than `floor`: own channel and shared links.
-  sim::Time dma_read_done(sim::Time floor, int64_t payload) const;
   struct PendingWrite {
     sim::Time at;
     PacketHandle packet = 0;
   };
   Ring<PendingWrite> dma_writes_;  // data packets in their DMA write latency, arrival order
-  sim::Time next_message_at_;      // the first packet of the next message, not before (rate cap)
   NicStats stats_;
-  NicRxBuffer rx_;  // toward the host (after params_ and shared_dma_, which it reads)
+  // The parts read the members above (declared after them).
+  NicSender sender_;
+  NicReceiver receiver_;
+  NicRxBuffer rx_;  // toward the host
 };
 
 }  // namespace models

@@ -1,9 +1,14 @@
-// The NIC's sending side (models/nic.hpp): posting, the send engine and PCIe reads,
-// round-robin over active queue pairs, pacing by rate limiter and window, building data packets.
+// The NIC's sending side (models/nic_sender.hpp): posting, the send engine and PCIe reads,
+// round-robin over active queue pairs, pacing by rate limiter and window, building data packets,
+// and the reaction to ACKs, NACKs, timeouts and congestion notifications.
+#include "models/nic_sender.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "models/cc/ack_rate_control.hpp"
+#include "models/ib/ib_cc.hpp"
 #include "models/nic.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/shared_dma_link.hpp"
@@ -11,16 +16,66 @@
 
 namespace models {
 
-void Nic::set_host_path(const HostPathParams& host) {
-  host_path_ = host;
-  int64_t drain = params_.rx_drain_rate_bps;
-  if (host.pcie_rate_bps > 0 && (drain == 0 || host.pcie_rate_bps < drain)) {
-    drain = host.pcie_rate_bps;  // the DMA write of received payload
-  }
-  rx_.set_drain_rate(drain);
+NicSender::NicSender(Context& ctx, Transport& transport, Nic& nic, EgressPort& port,
+                     const NicParams& params, const NicSettings& settings,
+                     const HostPathParams& host_path, const std::vector<SharedDmaLink*>& shared_dma,
+                     NicStats& stats)
+    : ctx_(ctx),
+      transport_(transport),
+      nic_(nic),
+      port_(port),
+      params_(params),
+      settings_(settings),
+      host_path_(host_path),
+      shared_dma_(shared_dma),
+      stats_(stats) {
+  update_engine_rate();
 }
 
-sim::Time Nic::dma_read_done(sim::Time floor, int64_t payload) const {
+void NicSender::update_engine_rate() {
+  engine_rate_bps_ = params_.max_send_rate_bps;
+  if (params_.send_efficiency < 1.0) {
+    const auto share = static_cast<int64_t>(
+        std::llround(params_.send_efficiency * static_cast<double>(port_.rate_bps())));
+    if (engine_rate_bps_ == 0 || share < engine_rate_bps_) engine_rate_bps_ = share;
+  }
+}
+
+void NicSender::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kPosted: {
+      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
+      qp.posted = true;
+      activate(qp);
+      break;
+    }
+    case kRto:
+      on_timeout(transport_.qp(static_cast<uint32_t>(arg)));
+      break;
+    case kPacingWake:
+      pacing_wake_pending_ = false;
+      port_.wake();
+      break;
+  }
+}
+
+void NicSender::on_timeout(QueuePair& qp) {
+  if (qp.tcp) return settings_.tcp->on_timeout(nic_, qp);
+  if (qp.done || qp.snd_nxt == qp.snd_una) return;  // nothing outstanding
+  ++qp.timeouts;
+  qp.retransmitted_packets += qp.snd_nxt - qp.snd_una;
+  qp.snd_nxt = qp.snd_una;
+  qp.rto->arm(ctx_.sim.now() + params_.rto);
+  activate(qp);
+}
+
+void NicSender::on_cnp(const Packet& cnp) {
+  QueuePair& qp = transport_.qp(cnp.qp);
+  if (Dcqcn* d = settings_.dcqcn_for(qp)) d->on_notification(qp, port_.rate_bps());
+  if (settings_.ib_cc != nullptr) settings_.ib_cc->on_becn(qp, port_.rate_bps());
+}
+
+sim::Time NicSender::dma_read_done(sim::Time floor, int64_t payload) const {
   sim::Time done = floor;
   if (host_path_.pcie_rate_bps > 0) {
     done = std::max(dma_read_free_at_, floor) +
@@ -33,13 +88,13 @@ sim::Time Nic::dma_read_done(sim::Time floor, int64_t payload) const {
   return done;
 }
 
-void Nic::post(QueuePair& qp) {
+void NicSender::post(QueuePair& qp) {
   if (!qp.rto) qp.rto = std::make_unique<sim::Timer>(ctx_.sim, this, kRto, qp.id);
   qp.rate_bps = port_.rate_bps();
   if (qp.tcp) {
-    tcp_->on_post(qp);
-  } else if (cc_for(qp)) {
-    ack_cc_->on_post(qp, port_.rate_bps());
+    settings_.tcp->on_post(qp);
+  } else if (settings_.cc_for(qp)) {
+    settings_.ack_cc->on_post(qp, port_.rate_bps());
   }
   // Doorbell and the first DMA read's round trip come before the payload can stream; inline
   // sends skip the read.
@@ -53,7 +108,7 @@ void Nic::post(QueuePair& qp) {
   }
 }
 
-void Nic::on_rate_change(QueuePair& qp) {
+void NicSender::on_rate_change(QueuePair& qp) {
   if (qp.last_wire == 0) return;  // nothing sent yet: the first packet goes when posted
   qp.next_send_at = qp.rate_bps < port_.rate_bps()
                         ? qp.last_sent_at + sim::serialization_time(qp.last_wire, qp.rate_bps)
@@ -61,14 +116,14 @@ void Nic::on_rate_change(QueuePair& qp) {
   if (qp.in_active_list) port_.wake();
 }
 
-bool Nic::has_sendable(const QueuePair& qp) const {
-  if (qp.tcp) return qp.posted && !qp.done && !qp.behind && tcp_->may_send(qp);
+bool NicSender::has_sendable(const QueuePair& qp) const {
+  if (qp.tcp) return qp.posted && !qp.done && !qp.behind && settings_.tcp->may_send(qp);
   if (!qp.posted || qp.done || qp.behind || qp.snd_nxt >= qp.total_packets) return false;
   int64_t window = params_.max_inflight_bytes;
   bool follows_rate = params_.window_follows_rate;
-  if (cc_window_set_ && cc_for(qp)) {
-    window = cc_window_bytes_;
-    follows_rate = cc_window_follows_rate_;
+  if (settings_.cc_window_set && settings_.cc_for(qp)) {
+    window = settings_.cc_window_bytes;
+    follows_rate = settings_.cc_window_follows_rate;
   }
   if (window > 0) {
     if (follows_rate && qp.rate_bps < port_.rate_bps()) {
@@ -81,7 +136,7 @@ bool Nic::has_sendable(const QueuePair& qp) const {
   return true;
 }
 
-void Nic::activate(QueuePair& qp) {
+void NicSender::activate(QueuePair& qp) {
   if (!qp.in_active_list && has_sendable(qp)) {
     qp.in_active_list = true;
     active_.push_back(qp.id);
@@ -91,7 +146,7 @@ void Nic::activate(QueuePair& qp) {
 
 // Round-robin over active QPs. A QP leaves the list when it has nothing more to send; one
 // held by its rate limiter or by the port's flow-control gate stays and is retried later.
-PacketHandle Nic::next_packet(FlowControlGate* gate) {
+PacketHandle NicSender::next_packet(FlowControlGate* gate) {
   const sim::Time now = ctx_.sim.now();
   sim::Time earliest = sim::Time::max();
   if (now < engine_free_at_) {  // the send engine is still on the previous packet or message
@@ -112,20 +167,21 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       continue;
     }
     if (qp.tcp) {  // the next segment's data is not in the socket buffer yet
-      const sim::Time ready = tcp_->ready_at(qp);
+      const sim::Time ready = settings_.tcp->ready_at(qp);
       if (ready > now) {
         earliest = std::min(earliest, ready);
         active_.push_back(id);
         continue;
       }
     }
-    const uint32_t psn = qp.tcp ? tcp_->next_psn(qp) : qp.snd_nxt;
+    const uint32_t psn = qp.tcp ? settings_.tcp->next_psn(qp) : qp.snd_nxt;
     if (qp.snd_nxt == 0 && now < next_message_at_) {  // the engine's message rate cap
       earliest = std::min(earliest, next_message_at_);
       active_.push_back(id);
       continue;
     }
-    if (gate != nullptr && !gate->may_send(lane_of(qp.priority), data_wire_bytes(qp, psn))) {
+    const DataSize size = data_size(qp, psn);
+    if (gate != nullptr && !gate->may_send(settings_.lane_of(qp.priority), size.wire)) {
       // Held by flow control: the gate wakes the port when the class may go again.
       active_.push_back(id);
       continue;
@@ -135,7 +191,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       // The payload's DMA read: after the channel's previous read, and no earlier than the
       // QP's post (first packet) or its previous packet's departure (one packet read ahead).
       read_floor = qp.last_wire == 0 ? qp.next_send_at : qp.last_sent_at;
-      read_done = dma_read_done(read_floor, data_payload_bytes(qp, psn));
+      read_done = dma_read_done(read_floor, size.payload);
       if (read_done > now) {
         earliest = std::min(earliest, read_done);
         active_.push_back(id);
@@ -143,7 +199,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       }
     }
     if (models_dma_reads()) {
-      const int64_t payload = data_payload_bytes(qp, psn);
+      const int64_t payload = size.payload;
       if (host_path_.pcie_rate_bps > 0) {
         dma_read_free_at_ = std::max(dma_read_free_at_, read_floor) +
                             sim::serialization_time(payload, host_path_.pcie_rate_bps);
@@ -152,10 +208,10 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
         l->commit(SharedDmaLink::kRead, l->done_at(SharedDmaLink::kRead, read_floor, payload));
       }
     }
-    const PacketHandle h = make_data_packet(qp, psn);
+    const PacketHandle h = make_data_packet(qp, psn, size);
     const Packet& p = ctx_.pool[h];
     if (qp.tcp) {
-      tcp_->on_sent(qp, psn);
+      settings_.tcp->on_sent(qp, psn);
     } else {
       ++qp.snd_nxt;
     }
@@ -176,7 +232,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
     }
     if (qp.tcp) {
-      tcp_->start_timer(qp);
+      settings_.tcp->start_timer(qp);
     } else if (!qp.rto->armed()) {
       qp.rto->arm(now + params_.rto);
     }
@@ -188,7 +244,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
       if (p.psn == 0) engine_free_at_ += params_.message_overhead;
     }
     if (p.psn == 0 && params_.max_message_rate > 0) next_message_at_ = now + message_gap(params_);
-    if (Dcqcn* d = dcqcn_for(qp); d != nullptr && !qp.tcp) d->on_sent(qp, p.wire_bytes);
+    if (Dcqcn* d = settings_.dcqcn_for(qp); d != nullptr && !qp.tcp) d->on_sent(qp, p.wire_bytes);
     active_.push_back(id);
     ++stats_.data_packets_sent;
     return h;
@@ -197,7 +253,7 @@ PacketHandle Nic::next_packet(FlowControlGate* gate) {
   return kNoPacket;
 }
 
-void Nic::schedule_pacing_wake(sim::Time at) {
+void NicSender::schedule_pacing_wake(sim::Time at) {
   if (!pacing_wake_pending_ || at < pacing_wake_at_) {
     pacing_wake_pending_ = true;
     pacing_wake_at_ = at;
@@ -205,18 +261,19 @@ void Nic::schedule_pacing_wake(sim::Time at) {
   }
 }
 
-uint32_t Nic::data_payload_bytes(const QueuePair& qp, uint32_t psn) const {
-  if (qp.tcp) return tcp_->payload_bytes(qp, psn);
-  return psn + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
+NicSender::DataSize NicSender::data_size(const QueuePair& qp, uint32_t psn) const {
+  if (qp.tcp) {
+    const uint32_t payload = settings_.tcp->payload_bytes(qp, psn);
+    return {payload, settings_.tcp->wire_bytes(payload)};
+  }
+  const uint32_t payload =
+      psn + 1 == qp.total_packets ? qp.last_payload : static_cast<uint32_t>(params_.mtu);
+  return {payload, static_cast<uint32_t>(payload + params_.header_bytes +
+                                         (settings_.cc_for(qp) ? settings_.cc_header_bytes : 0) +
+                                         params_.framing_bytes)};
 }
 
-uint32_t Nic::data_wire_bytes(const QueuePair& qp, uint32_t psn) const {
-  if (qp.tcp) return tcp_->wire_bytes(tcp_->payload_bytes(qp, psn));
-  return static_cast<uint32_t>(data_payload_bytes(qp, psn) + params_.header_bytes +
-                               (cc_for(qp) ? cc_header_bytes_ : 0) + params_.framing_bytes);
-}
-
-PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
+PacketHandle NicSender::make_data_packet(QueuePair& qp, uint32_t psn, DataSize size) {
   const PacketHandle h = ctx_.pool.alloc();
   Packet& p = ctx_.pool[h];
   p.qp = qp.id;
@@ -224,21 +281,53 @@ PacketHandle Nic::make_data_packet(QueuePair& qp, uint32_t psn) {
   p.src_host = qp.src_host;
   p.dst_host = qp.dst_host;
   p.psn = psn;
-  p.payload_bytes = data_payload_bytes(qp, psn);
-  p.wire_bytes = data_wire_bytes(qp, psn);
+  p.payload_bytes = size.payload;
+  p.wire_bytes = size.wire;
   p.route_id = qp.route_id;
   p.udp_sport = qp.udp_sport;
   p.type = PacketType::Data;
   p.sl = qp.priority;
-  p.priority = lane_of(qp.priority);
+  p.priority = settings_.lane_of(qp.priority);
   p.dscp = qp.dscp;
   // RoCEv2 traffic is ECN-capable; TCP's only under DCTCP (Linux negotiates ECN only when
   // asked, net.ipv4.tcp_ecn = 2).
-  p.ecn = !qp.tcp || tcp_->ecn_capable() ? Ecn::Ect0 : Ecn::NotEct;
+  p.ecn = !qp.tcp || settings_.tcp->ecn_capable() ? Ecn::Ect0 : Ecn::NotEct;
   p.ttl = static_cast<uint8_t>(params_.ttl);
   p.sent_at = ctx_.sim.now();
-  if (telemetry_ && !qp.tcp && cc_for(qp)) p.int_slot = ctx_.pool.alloc_telemetry();
+  if (settings_.telemetry && !qp.tcp && settings_.cc_for(qp))
+    p.int_slot = ctx_.pool.alloc_telemetry();
   return h;
+}
+
+void NicSender::on_ack(const Packet& a) {
+  QueuePair& qp = transport_.qp(a.qp);
+  if (qp.tcp) return settings_.tcp->on_ack(nic_, qp, a);
+  if ((a.flags & kFlagCongestion) != 0) {
+    ++stats_.congestion_flags_received;
+    if (Dcqcn* d = settings_.dcqcn_for(qp)) d->on_notification(qp, port_.rate_bps());
+  }
+  if (qp.done) return;
+  if (a.psn > qp.snd_una) {
+    qp.snd_una = a.psn;
+    if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;
+    if (qp.snd_una == qp.total_packets) {
+      qp.done = true;
+      qp.finish = ctx_.sim.now();
+      qp.rto->cancel();
+      transport_.on_qp_complete(qp);
+      return;
+    }
+    qp.rto->arm(ctx_.sim.now() + params_.rto);
+  }
+  if (a.type == PacketType::Nack) {
+    ++qp.nacks_received;
+    if (qp.snd_nxt > a.psn) {
+      qp.retransmitted_packets += qp.snd_nxt - a.psn;
+      qp.snd_nxt = a.psn;
+    }
+  }
+  if (settings_.cc_for(qp)) settings_.ack_cc->on_ack(qp, a, port_.rate_bps());
+  activate(qp);
 }
 
 }  // namespace models
