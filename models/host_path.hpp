@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -51,5 +52,8 @@ inline bool host_path_preset(const std::string& name, HostPathParams& out) {
   out = p;
   return true;
 }
+
+// The parameters of HostPathParams a scenario sets (models/host_path.cpp).
+const sim::ParamTable<HostPathParams>& host_path_param_table();
 
 }  // namespace models

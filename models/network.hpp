@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/cc/ack_rate_control.hpp"
 #include "models/context.hpp"
 #include "models/ib/credit_gate.hpp"
 #include "models/ib/credit_return.hpp"
@@ -12,7 +13,6 @@
 #include "models/ib/ib_cc.hpp"
 #include "models/link.hpp"
 #include "models/nic.hpp"
-#include "models/cc/ack_rate_control.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/deadlock_detector.hpp"
 #include "models/roce/ecn_marker.hpp"

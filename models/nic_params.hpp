@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "models/host_path.hpp"
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -110,5 +111,8 @@ inline sim::Time message_gap(const NicParams& p) {
   if (p.max_message_rate <= 0) return sim::Time(0);
   return sim::Time((1'000'000'000'000LL + p.max_message_rate - 1) / p.max_message_rate);
 }
+
+// The parameters of NicParams a scenario sets (models/nic_params.cpp).
+const sim::ParamTable<NicParams>& nic_param_table();
 
 }  // namespace models

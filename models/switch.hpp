@@ -19,6 +19,7 @@
 #include "models/egress_port.hpp"
 #include "models/qos_params.hpp"
 #include "models/switch_buffer.hpp"
+#include "sim/param_spec_fwd.hpp"
 #include "topologies/routing.hpp"
 
 namespace models {
@@ -34,6 +35,11 @@ struct SwitchParams {
   // an InfiniBand fabric sets it from infiniband.adaptive_routing.
   bool adaptive_routing = false;
 };
+
+// The parameters of SwitchParams a scenario sets (models/switch_params.cpp): switch-wide ones,
+// and those an override may also set per port (and per priority).
+const sim::ParamTable<SwitchParams>& switch_param_table();
+const sim::ParamTable<SwitchParams>& port_param_table();
 
 // Explicit per-flow routes, resolved to egress ports: ports[route][k] is the port of the
 // k-th switch on the route.

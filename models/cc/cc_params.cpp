@@ -1,5 +1,7 @@
 #include "models/cc/cc_params.hpp"
 
+#include "sim/param_spec.hpp"
+
 namespace models {
 
 const char* cc_algorithm_name(CcAlgorithm a) {
@@ -97,6 +99,78 @@ bool cc_preset(const std::string& name, CcParams& out) {
   }
   out = p;
   return true;
+}
+
+const sim::ParamTable<CcParams>& cc_param_table() {
+  using S = CcParams;
+  static const sim::ParamTable<S> t = [] {
+    sim::ParamTable<S> f;
+    // The algorithm and the preset are read by the loader before the other keys (the preset
+    // depends on the algorithm, the knobs on the preset); listed here for the echo.
+    f.push_back(sim::custom_param<S>(
+        "algorithm", "choice", &S::algorithm,
+        "none | dcqcn (as fabric.dcqcn.enabled) | hpcc | dctcp | timely: the sender NICs' "
+        "congestion control"));
+    f.push_back(sim::custom_param<S>(
+        "preset", "choice", &S::preset,
+        "paper | hpcc-ns3 (the ns-3 HPCC simulator's run script at 100 Gb/s): the set the "
+        "knobs start from"));
+    f.push_back(sim::classes_param<S>(
+        "classes", &S::classes,
+        "the traffic classes whose flows it controls, e.g. [3] (\"all\"); the others run "
+        "without it, or under DCQCN for fabric.dcqcn.classes"));
+    f.push_back(sim::time_param<S>(
+        "base_rtt", &S::base_rtt,
+        "base RTT T (HPCC's averaging period; the BDP window); 0 = the largest unloaded RTT "
+        "over the workload's flows"));
+    f.push_back(
+        sim::custom_param<S>("window", "bytes", &S::window_bytes,
+                             "bytes in flight per QP: none | bdp (base_rtt x line rate) | a size"));
+    f.push_back(
+        sim::bool_param<S>("window_follows_rate", &S::window_follows_rate,
+                           "the window scales with the QP's rate / line rate (HPCC's W = R x T)"));
+    f.push_back(sim::rate_param<S>("min_rate", &S::min_rate_bps, "no QP is set below this rate"));
+    f.push_back(sim::rate_param<S>("rate_ai", &S::rate_ai_bps,
+                                   "additive increase: HPCC's W_AI (as a rate), DCTCP's per RTT, "
+                                   "TIMELY's delta"));
+    f.push_back(sim::rate_param<S>("rate_hai", &S::rate_hai_bps,
+                                   "TIMELY's hyper-active increase (after hai_after increases)"));
+    f.push_back(
+        sim::number_param<S>("hpcc_eta", &S::hpcc_eta, "HPCC target utilisation eta", 0.01, 1.0));
+    f.push_back(sim::int_param<S>(
+        "hpcc_max_stage", &S::hpcc_max_stage,
+        "HPCC: additive updates while U < eta before a multiplicative one", 0, 1000));
+    f.push_back(sim::bool_param<S>("hpcc_fast_react", &S::hpcc_fast_react,
+                                   "HPCC reacts to every ACK between the once-per-RTT updates"));
+    f.push_back(sim::bytes_param<S>("hpcc_int_bytes", &S::hpcc_int_bytes,
+                                    "HPCC's INT header on every data packet and ACK"));
+    f.push_back(sim::bytes_param<S>(
+        "hpcc_int_byte_unit", &S::hpcc_int_byte_unit,
+        "HPCC: switches write transmitted bytes in these units (1B = exact)", 1));
+    f.push_back(sim::bytes_param<S>(
+        "hpcc_int_queue_unit", &S::hpcc_int_queue_unit,
+        "HPCC: switches write the queue length in these units (1B = exact)", 1));
+    f.push_back(
+        sim::number_param<S>("dctcp_g", &S::dctcp_g, "DCTCP alpha gain g", 1.0 / 1024, 1.0));
+    f.push_back(sim::number_param<S>("timely_alpha", &S::timely_alpha,
+                                     "TIMELY EWMA weight of the newest RTT difference", 0.0, 1.0));
+    f.push_back(sim::number_param<S>("timely_beta", &S::timely_beta,
+                                     "TIMELY multiplicative decrease factor", 0.0, 1.0));
+    f.push_back(sim::time_param<S>("timely_t_low", &S::timely_t_low,
+                                   "TIMELY: below this RTT, always increase"));
+    f.push_back(sim::time_param<S>("timely_t_high", &S::timely_t_high,
+                                   "TIMELY: above this RTT, decrease by 1 - beta(1 - T_high/rtt)",
+                                   sim::Time(1)));
+    f.push_back(sim::time_param<S>("timely_min_rtt", &S::timely_min_rtt,
+                                   "TIMELY: normalises the RTT gradient", sim::Time(1)));
+    f.push_back(sim::int_param<S>("timely_hai_after", &S::timely_hai_after,
+                                  "TIMELY: increases in a row before hyper-active increase", 0,
+                                  1000));
+    f.push_back(sim::bytes_param<S>("timely_timestamp_bytes", &S::timely_timestamp_bytes,
+                                    "TIMELY's send timestamp on every data packet and ACK"));
+    return f;
+  }();
+  return t;
 }
 
 }  // namespace models

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -77,5 +78,8 @@ const std::vector<std::string>& cc_preset_names();
 // Sets every knob of `out` but `algorithm` to the preset `name` of `out.algorithm`; false for
 // an unknown name.
 bool cc_preset(const std::string& name, CcParams& out);
+
+// The parameters of CcParams a scenario sets (fabric.cc; models/cc/cc_params.cpp).
+const sim::ParamTable<CcParams>& cc_param_table();
 
 }  // namespace models

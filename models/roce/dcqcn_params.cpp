@@ -1,5 +1,7 @@
 #include "models/roce/dcqcn_params.hpp"
 
+#include "sim/param_spec.hpp"
+
 namespace models {
 
 const std::vector<std::string>& dcqcn_preset_names() {
@@ -101,6 +103,81 @@ bool dcqcn_preset(const std::string& name, DcqcnParams& p) {
     return true;
   }
   return false;
+}
+
+const sim::ParamTable<DcqcnParams>& dcqcn_param_table() {
+  using S = DcqcnParams;
+  static const sim::ParamTable<S> t = [] {
+    sim::ParamTable<S> f;
+    f.push_back(sim::bool_param<S>(
+        "enabled", &S::enabled,
+        "DCQCN rate control on every NIC (needs fabric.ecn marking to react to anything)"));
+    f.push_back(sim::classes_param<S>(
+        "classes", &S::classes,
+        "the traffic classes whose flows it controls, e.g. [1] (\"all\"); with fabric.cc "
+        "on other classes, each class has its own congestion control"));
+    // The preset is applied by the loader before the other keys; listed here for the echo.
+    f.push_back(sim::custom_param<S>(
+        "preset", "choice", &S::preset,
+        "nvidia-default | dcqcn-paper | hpcc-ns3: the default set the knobs start from"));
+    f.push_back(sim::choice_param<S>(
+        "feedback", &S::feedback,
+        "cnp (a CNP per QP at most once per min_time_between_cnps) | ack (flag on the ACK of "
+        "every marked packet, ns-3 HPCC)",
+        {{"cnp", static_cast<int64_t>(S::Feedback::Cnp)},
+         {"ack", static_cast<int64_t>(S::Feedback::AckFlag)}}));
+    f.push_back(sim::time_param<S>(
+        "min_time_between_cnps", &S::min_time_between_cnps,
+        "notification point: at most one CNP per QP per interval (0 = one per marked packet)"));
+    f.push_back(sim::choice_param<S>(
+        "alpha_update", &S::alpha_update,
+        "periodic (every dce_tcp_rtt, up if a CNP came, firmware) | on-cnp (up on each CNP, "
+        "down after each dce_tcp_rtt without one, paper)",
+        {{"periodic", static_cast<int64_t>(S::AlphaUpdate::Periodic)},
+         {"on-cnp", static_cast<int64_t>(S::AlphaUpdate::OnCnp)}}));
+    f.push_back(sim::int_param<S>("dce_tcp_g", &S::dce_tcp_g,
+                                  "alpha gain: g = (1024 - dce_tcp_g) / 1024", 0, 1023));
+    f.push_back(
+        sim::time_param<S>("dce_tcp_rtt", &S::dce_tcp_rtt, "alpha update period", sim::Time(1)));
+    f.push_back(sim::int_param<S>("initial_alpha_value", &S::initial_alpha_value,
+                                  "alpha x 1024 when a QP's rate limiter starts", 0, 1024));
+    f.push_back(sim::int_param<S>(
+        "rpg_gd", &S::rpg_gd,
+        "decrease: rate x (1 - alpha x 1024 / 2^rpg_gd); 11 = the paper's alpha/2", 10, 20));
+    f.push_back(sim::int_param<S>(
+        "rpg_min_dec_fac", &S::rpg_min_dec_fac,
+        "a decrease keeps at least this percentage of the rate (0 = no bound)", 0, 100));
+    f.push_back(sim::time_param<S>(
+        "rate_reduce_monitor_period", &S::rate_reduce_monitor_period,
+        "at most one decrease per period, if a CNP came (0 = decrease on every CNP)"));
+    f.push_back(sim::rate_or_zero_param<S>(
+        "rate_to_set_on_first_cnp", &S::rate_to_set_on_first_cnp_bps,
+        "current and target rate when a QP's limiter starts (0 = the rate it sends at)"));
+    f.push_back(sim::bool_param<S>("clamp_tgt_rate", &S::clamp_tgt_rate,
+                                   "every decrease sets target := current"));
+    f.push_back(sim::bool_param<S>(
+        "clamp_tgt_rate_after_time_inc", &S::clamp_tgt_rate_after_time_inc,
+        "a decrease sets target := current if the timer raised the rate since the last one"));
+    f.push_back(sim::time_param<S>("rpg_time_reset", &S::rpg_time_reset,
+                                   "rate-increase timer period", sim::Time(1)));
+    f.push_back(
+        sim::bytes_param<S>("rpg_byte_reset", &S::rpg_byte_reset,
+                            "bytes sent between byte-counter increases (0 = no byte counter)", 0));
+    f.push_back(sim::int_param<S>("rpg_threshold", &S::rpg_threshold,
+                                  "stages of fast recovery before additive, then hyper increase", 0,
+                                  1 << 20));
+    f.push_back(sim::rate_param<S>("rpg_ai_rate", &S::rpg_ai_rate_bps,
+                                   "additive increase step of the target rate"));
+    f.push_back(sim::rate_param<S>("rpg_hai_rate", &S::rpg_hai_rate_bps,
+                                   "hyper increase step of the target rate"));
+    f.push_back(sim::rate_param<S>("rpg_min_rate", &S::rpg_min_rate_bps,
+                                   "no decrease goes below this rate"));
+    f.push_back(
+        sim::rate_or_zero_param<S>("rpg_max_rate", &S::rpg_max_rate_bps,
+                                   "rate at which the limiter is released (0 = line rate)"));
+    return f;
+  }();
+  return t;
 }
 
 }  // namespace models

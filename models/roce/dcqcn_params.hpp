@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -68,5 +69,8 @@ const std::vector<std::string>& dcqcn_preset_names();
 // A preset's full parameter set (enabled stays false; the scenario turns DCQCN on). Returns
 // false for an unknown name.
 bool dcqcn_preset(const std::string& name, DcqcnParams& out);
+
+// The parameters of DcqcnParams a scenario sets (fabric.dcqcn; models/roce/dcqcn_params.cpp).
+const sim::ParamTable<DcqcnParams>& dcqcn_param_table();
 
 }  // namespace models

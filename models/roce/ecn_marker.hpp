@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "models/egress_port.hpp"
+#include "sim/param_spec_fwd.hpp"
 #include "sim/rng.hpp"
 
 namespace models {
@@ -22,6 +23,11 @@ struct EcnParams {
   double pmax = 0.2;
   bool mark_at_dequeue = false;
 };
+
+// The parameters of EcnParams a scenario sets (models/roce/ecn_params.cpp): those an override
+// may set per port and priority, and all of fabric.ecn (with mark_at).
+const sim::ParamTable<EcnParams>& ecn_port_param_table();
+const sim::ParamTable<EcnParams>& ecn_param_table();
 
 // One (port, priority)'s marking curve, resolved from fabric.ecn and the overrides.
 struct EcnCurve {

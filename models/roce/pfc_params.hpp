@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -55,5 +56,10 @@ struct PfcEvent {
   // decided (for a refresh, when it was sent).
   int64_t ingress_bytes = 0;
 };
+
+// The parameters of PfcParams a scenario sets (models/roce/pfc_params.cpp): fabric.pfc, and
+// the watchdog's an override sets (overrides[].set.pfc_watchdog).
+const sim::ParamTable<PfcParams>& pfc_param_table();
+const sim::ParamTable<PfcParams>& watchdog_override_param_table();
 
 }  // namespace models

@@ -9,16 +9,6 @@ namespace {
 
 using models::HostPathParams;
 
-constexpr const char* kDoorbell =
-    "post to the NIC holding the WQE (MMIO doorbell, WQE fetch); 0 = off (models/host_path.hpp)";
-constexpr const char* kDmaRead =
-    "DMA read round trip to the first payload byte (~0.5us, Neugebauer et al. SIGCOMM 2018)";
-constexpr const char* kDmaWrite =
-    "received payload leaves the NIC to placed in memory, before the ACK";
-constexpr const char* kPcieRate =
-    "PCIe payload rate per direction (Gen5 x16: 504Gbps raw x 256/280 TLP = 460Gbps; Gen4 "
-    "x16: 230Gbps); sends read and receives write at it; 0 = unlimited";
-
 // The object form's keys read into `d` (absent keys stay -1).
 void read_data(JsonReader& r, topo::HostPathData& d) {
   if (r.has("preset")) {
@@ -60,13 +50,7 @@ std::vector<int> index_list(JsonReader& r, const char* key, int limit, const cha
 }  // namespace
 
 const FieldTable<HostPathParams>& host_path_fields() {
-  static const FieldTable<HostPathParams> table = {
-      time_field<HostPathParams>("doorbell_latency", &HostPathParams::doorbell_latency, kDoorbell),
-      time_field<HostPathParams>("dma_read_latency", &HostPathParams::dma_read_latency, kDmaRead),
-      time_field<HostPathParams>("dma_write_latency", &HostPathParams::dma_write_latency,
-                                 kDmaWrite),
-      rate_or_zero_field<HostPathParams>("pcie_rate", &HostPathParams::pcie_rate_bps, kPcieRate),
-  };
+  static const FieldTable<HostPathParams> table = fields_from(models::host_path_param_table());
   return table;
 }
 

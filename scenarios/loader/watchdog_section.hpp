@@ -11,8 +11,6 @@ namespace scen {
 
 // The keys of an override's "pfc_watchdog" object, read into the watchdog_* members.
 const FieldTable<models::PfcParams>& watchdog_override_fields();
-// The "action" field (ignore-pause | drop), shared with fabric.pfc.watchdog_action.
-Field<models::PfcParams> watchdog_action_field(const std::string& key);
 
 // Reads an override's "pfc_watchdog" object (`set` is the override's "set").
 ParamPatch<models::PfcParams> read_watchdog_override(JsonReader& set);
