@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "models/egress_scheduler.hpp"
+#include "sim/param_spec_fwd.hpp"
 
 namespace models {
 
@@ -46,5 +47,8 @@ struct QosParams {
   // flows name a service level (set by the loader, not a parameter).
   int highest_priority = kPriorities - 1;
 };
+
+// The parameters of QosParams a scenario sets (fabric.qos; models/qos_params.cpp).
+const sim::ParamTable<QosParams>& qos_param_table();
 
 }  // namespace models

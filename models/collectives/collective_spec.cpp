@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/param_spec.hpp"
+
 namespace models {
 
 const char* to_string(CollectiveOp op) {
@@ -177,6 +179,79 @@ std::vector<int64_t> sweep_sizes(const CollectiveSpec& s) {
     if (s.factor <= 1 || v > s.max_bytes / s.factor) break;
   }
   return sizes;
+}
+
+const sim::ParamTable<CollectiveSpec>& collective_param_table() {
+  using S = CollectiveSpec;
+  static const sim::ParamTable<S> t = {
+      sim::custom_param<S>(
+          "channels", "integer or \"auto\"", &S::channels,
+          "parallel rings/trees, each with its share of the data (NCCL channels); auto: NCCL's "
+          "count on GPU ranks across servers (2 per usable rail, connect.cc), else 1"),
+      sim::custom_param<S>(
+          "chunk", "bytes, \"nccl\" or \"auto\"", &S::chunk_bytes,
+          "pipelining grain of a step: bytes (0 = one message per step), \"nccl\" = NCCL's "
+          "chunk for each call's algorithm, protocol and size (calcCollChunking: Simple ring "
+          "2 MiB, tree 512 KiB, LL 32 KiB, LL128 576,000 B, tree LL128 shrunk for small "
+          "sizes), \"auto\" (default) = nccl on GPU ranks, else 0"),
+      sim::int_param<S>("slots", &S::slots,
+                        "chunks in flight per connection (receive buffer slots; NCCL_STEPS = 8)", 1,
+                        1024),
+      sim::int_param<S>("qps", &S::qps, "queue pairs each message is striped over", 1, 64),
+      sim::int_param<S>("root", &S::root, "broadcast root rank", 0, 1 << 20),
+      sim::int_param<S>("iterations", &S::iterations,
+                        "runs per size, back to back; the table reports the mean", 1, 1000),
+      sim::time_param<S>("start", &S::start, "when the first size starts"),
+      sim::custom_param<S>(
+          "launch_latency", "time or \"auto\"", &S::launch_latency,
+          "software time before a call's first message; auto: NCCL's base latency for the "
+          "call's algorithm and protocol with costs nccl (GPU ranks), else 0"),
+      sim::number_param<S>(
+          "launch_scale", &S::launch_scale,
+          "costs nccl: each call waits this x NCCL's base latency (NVLS, NVLS-tree and CollNet: "
+          "their whole latency); rdmasim calibrate fits it",
+          0, 100),
+      sim::number_param<S>(
+          "step_scale", &S::step_scale,
+          "costs nccl: each message waits this x the software part of NCCL's step latency; "
+          "rdmasim calibrate fits it",
+          0, 100),
+      sim::time_param<S>("step_latency_simple", &S::step_latency_simple,
+                         "software time before each Simple message is posted (on top "
+                         "of NCCL's costs)"),
+      sim::time_param<S>("step_latency_ll128", &S::step_latency_ll128,
+                         "software time before each LL128 message is posted"),
+      sim::time_param<S>("step_latency_ll", &S::step_latency_ll,
+                         "software time before each LL message is posted"),
+      sim::rate_auto_or_zero_param<S>(
+          "ll_rate", &S::ll_rate_bps,
+          "data rate a rank sends at with LL, all its channels together (auto: "
+          "NCCL's tuning model's cap with costs nccl; 0: none)"),
+      sim::rate_auto_or_zero_param<S>(
+          "ll128_rate", &S::ll128_rate_bps,
+          "data rate a rank sends at with LL128, all its channels together "
+          "(auto: NCCL's tuning model's cap with costs nccl; 0: none)"),
+      sim::bytes_param<S>("tree_max", &S::tree_max_bytes,
+                          "algorithm auto: all-reduce sizes up to this use the double "
+                          "binary tree, larger the ring"),
+      sim::int_param<S>("hierarchical_min_servers", &S::hierarchical_min_servers,
+                        "algorithm auto: an all-reduce of GPU ranks on at least this many servers "
+                        "(as many ranks on each) runs hierarchical",
+                        2, 1 << 20),
+      sim::int_param<S>("hierarchical_min_local", &S::hierarchical_min_local,
+                        "algorithm auto: ... with at least this many ranks per server", 1, 1 << 20),
+      sim::bytes_param<S>("hierarchical_min", &S::hierarchical_min_bytes,
+                          "algorithm auto: sizes from this up run hierarchical on such "
+                          "ranks (smaller: tree/ring by tree_max)"),
+      sim::bytes_param<S>("ll_max", &S::ll_max_bytes, "protocol auto: sizes up to this use LL"),
+      sim::bytes_param<S>("ll128_max", &S::ll128_max_bytes,
+                          "protocol auto: sizes up to this (above ll_max) use LL128, "
+                          "larger Simple"),
+      sim::bytes_param<S>("nvls_min", &S::nvls_min_bytes,
+                          "algorithm auto: all-reduce sizes from this up use nvls when "
+                          "every rank is a GPU of one server with NVLS"),
+  };
+  return t;
 }
 
 }  // namespace models

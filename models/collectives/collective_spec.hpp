@@ -11,6 +11,7 @@
 #include "models/collectives/nccl_tuning.hpp"
 #include "models/collectives/nvls_tree_run.hpp"
 #include "models/sharp/sharp_params.hpp"
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -191,5 +192,9 @@ int64_t protocol_wire_bytes(CollectiveProtocol p, int64_t data);
 
 // The sizes a spec sweeps, in order.
 std::vector<int64_t> sweep_sizes(const CollectiveSpec& s);
+
+// The parameters of CollectiveSpec a scenario sets beside its structure (workload.collective;
+// models/collectives/collective_spec.cpp).
+const sim::ParamTable<CollectiveSpec>& collective_param_table();
 
 }  // namespace models

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -98,5 +99,8 @@ inline int64_t ccti_after_becn(int64_t ccti, const IbCcParams& p) {
 inline int64_t ccti_after_timer(int64_t ccti, const IbCcParams& p) {
   return ccti > p.ccti_min ? ccti - 1 : ccti;
 }
+
+// The parameters of IbCcParams a scenario sets (infiniband.cc; models/ib/ib_cc_params.cpp).
+const sim::ParamTable<IbCcParams>& ib_cc_param_table();
 
 }  // namespace models

@@ -8,6 +8,7 @@
 #include "models/context.hpp"
 #include "models/ib/ib_cc_params.hpp"
 #include "models/ib/vl_arbiter.hpp"
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -76,5 +77,8 @@ struct CreditStall {
   uint16_t port = 0;
   uint8_t vl = 0;
 };
+
+// The parameters of IbParams a scenario sets (infiniband; models/ib/ib_params.cpp).
+const sim::ParamTable<IbParams>& ib_param_table();
 
 }  // namespace models

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -61,5 +62,8 @@ struct SharpChunks {
     return w;
   }
 };
+
+// The parameters of SharpParams a scenario sets (infiniband.sharp; models/sharp/sharp_params.cpp).
+const sim::ParamTable<SharpParams>& sharp_param_table();
 
 }  // namespace models

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -94,5 +95,8 @@ struct TcpParams {
   sim::Time interrupt_latency{4'000'000};
   sim::Time wakeup_latency{5'000'000};
 };
+
+// The parameters of TcpParams a scenario sets (fabric.tcp; models/tcp/tcp_params.cpp).
+const sim::ParamTable<TcpParams>& tcp_param_table();
 
 }  // namespace models

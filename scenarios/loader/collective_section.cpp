@@ -20,11 +20,6 @@ using models::CollectiveSpec;
 // "chunk": "auto" while loading, until the ranks tell whether they are GPUs (NCCL's chunk).
 constexpr int64_t kAutoChunk = -2;
 
-Field<CollectiveSpec> int32_field(std::string key, int CollectiveSpec::*m, std::string meaning,
-                                  int min, int max) {
-  return int_field<CollectiveSpec>(std::move(key), m, std::move(meaning), min, max);
-}
-
 // Host names or numbers → transport endpoints, one rank each ("all": every host in order).
 // On GPU servers (topologies/gpu_nodes.hpp) a rank is a GPU, named "n<server>g<gpu>": its
 // endpoints are its NICs, plus its NVLink endpoint for ranks of its own server; "all" is
@@ -125,113 +120,56 @@ int64_t type_size(const std::string& t) {
 }  // namespace
 
 const FieldTable<CollectiveSpec>& collective_fields() {
-  static const FieldTable<CollectiveSpec> table = {
-      Field<CollectiveSpec>{
-          "channels", "integer or \"auto\"",
-          "parallel rings/trees, each with its share of the data (NCCL channels); auto: NCCL's "
-          "count on GPU ranks across servers (2 per usable rail, connect.cc), else 1",
-          [](JsonReader& r, CollectiveSpec& s) {
-            if (r.has("channels") && r.json()["channels"] == "auto") {
-              (void)r.at("channels");
-              s.channels = 0;
-            } else {
-              s.channels = static_cast<int>(r.integer("channels", s.channels, 1, 64));
-            }
-          },
-          [](const CollectiveSpec& s) {
-            return s.channels == 0 ? Json("auto") : Json(s.channels);
-          }},
-      Field<CollectiveSpec>{
-          "chunk", "bytes, \"nccl\" or \"auto\"",
-          "pipelining grain of a step: bytes (0 = one message per step), \"nccl\" = NCCL's "
-          "chunk for each call's algorithm, protocol and size (calcCollChunking: Simple ring "
-          "2 MiB, tree 512 KiB, LL 32 KiB, LL128 576,000 B, tree LL128 shrunk for small "
-          "sizes), \"auto\" (default) = nccl on GPU ranks, else 0",
-          [](JsonReader& r, CollectiveSpec& s) {
-            if (!r.has("chunk")) return;
-            const Json& v = r.json()["chunk"];
-            if (v == "auto" || v == "nccl") {
-              (void)r.at("chunk");
-              s.chunk_bytes = v == "nccl" ? models::kNcclChunk : kAutoChunk;
-            } else {
-              s.chunk_bytes = r.bytes("chunk", 0, 0);
-            }
-          },
-          [](const CollectiveSpec& s) {
-            return s.chunk_bytes == models::kNcclChunk ? Json("nccl")
-                   : s.chunk_bytes == kAutoChunk       ? Json("auto")
-                                                       : Json(sim::format_bytes(s.chunk_bytes));
-          }},
-      int32_field("slots", &CollectiveSpec::slots,
-                  "chunks in flight per connection (receive buffer slots; NCCL_STEPS = 8)", 1,
-                  1024),
-      int32_field("qps", &CollectiveSpec::qps, "queue pairs each message is striped over", 1, 64),
-      int32_field("root", &CollectiveSpec::root, "broadcast root rank", 0, 1 << 20),
-      int32_field("iterations", &CollectiveSpec::iterations,
-                  "runs per size, back to back; the table reports the mean", 1, 1000),
-      time_field<CollectiveSpec>("start", &CollectiveSpec::start, "when the first size starts"),
-      Field<CollectiveSpec>{
-          "launch_latency", "time or \"auto\"",
-          "software time before a call's first message; auto: NCCL's base latency for the "
-          "call's algorithm and protocol with costs nccl (GPU ranks), else 0",
-          [](JsonReader& r, CollectiveSpec& s) {
-            if (r.has("launch_latency") && r.json()["launch_latency"] == "auto") {
-              (void)r.at("launch_latency");
-              s.launch_latency = sim::Time(-1);
-            } else {
-              if (r.has("launch_latency")) s.launch_latency = r.time("launch_latency");
-            }
-          },
-          [](const CollectiveSpec& s) {
-            return s.launch_latency.ps < 0 ? Json("auto")
-                                           : Json(sim::format_time(s.launch_latency));
-          }},
-      number_field<CollectiveSpec>(
-          "launch_scale", &CollectiveSpec::launch_scale,
-          "costs nccl: each call waits this x NCCL's base latency (NVLS, NVLS-tree and CollNet: "
-          "their whole latency); rdmasim calibrate fits it",
-          0, 100),
-      number_field<CollectiveSpec>(
-          "step_scale", &CollectiveSpec::step_scale,
-          "costs nccl: each message waits this x the software part of NCCL's step latency; "
-          "rdmasim calibrate fits it",
-          0, 100),
-      time_field<CollectiveSpec>("step_latency_simple", &CollectiveSpec::step_latency_simple,
-                                 "software time before each Simple message is posted (on top "
-                                 "of NCCL's costs)"),
-      time_field<CollectiveSpec>("step_latency_ll128", &CollectiveSpec::step_latency_ll128,
-                                 "software time before each LL128 message is posted"),
-      time_field<CollectiveSpec>("step_latency_ll", &CollectiveSpec::step_latency_ll,
-                                 "software time before each LL message is posted"),
-      rate_auto_or_zero_field<CollectiveSpec>(
-          "ll_rate", &CollectiveSpec::ll_rate_bps,
-          "data rate a rank sends at with LL, all its channels together (auto: "
-          "NCCL's tuning model's cap with costs nccl; 0: none)"),
-      rate_auto_or_zero_field<CollectiveSpec>(
-          "ll128_rate", &CollectiveSpec::ll128_rate_bps,
-          "data rate a rank sends at with LL128, all its channels together "
-          "(auto: NCCL's tuning model's cap with costs nccl; 0: none)"),
-      bytes_field<CollectiveSpec>("tree_max", &CollectiveSpec::tree_max_bytes,
-                                  "algorithm auto: all-reduce sizes up to this use the double "
-                                  "binary tree, larger the ring"),
-      int32_field("hierarchical_min_servers", &CollectiveSpec::hierarchical_min_servers,
-                  "algorithm auto: an all-reduce of GPU ranks on at least this many servers "
-                  "(as many ranks on each) runs hierarchical",
-                  2, 1 << 20),
-      int32_field("hierarchical_min_local", &CollectiveSpec::hierarchical_min_local,
-                  "algorithm auto: ... with at least this many ranks per server", 1, 1 << 20),
-      bytes_field<CollectiveSpec>("hierarchical_min", &CollectiveSpec::hierarchical_min_bytes,
-                                  "algorithm auto: sizes from this up run hierarchical on such "
-                                  "ranks (smaller: tree/ring by tree_max)"),
-      bytes_field<CollectiveSpec>("ll_max", &CollectiveSpec::ll_max_bytes,
-                                  "protocol auto: sizes up to this use LL"),
-      bytes_field<CollectiveSpec>("ll128_max", &CollectiveSpec::ll128_max_bytes,
-                                  "protocol auto: sizes up to this (above ll_max) use LL128, "
-                                  "larger Simple"),
-      bytes_field<CollectiveSpec>("nvls_min", &CollectiveSpec::nvls_min_bytes,
-                                  "algorithm auto: all-reduce sizes from this up use nvls when "
-                                  "every rank is a GPU of one server with NVLS"),
-  };
+  static const FieldTable<CollectiveSpec> table = fields_from(
+      models::collective_param_table(),
+      {
+          Field<CollectiveSpec>{"channels", "", "",
+                                [](JsonReader& r, CollectiveSpec& s) {
+                                  if (r.has("channels") && r.json()["channels"] == "auto") {
+                                    (void)r.at("channels");
+                                    s.channels = 0;
+                                  } else {
+                                    s.channels =
+                                        static_cast<int>(r.integer("channels", s.channels, 1, 64));
+                                  }
+                                },
+                                [](const CollectiveSpec& s) {
+                                  return s.channels == 0 ? Json("auto") : Json(s.channels);
+                                }},
+          Field<CollectiveSpec>{"chunk", "", "",
+                                [](JsonReader& r, CollectiveSpec& s) {
+                                  if (!r.has("chunk")) return;
+                                  const Json& v = r.json()["chunk"];
+                                  if (v == "auto" || v == "nccl") {
+                                    (void)r.at("chunk");
+                                    s.chunk_bytes = v == "nccl" ? models::kNcclChunk : kAutoChunk;
+                                  } else {
+                                    s.chunk_bytes = r.bytes("chunk", 0, 0);
+                                  }
+                                },
+                                [](const CollectiveSpec& s) {
+                                  return s.chunk_bytes == models::kNcclChunk ? Json("nccl")
+                                         : s.chunk_bytes == kAutoChunk
+                                             ? Json("auto")
+                                             : Json(sim::format_bytes(s.chunk_bytes));
+                                }},
+          Field<CollectiveSpec>{"launch_latency", "", "",
+                                [](JsonReader& r, CollectiveSpec& s) {
+                                  if (r.has("launch_latency") &&
+                                      r.json()["launch_latency"] == "auto") {
+                                    (void)r.at("launch_latency");
+                                    s.launch_latency = sim::Time(-1);
+                                  } else {
+                                    if (r.has("launch_latency"))
+                                      s.launch_latency = r.time("launch_latency");
+                                  }
+                                },
+                                [](const CollectiveSpec& s) {
+                                  return s.launch_latency.ps < 0
+                                             ? Json("auto")
+                                             : Json(sim::format_time(s.launch_latency));
+                                }},
+      });
   return table;
 }
 

@@ -80,129 +80,78 @@ std::optional<JsonReader> select_fabric(JsonReader& root, const LoadOptions& opt
 
 const FieldTable<models::IbParams>& ib_fields() {
   using models::IbParams;
-  static const FieldTable<IbParams> t = [] {
-    FieldTable<IbParams> f;
-    f.push_back(Field<IbParams>{
-        "preset", "choice",
-        "none | ndr | xdr: every link of the topology at 400 Gb/s (NDR, 4 lanes) or 800 Gb/s "
-        "(XDR); none keeps the topology's rates",
-        [](JsonReader& r, IbParams& p) {
-          const std::string cur = p.preset_rate_bps == 400'000'000'000   ? "ndr"
-                                  : p.preset_rate_bps == 800'000'000'000 ? "xdr"
-                                                                         : "none";
-          const std::string v = r.choice("preset", {"none", "ndr", "xdr"}, cur);
-          p.preset_rate_bps = v == "ndr" ? 400'000'000'000 : v == "xdr" ? 800'000'000'000 : 0;
-        },
-        [](const IbParams& p) {
-          return Json(p.preset_rate_bps == 400'000'000'000   ? "ndr"
-                      : p.preset_rate_bps == 800'000'000'000 ? "xdr"
-                                                             : "none");
-        }});
-    f.push_back(
-        int_field<IbParams>("data_vls", &IbParams::data_vls,
-                            "data virtual lanes per port, VL0..VL(n-1) (IBA: up to 15; VL15 "
-                            "is management only)",
-                            1, models::kIbMaxDataVls));
-    f.push_back(bytes_field<IbParams>(
-        "vl_buffer", &IbParams::vl_buffer_bytes,
-        "receive buffer per (input port, VL), switches and NICs, in whole 64-byte blocks; at "
-        "least one largest packet",
-        models::kIbBlockBytes));
-    f.push_back(Field<IbParams>{
-        "sl_to_vl", "list",
-        "VL of each service level (SL 0, 1, ...; up to 16 entries), the table of every port "
-        "unless an override sets a switch port's (overrides[].set.sl_to_vl); default SL mod "
-        "data_vls. A flow's priority is its SL (0..15)",
-        [](JsonReader& r, IbParams& p) {
-          if (!r.has("sl_to_vl")) return;
-          JsonReader list = r.at("sl_to_vl");
-          list.expect_array();
-          if (list.size() == 0 || list.size() > models::kIbServiceLevels) {
-            throw InputError(list.path(), list.json().dump(), "a list of 1 to 16 VLs");
-          }
-          for (size_t i = 0; i < list.size(); ++i) {
-            const Json& v = list.json()[i];
-            if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
-                v.get<int64_t>() >= models::kIbMaxDataVls) {
-              throw InputError(list.index_path(i), v.dump(), "a VL in [0, data_vls)");
-            }
-            p.sl_to_vl[i] = static_cast<uint8_t>(v.get<int>());
-          }
-          for (size_t i = list.size(); i < p.sl_to_vl.size(); ++i) p.sl_to_vl[i] = 0;
-          p.sl_to_vl_given = true;
-        },
-        [](const IbParams& p) {
-          Json a = Json::array();
-          for (int sl = 0; sl < models::kIbServiceLevels; ++sl) {
-            a.push_back(p.vl_of(static_cast<uint8_t>(sl)));
-          }
-          return a;
-        }});
-    f.push_back(Field<IbParams>{
-        "vl_arbitration", "object",
-        "{\"high\": [{\"vl\", \"weight\"}...], \"low\": [...], \"high_limit\": 0..255}: VL "
-        "arbitration tables of every output port, weights in 64-byte units (0..255), up to 64 "
-        "entries each; high_limit in 4 KiB units (0 = one packet, 255 = none); default one low "
-        "entry of weight 64 per data VL",
-        [](JsonReader& r, IbParams& p) {
-          if (!r.has("vl_arbitration")) return;
-          JsonReader a = r.at("vl_arbitration");
-          a.expect_object();
-          auto table = [&](const char* key, std::vector<models::VlArbEntry>& out) {
-            if (!a.has(key)) return;
-            JsonReader list = a.at(key);
-            list.expect_array();
-            if (list.size() > 64) {
-              throw InputError(list.path(), std::to_string(list.size()) + " entries",
-                               "at most 64 entries");
-            }
-            out.clear();
-            for (size_t i = 0; i < list.size(); ++i) {
-              JsonReader e = list.element(i);
-              e.expect_object();
-              models::VlArbEntry entry;
-              entry.vl = static_cast<uint8_t>(e.integer("vl", 0, models::kIbMaxDataVls - 1));
-              entry.weight = static_cast<uint8_t>(e.integer("weight", 0, 255));
-              e.finish();
-              out.push_back(entry);
-            }
-          };
-          table("high", p.arbitration.high);
-          table("low", p.arbitration.low);
-          p.arbitration.high_limit =
-              static_cast<int>(a.integer("high_limit", p.arbitration.high_limit, 0, 255));
-          a.finish();
-          p.arbitration_given = true;
-        },
-        [](const IbParams& p) {
-          auto table = [](const std::vector<models::VlArbEntry>& t) {
-            Json a = Json::array();
-            for (const auto& e : t) a.push_back({{"vl", e.vl}, {"weight", e.weight}});
-            return a;
-          };
-          if (!p.arbitration_given) return Json("default");
-          return Json{{"high", table(p.arbitration.high)},
-                      {"low", table(p.arbitration.low)},
-                      {"high_limit", p.arbitration.high_limit}};
-        }});
-    f.push_back(time_field<IbParams>(
-        "fc_period", &IbParams::fc_period,
-        "each VL's credit limit is re-sent this often while its port sees traffic (a lost update "
-        "heals); 0 = only on change"));
-    f.push_back(time_field<IbParams>(
-        "credit_log_min_stall", &IbParams::credit_log_min_stall,
-        "credits.csv lists credit stalls at least this long (all still count in the counters); "
-        "0 = every stall"));
-    f.push_back(time_field<IbParams>(
-        "fc_min_interval", &IbParams::fc_min_interval,
-        "on-change credit updates per (port, VL) at least this far apart; changes in between "
-        "go in one update at the end of the interval"));
-    f.push_back(bool_field<IbParams>(
-        "adaptive_routing", &IbParams::adaptive_routing,
-        "switches send each packet out of the least loaded port (queued bytes of its VL, credit "
-        "for it) among the equal-cost ports to its destination; NICs accept packets out of order"));
-    return f;
-  }();
+  static const FieldTable<IbParams> t = fields_from(
+      models::ib_param_table(),
+      {Field<IbParams>{
+           "sl_to_vl", "list", "",
+           [](JsonReader& r, IbParams& p) {
+             if (!r.has("sl_to_vl")) return;
+             JsonReader list = r.at("sl_to_vl");
+             list.expect_array();
+             if (list.size() == 0 || list.size() > models::kIbServiceLevels) {
+               throw InputError(list.path(), list.json().dump(), "a list of 1 to 16 VLs");
+             }
+             for (size_t i = 0; i < list.size(); ++i) {
+               const Json& v = list.json()[i];
+               if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
+                   v.get<int64_t>() >= models::kIbMaxDataVls) {
+                 throw InputError(list.index_path(i), v.dump(), "a VL in [0, data_vls)");
+               }
+               p.sl_to_vl[i] = static_cast<uint8_t>(v.get<int>());
+             }
+             for (size_t i = list.size(); i < p.sl_to_vl.size(); ++i) p.sl_to_vl[i] = 0;
+             p.sl_to_vl_given = true;
+           },
+           [](const IbParams& p) {
+             Json a = Json::array();
+             for (int sl = 0; sl < models::kIbServiceLevels; ++sl) {
+               a.push_back(p.vl_of(static_cast<uint8_t>(sl)));
+             }
+             return a;
+           }},
+       Field<IbParams>{
+           "vl_arbitration", "object", "",
+           [](JsonReader& r, IbParams& p) {
+             if (!r.has("vl_arbitration")) return;
+             JsonReader a = r.at("vl_arbitration");
+             a.expect_object();
+             auto table = [&](const char* key, std::vector<models::VlArbEntry>& out) {
+               if (!a.has(key)) return;
+               JsonReader list = a.at(key);
+               list.expect_array();
+               if (list.size() > 64) {
+                 throw InputError(list.path(), std::to_string(list.size()) + " entries",
+                                  "at most 64 entries");
+               }
+               out.clear();
+               for (size_t i = 0; i < list.size(); ++i) {
+                 JsonReader e = list.element(i);
+                 e.expect_object();
+                 models::VlArbEntry entry;
+                 entry.vl = static_cast<uint8_t>(e.integer("vl", 0, models::kIbMaxDataVls - 1));
+                 entry.weight = static_cast<uint8_t>(e.integer("weight", 0, 255));
+                 e.finish();
+                 out.push_back(entry);
+               }
+             };
+             table("high", p.arbitration.high);
+             table("low", p.arbitration.low);
+             p.arbitration.high_limit =
+                 static_cast<int>(a.integer("high_limit", p.arbitration.high_limit, 0, 255));
+             a.finish();
+             p.arbitration_given = true;
+           },
+           [](const IbParams& p) {
+             auto table = [](const std::vector<models::VlArbEntry>& t) {
+               Json a = Json::array();
+               for (const auto& e : t) a.push_back({{"vl", e.vl}, {"weight", e.weight}});
+               return a;
+             };
+             if (!p.arbitration_given) return Json("default");
+             return Json{{"high", table(p.arbitration.high)},
+                         {"low", table(p.arbitration.low)},
+                         {"high_limit", p.arbitration.high_limit}};
+           }}});
   return t;
 }
 

@@ -45,79 +45,51 @@ void read_schedule_object(const Json& v, const std::string& path, models::ClassS
   }
 }
 
-std::string trust_name(models::Trust t) {
-  return t == models::Trust::Dscp ? "dscp" : "pcp";
-}
-
 }  // namespace
 
 const FieldTable<QosParams>& qos_fields() {
-  static const FieldTable<QosParams> t = [] {
-    FieldTable<QosParams> f;
-    f.push_back(Field<QosParams>{
-        "trust", "choice",
-        "pcp | dscp: switches keep the sender's priority tag, or classify on the DSCP by "
-        "dscp_to_priority",
-        [](JsonReader& r, QosParams& q) {
-          q.trust = r.choice("trust", {"pcp", "dscp"}, trust_name(q.trust)) == "dscp"
-                        ? models::Trust::Dscp
-                        : models::Trust::Pcp;
-        },
-        [](const QosParams& q) { return Json(trust_name(q.trust)); }});
-    f.push_back(Field<QosParams>{
-        "dscp_to_priority", "map",
-        "{\"DSCP\": priority} entries that differ from the class selector DSCP>>3 (which "
-        "already maps RoCE data DSCP 26 to 3 and CNP DSCP 48 to 6)",
-        [](JsonReader& r, QosParams& q) {
-          if (!r.has("dscp_to_priority")) return;
-          JsonReader m = r.at("dscp_to_priority");
-          m.expect_object();
-          for (auto it = m.json().begin(); it != m.json().end(); ++it) {
-            const int dscp = parse_index(it.key(), models::kDscpValues - 1);
-            if (dscp < 0) {
-              throw InputError(m.child_path(it.key()), "\"" + it.key() + "\"",
-                               "a DSCP \"0\" .. \"63\" as the key");
-            }
-            q.dscp_to_priority.priority[dscp] = static_cast<uint8_t>(m.integer(it.key(), 0, 7));
-          }
-        },
-        [](const QosParams& q) {
-          Json j = Json::object();
-          const models::DscpMap class_selector;
-          for (int d = 0; d < models::kDscpValues; ++d) {
-            if (q.dscp_to_priority[d] != class_selector[d]) {
-              j[std::to_string(d)] = q.dscp_to_priority[d];
-            }
-          }
-          return j;
-        }});
-    f.push_back(Field<QosParams>{
-        "scheduler", "map",
-        "{\"priority\": \"strict\" | weight} per class at switch egress: strict classes first, "
-        "highest first, then DWRR by weight",
-        [](JsonReader& r, QosParams& q) {
-          if (!r.has("scheduler")) return;
-          const JsonReader s = r.at("scheduler");
-          read_schedule_object(s.json(), s.path(), q.scheduler);
-        },
-        [](const QosParams& q) {
-          Json j = Json::object();
-          for (int c = 0; c < models::kPriorities; ++c) {
-            j[std::to_string(c)] =
-                q.scheduler.weight[c] == 0 ? Json("strict") : Json(q.scheduler.weight[c]);
-          }
-          return j;
-        }});
-    f.push_back(Field<QosParams>{
-        "quantum", "bytes",
-        "DWRR bytes per unit of weight and round; 0 = one maximum frame (mtu + header_bytes + "
-        "framing_bytes)",
-        [](JsonReader& r, QosParams& q) {
-          q.scheduler.quantum_bytes = r.bytes("quantum", q.scheduler.quantum_bytes, 0);
-        },
-        [](const QosParams& q) { return Json(sim::format_bytes(q.scheduler.quantum_bytes)); }});
-    return f;
-  }();
+  static const FieldTable<QosParams> t = fields_from(
+      models::qos_param_table(),
+      {Field<QosParams>{"dscp_to_priority", "map", "",
+                        [](JsonReader& r, QosParams& q) {
+                          if (!r.has("dscp_to_priority")) return;
+                          JsonReader m = r.at("dscp_to_priority");
+                          m.expect_object();
+                          for (auto it = m.json().begin(); it != m.json().end(); ++it) {
+                            const int dscp = parse_index(it.key(), models::kDscpValues - 1);
+                            if (dscp < 0) {
+                              throw InputError(m.child_path(it.key()), "\"" + it.key() + "\"",
+                                               "a DSCP \"0\" .. \"63\" as the key");
+                            }
+                            q.dscp_to_priority.priority[dscp] =
+                                static_cast<uint8_t>(m.integer(it.key(), 0, 7));
+                          }
+                        },
+                        [](const QosParams& q) {
+                          Json j = Json::object();
+                          const models::DscpMap class_selector;
+                          for (int d = 0; d < models::kDscpValues; ++d) {
+                            if (q.dscp_to_priority[d] != class_selector[d]) {
+                              j[std::to_string(d)] = q.dscp_to_priority[d];
+                            }
+                          }
+                          return j;
+                        }},
+       Field<QosParams>{"scheduler", "map", "",
+                        [](JsonReader& r, QosParams& q) {
+                          if (!r.has("scheduler")) return;
+                          const JsonReader s = r.at("scheduler");
+                          read_schedule_object(s.json(), s.path(), q.scheduler);
+                        },
+                        [](const QosParams& q) {
+                          Json j = Json::object();
+                          for (int c = 0; c < models::kPriorities; ++c) {
+                            j[std::to_string(c)] = q.scheduler.weight[c] == 0
+                                                       ? Json("strict")
+                                                       : Json(q.scheduler.weight[c]);
+                          }
+                          return j;
+                        }}});
   return t;
 }
 

@@ -5,26 +5,7 @@
 namespace scen {
 
 const FieldTable<models::SharpParams>& sharp_fields() {
-  using models::SharpParams;
-  static const FieldTable<SharpParams> t = [] {
-    FieldTable<SharpParams> f;
-    f.push_back(rate_or_zero_field<SharpParams>(
-        "reduction_rate", &SharpParams::reduction_rate_bps,
-        "reduced payload an aggregation node produces per second (per tree); 0 = keeps up with "
-        "any link"));
-    f.push_back(time_field<SharpParams>(
-        "latency", &SharpParams::latency,
-        "added by an aggregation node each time a chunk passes it (reduction up, replication "
-        "down)"));
-    f.push_back(bytes_field<SharpParams>(
-        "chunk", &SharpParams::chunk_bytes,
-        "reduction grain: a node passes a chunk on once it has all of it", 1));
-    f.push_back(int_field<SharpParams>(
-        "max_outstanding_chunks", &SharpParams::max_outstanding_chunks,
-        "chunks a host may have sent whose result is not back yet (= chunk slots per node)", 1,
-        65'536));
-    return f;
-  }();
+  static const FieldTable<models::SharpParams> t = fields_from(models::sharp_param_table());
   return t;
 }
 
