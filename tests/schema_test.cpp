@@ -93,6 +93,10 @@ TEST_CASE("schema: a misspelt, mistyped or misplaced parameter is invalid", "[cl
       {"out-of-range.json", base + R"("fabric": {"nic": {"ack_priority": 9}}})"},
       {"bad-choice.json", base + R"("fabric": {"cc": {"algorithm": "bbr"}}})"},
       {"override-key.json", base + R"("overrides": [{"switch": "*", "set": {"mark_at": 1}}]})"},
+      {"watchdog-key.json",
+       base + R"("overrides": [{"switch": "*", "set": {"pfc_watchdog": {"timout": "1ms"}}}]})"},
+      {"watchdog-action.json",
+       base + R"("overrides": [{"switch": "*", "set": {"pfc_watchdog": {"action": "reset"}}}]})"},
       {"top-level.json", base + R"("fabirc": {}})"},
   };
   std::vector<std::string> files;

@@ -74,7 +74,6 @@ void apply_qos(const Scenario& s, models::Switch& sw) {
     models::ClassSchedule sched = s.qos.scheduler;
     sched.quantum_bytes = effective_quantum(s.qos, s.nic);
     for (const auto& o : s.overrides) {
-      if (!o.has_scheduler) continue;
       if (o.node >= 0 && o.node != sw.node()) continue;
       if (o.port >= 0 && static_cast<size_t>(o.port) != port) continue;
       for (int prio = 0; prio < models::kPriorities; ++prio) {

@@ -1,5 +1,7 @@
 #include "scenarios/loader/param_registry.hpp"
 
+#include <cctype>
+
 #include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/fabric_section.hpp"
 #include "scenarios/loader/gpu_nodes_section.hpp"
@@ -7,6 +9,7 @@
 #include "scenarios/loader/params.hpp"
 #include "scenarios/loader/qos_section.hpp"
 #include "scenarios/loader/sharp_section.hpp"
+#include "scenarios/loader/watchdog_section.hpp"
 
 namespace scen {
 namespace {
@@ -29,6 +32,27 @@ std::string escape_cell(const std::string& text) {
     out += c;
   }
   return out;
+}
+
+// How overrides set values per switch, port and priority: --list-params' tail and the
+// reference's last section.
+std::string override_rules() {
+  return "Per-switch, per-port and per-priority values go in \"overrides\": [{\"switch\": NAME,\n"
+         "\"port\": N, \"priority\": P, \"set\": {...}}]. The switch-wide keys of fabric.switch\n"
+         "(latency, forwarding, buffer, threshold_mode, adaptive_routing) take no port or "
+         "priority;\n"
+         "queue_limit, reserve and alpha may be set per port and priority, and so may "
+         "\"scheduler\"\n"
+         "(\"strict\" or a weight with \"priority\", else an object like fabric.qos.scheduler),\n"
+         "\"ecn\" (enabled, kmin, kmax, pmax; mark_at stays fabric-wide), \"headroom\" (the PFC\n"
+         "headroom of those ingress buffers) and, per switch or port, \"pfc_watchdog\" (the keys "
+         "of\n"
+         "overrides[].set.pfc_watchdog) and, on InfiniBand, \"sl_to_vl\".\n"
+         "\"fabric\" may also be \"roce\" or \"infiniband\" (parameters in a \"roce\" or\n"
+         "\"infiniband\" section) or a list of both (run on each, compared); the infiniband "
+         "section\n"
+         "takes switch (latency [130ns], forwarding), nic and link as above (nic defaults there:\n"
+         "header_bytes 26, framing_bytes 0) and the infiniband.* keys.\n";
 }
 
 }  // namespace
@@ -83,6 +107,9 @@ const std::vector<ParamSection>& parameter_sections() {
     // topology.nodes.host_path_overrides[i] with "servers"/"rails" (host_path_section.hpp).
     s.push_back(
         describe_fields("topology.nodes.host_path", host_path_fields(), models::HostPathParams{}));
+    // An override's "pfc_watchdog" object (per switch or port; watchdog_section.hpp).
+    s.push_back(describe_fields("overrides[].set.pfc_watchdog", watchdog_override_fields(),
+                                models::PfcParams{}));
     return s;
   }();
   return sections;
@@ -110,18 +137,7 @@ std::string list_parameters() {
       out += key + " " + unit + " " + def + " " + row.meaning + "\n";
     }
   }
-  out +=
-      "\nPer-switch, per-port and per-priority values go in \"overrides\": "
-      "[{\"switch\": NAME, \"port\": N, \"priority\": P, \"set\": {...}}];\n"
-      "switch-wide keys (latency, forwarding, buffer, threshold_mode) may not be set per port;\n"
-      "queue_limit, reserve, alpha and scheduler may (\"scheduler\" is \"strict\" or a weight with "
-      "\"priority\", else an object like fabric.qos.scheduler),\n"
-      "and so may \"ecn\": {\"enabled\", \"kmin\", \"kmax\", \"pmax\"} (RED per port and priority; "
-      "mark_at stays fabric-wide).\n"
-      "\"fabric\" may also be \"roce\" or \"infiniband\" (parameters in a \"roce\" or "
-      "\"infiniband\" section) or a list of both (run on each, compared); the infiniband section "
-      "takes switch (latency [130ns], forwarding), nic and link as above (nic defaults there: "
-      "header_bytes 26, framing_bytes 0) and the infiniband.* keys.\n";
+  out += "\n" + override_rules();
   return out;
 }
 
@@ -148,8 +164,8 @@ std::string parameters_markdown() {
   }
   auto anchor = [](std::string p) {
     std::string a;
-    for (char c : p) {
-      if (c != '.') a += c;
+    for (char c : p) {  // GitHub's anchors keep letters, digits, '-' and '_'
+      if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_') a += c;
     }
     return a;
   };
@@ -161,18 +177,7 @@ std::string parameters_markdown() {
              "` | " + escape_cell(row.meaning) + " |\n";
     }
   }
-  out +=
-      "\n## Overrides\n"
-      "\n"
-      "Per-switch, per-port and per-priority values go in `\"overrides\"`: `[{\"switch\": NAME,\n"
-      "\"port\": N, \"priority\": P, \"set\": {...}}]`. The switch-wide keys of `fabric.switch`\n"
-      "(latency, forwarding, buffer, threshold_mode, adaptive_routing) take no port or priority;\n"
-      "queue_limit, reserve and alpha may be set per port and priority, and so may `scheduler`\n"
-      "(`\"strict\"` or a weight with `\"priority\"`, else an object like "
-      "`fabric.qos.scheduler`),\n"
-      "`ecn` (`enabled`, `kmin`, `kmax`, `pmax`; `mark_at` stays fabric-wide), `headroom` (the\n"
-      "PFC headroom of those ingress buffers) and, per switch or port, `pfc_watchdog` and, on\n"
-      "InfiniBand, `sl_to_vl`.\n";
+  out += "\n## Overrides\n\n" + override_rules();
   return out;
 }
 

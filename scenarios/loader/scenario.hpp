@@ -40,16 +40,15 @@ struct SwitchOverride {
   ParamPatch<models::SwitchParams> switch_wide;
   // Per (port, priority) buffer keys: queue_limit, reserve, alpha.
   ParamPatch<models::SwitchParams> per_port;
-  // "scheduler": the egress class weights it sets (0 = strict), per priority.
+  // "scheduler": the egress class weights it sets (0 = strict), per priority; none: unset.
   std::array<std::optional<uint32_t>, models::kPriorities> scheduler{};
-  bool has_scheduler = false;
-  // "ecn": RED parameters of these (port, priority) queues.
+  // "ecn": RED parameters of these (port, priority) queues; has_ecn also when it sets none of
+  // them (its priorities' kmin < kmax is then checked as resolved, ecn_params_for).
   ParamPatch<models::EcnParams> ecn;
   bool has_ecn = false;
   int64_t headroom_bytes = 0;  // "headroom": PFC headroom of these ingress buffers (0 = unset)
-  // "pfc_watchdog": the watchdog_* members it sets (watchdog_section.hpp).
+  // "pfc_watchdog": the watchdog_* members it sets (watchdog_section.hpp); empty: unset.
   ParamPatch<models::PfcParams> watchdog;
-  bool has_watchdog = false;
   std::vector<uint8_t> sl_to_vl;  // "sl_to_vl" (InfiniBand): VL per SL; empty = unset
   std::string path;               // JSON path, for errors found while applying
 };

@@ -50,7 +50,6 @@ SwitchOverride read_override(JsonReader& r, const Scenario& s) {
   if (set.has("scheduler")) {
     const JsonReader sched = set.at("scheduler");
     o.scheduler = read_scheduler_setting(sched.json(), sched.path(), o.priority);
-    o.has_scheduler = true;
   }
   if (set.has("ecn")) {
     JsonReader ecn = set.at("ecn");
@@ -78,7 +77,6 @@ SwitchOverride read_override(JsonReader& r, const Scenario& s) {
                        "no priority with \"pfc_watchdog\" (set per switch or port)");
     }
     o.watchdog = read_watchdog_override(set);
-    o.has_watchdog = true;
   }
   try {
     set.finish();

@@ -74,9 +74,7 @@ Json override_entry() {
   ecn["properties"].erase("mark_at");  // fabric-wide only
   props["ecn"] = ecn;
   props["headroom"] = described(unit_schema("bytes"), "PFC headroom of these ingress buffers");
-  props["pfc_watchdog"] = described(Json{{"type", "object"}},
-                                    "the PFC watchdog of this switch's or port's egress "
-                                    "(timeout, recovery, action)");
+  props["pfc_watchdog"] = section("overrides[].set.pfc_watchdog");
   props["sl_to_vl"] =
       described(Json{{"type", "array"}}, "InfiniBand: the SL -> VL table of these output ports");
   Json entry = {{"type", "object"},

@@ -20,7 +20,7 @@ ParamPatch<PfcParams> read_watchdog_override(JsonReader& set) {
 WatchdogSetting watchdog_for(const Scenario& s, int node, int port) {
   PfcParams p = s.pfc;
   for (const auto& o : s.overrides) {
-    if (!o.has_watchdog) continue;
+    if (o.watchdog.empty()) continue;
     if ((o.node >= 0 && o.node != node) || (o.port >= 0 && o.port != port)) continue;
     o.watchdog.apply(p);
   }
