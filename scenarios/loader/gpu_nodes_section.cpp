@@ -9,86 +9,83 @@ namespace {
 
 using topo::GpuNodeParams;
 
-Field<GpuNodeParams> rate(std::string key, int64_t GpuNodeParams::*m, std::string meaning) {
-  return {key, "rate", std::move(meaning),
-          [key, m](JsonReader& r, GpuNodeParams& p) { p.*m = r.rate_bps(key, p.*m); },
-          [m](const GpuNodeParams& p) { return Json(sim::format_rate(p.*m)); }};
-}
-
-Field<GpuNodeParams> latency(std::string key, int64_t GpuNodeParams::*m, std::string meaning,
-                             sim::Time min = sim::Time(1)) {
-  return {key, "time", std::move(meaning),
-          [key, m, min](JsonReader& r, GpuNodeParams& p) {
-            p.*m = r.time(key, sim::Time(p.*m), min).ps;
-          },
-          [m](const GpuNodeParams& p) { return Json(sim::format_time(sim::Time(p.*m))); }};
-}
-
-// Bytes, or "auto" (stored as 0: derived when the network is built).
-Field<GpuNodeParams> bytes_or_auto(std::string key, int64_t GpuNodeParams::*m,
-                                   std::string meaning) {
-  return {key, "bytes or auto", std::move(meaning),
-          [key, m](JsonReader& r, GpuNodeParams& p) {
-            if (!r.has(key)) return;
-            if (r.json()[key] == "auto") {
-              (void)r.at(key);  // mark as read
-              p.*m = 0;
-              return;
-            }
-            p.*m = r.bytes(key, 1);
-          },
-          [m](const GpuNodeParams& p) {
-            return p.*m == 0 ? Json("auto") : Json(sim::format_bytes(p.*m));
-          }};
+// Described here, not beside the struct: topologies/ is pure data and knows nothing of sim/.
+const sim::ParamTable<GpuNodeParams>& gpu_node_param_table() {
+  using S = GpuNodeParams;
+  static const sim::ParamTable<S> table = {
+      sim::int_param<S>("gpus", &S::gpus, "GPUs per server", 1, 1024),
+      sim::int_param<S>("nics", &S::nics,
+                        "network NICs (rails) per server; GPU g uses NICs g, g+gpus, ... "
+                        "(or NIC g*nics/gpus when there are fewer NICs than GPUs)",
+                        1, 1024),
+      sim::rate_param<S>("nic_rate", &S::nic_rate_bps,
+                         "rate of each NIC (dgx-h100: 400Gbps ConnectX-7, dgx-a100: 200Gbps)"),
+      sim::rate_param<S>(
+          "nvlink_rate", &S::nvlink_rate_bps,
+          "NVLink rate of each GPU, each way, to the NVSwitch domain (H100 450 GB/s = "
+          "3600Gbps, A100 300 GB/s = 2400Gbps; docs/references.md)"),
+      sim::time_param<S>(
+          "nvlink_latency", &S::nvlink_latency_ps,
+          "GPU <-> NVSwitch propagation (assumed; NVLink is 'sub-microsecond' GPU to GPU)",
+          sim::Time(1)),
+      sim::time_param<S>("nvswitch_latency", &S::nvswitch_latency_ps,
+                         "NVSwitch forwarding latency (assumed, see nvlink_latency)", sim::Time(1)),
+      sim::custom_param<S>(
+          "nvlink_buffer", "bytes or auto", &S::nvlink_buffer_bytes,
+          "NVLink credit buffer per port and class, at the NVSwitch and the GPUs; "
+          "auto = 1.25 x the NVLink credit loop at nvlink_rate plus two frames (NVLink is "
+          "lossless by credits on every fabric; no published size)"),
+      sim::rate_or_zero_param<S>(
+          "nvls_reduction_rate", &S::nvls_reduction_rate_bps,
+          "NVLS: reduced payload the NVSwitch produces per second for one all-reduce; 0 = no "
+          "in-switch reduction (dgx-a100, generic); dgx-h100 2486Gbps, fitted to a real "
+          "8 x H100 all_reduce_perf plateau (topologies/gpu_nodes.hpp)"),
+      sim::time_param<S>(
+          "nvls_latency", &S::nvls_latency_ps,
+          "NVLS: added by the NVSwitch to each chunk it reduces and multicasts (assumed)",
+          sim::Time(1)),
+      sim::time_param<S>(
+          "nvls_chunk_cost", &S::nvls_chunk_cost_ps,
+          "NVLS: throughput cost of each chunk reduced, beyond its bytes (NCCL's kernel "
+          "synchronises per chunk; dgx-h100 59ns, fitted with nvls_reduction_rate)",
+          sim::Time(0)),
+      sim::rate_or_zero_param<S>(
+          "gpu_pcie_rate", &S::gpu_pcie_rate_bps,
+          "payload rate of each GPU's own PCIe link, per direction, which the NICs' DMA of its "
+          "memory crosses (0 = not modelled; dgx-h100 Gen5 x16 460Gbps, dgx-a100 Gen4 x16 "
+          "230Gbps)"),
+      sim::bool_param<S>("gpudirect_rdma", &S::gpudirect_rdma,
+                         "NICs read and write GPU memory directly; false: staged through "
+                         "host memory (each byte crosses it twice)"),
+      sim::rate_or_zero_param<S>(
+          "host_memory_rate", &S::host_memory_rate_bps,
+          "host memory bandwidth a server's staged transfers share with gpudirect_rdma false "
+          "(0 = unlimited; dgx-h100 4915.2Gbps, dgx-a100 3276.8Gbps)"),
+  };
+  return table;
 }
 
 }  // namespace
 
 const FieldTable<GpuNodeParams>& gpu_node_fields() {
-  static const FieldTable<GpuNodeParams> table = {
-      int_field<GpuNodeParams>("gpus", &GpuNodeParams::gpus, "GPUs per server", 1, 1024),
-      int_field<GpuNodeParams>("nics", &GpuNodeParams::nics,
-                               "network NICs (rails) per server; GPU g uses NICs g, g+gpus, ... "
-                               "(or NIC g*nics/gpus when there are fewer NICs than GPUs)",
-                               1, 1024),
-      rate("nic_rate", &GpuNodeParams::nic_rate_bps,
-           "rate of each NIC (dgx-h100: 400Gbps ConnectX-7, dgx-a100: 200Gbps)"),
-      rate("nvlink_rate", &GpuNodeParams::nvlink_rate_bps,
-           "NVLink rate of each GPU, each way, to the NVSwitch domain (H100 450 GB/s = "
-           "3600Gbps, A100 300 GB/s = 2400Gbps; docs/references.md)"),
-      latency("nvlink_latency", &GpuNodeParams::nvlink_latency_ps,
-              "GPU <-> NVSwitch propagation (assumed; NVLink is 'sub-microsecond' GPU to GPU)"),
-      latency("nvswitch_latency", &GpuNodeParams::nvswitch_latency_ps,
-              "NVSwitch forwarding latency (assumed, see nvlink_latency)"),
-      bytes_or_auto(
-          "nvlink_buffer", &GpuNodeParams::nvlink_buffer_bytes,
-          "NVLink credit buffer per port and class, at the NVSwitch and the GPUs; "
-          "auto = 1.25 x the NVLink credit loop at nvlink_rate plus two frames (NVLink is "
-          "lossless by credits on every fabric; no published size)"),
-      rate_or_zero_field<GpuNodeParams>(
-          "nvls_reduction_rate", &GpuNodeParams::nvls_reduction_rate_bps,
-          "NVLS: reduced payload the NVSwitch produces per second for one all-reduce; 0 = no "
-          "in-switch reduction (dgx-a100, generic); dgx-h100 2486Gbps, fitted to a real "
-          "8 x H100 all_reduce_perf plateau (topologies/gpu_nodes.hpp)"),
-      latency("nvls_latency", &GpuNodeParams::nvls_latency_ps,
-              "NVLS: added by the NVSwitch to each chunk it reduces and multicasts (assumed)"),
-      latency("nvls_chunk_cost", &GpuNodeParams::nvls_chunk_cost_ps,
-              "NVLS: throughput cost of each chunk reduced, beyond its bytes (NCCL's kernel "
-              "synchronises per chunk; dgx-h100 59ns, fitted with nvls_reduction_rate)",
-              sim::Time(0)),
-      rate_or_zero_field<GpuNodeParams>(
-          "gpu_pcie_rate", &GpuNodeParams::gpu_pcie_rate_bps,
-          "payload rate of each GPU's own PCIe link, per direction, which the NICs' DMA of its "
-          "memory crosses (0 = not modelled; dgx-h100 Gen5 x16 460Gbps, dgx-a100 Gen4 x16 "
-          "230Gbps)"),
-      bool_field<GpuNodeParams>("gpudirect_rdma", &GpuNodeParams::gpudirect_rdma,
-                                "NICs read and write GPU memory directly; false: staged through "
-                                "host memory (each byte crosses it twice)"),
-      rate_or_zero_field<GpuNodeParams>(
-          "host_memory_rate", &GpuNodeParams::host_memory_rate_bps,
-          "host memory bandwidth a server's staged transfers share with gpudirect_rdma false "
-          "(0 = unlimited; dgx-h100 4915.2Gbps, dgx-a100 3276.8Gbps)"),
-  };
+  // nvlink_buffer: bytes, or "auto" (stored as 0: derived when the network is built).
+  static const FieldTable<GpuNodeParams> table = fields_from(
+      gpu_node_param_table(),
+      {Field<GpuNodeParams>{"nvlink_buffer", "", "",
+                            [](JsonReader& r, GpuNodeParams& p) {
+                              if (!r.has("nvlink_buffer")) return;
+                              if (r.json()["nvlink_buffer"] == "auto") {
+                                (void)r.at("nvlink_buffer");  // mark as read
+                                p.nvlink_buffer_bytes = 0;
+                                return;
+                              }
+                              p.nvlink_buffer_bytes = r.bytes("nvlink_buffer", 1);
+                            },
+                            [](const GpuNodeParams& p) {
+                              return p.nvlink_buffer_bytes == 0
+                                         ? Json("auto")
+                                         : Json(sim::format_bytes(p.nvlink_buffer_bytes));
+                            }}});
   return table;
 }
 

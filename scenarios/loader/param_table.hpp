@@ -1,6 +1,8 @@
-// Parameters as data: each model parameter struct is described once by a table of fields
-// (key, unit, default, meaning). The same table reads the scenario, echoes the effective
-// configuration into summary.json, and prints `rdmasim run --list-params`.
+// Parameters as data: each parameter struct is described once, beside it, by a table of
+// parameter descriptions (sim/param_spec.hpp); `fields_from` makes the loader's fields of it.
+// The same fields read the scenario (JSON paths, units, bounds), echo the effective
+// configuration into summary.json, list `rdmasim run --list-params`, type `rdmasim schema` and
+// write docs/parameters.md (param_registry.hpp).
 #pragma once
 
 #include <functional>
@@ -34,44 +36,8 @@ struct Field {
   std::function<void(const S& from, S& to)> copy = {};
 };
 
-// `copy` of a field held in member `m`.
-template <typename S, typename M>
-std::function<void(const S&, S&)> member_copy(M S::*m) {
-  return [m](const S& from, S& to) { to.*m = from.*m; };
-}
-
-template <typename S, typename M>
-Field<S> copying(Field<S> f, M S::*m) {
-  f.copy = member_copy(m);
-  return f;
-}
-
-// A hand-written field with its `copy` (a member of a nested struct, an enum).
-template <typename S>
-Field<S> with_copy(Field<S> f, std::type_identity_t<std::function<void(const S&, S&)>> copy) {
-  f.copy = std::move(copy);
-  return f;
-}
-
 template <typename S>
 using FieldTable = std::vector<Field<S>>;
-
-template <typename S>
-Field<S> time_field(std::string key, sim::Time S::*m, std::string meaning,
-                    sim::Time min = sim::Time(0)) {
-  return copying(Field<S>{key, "time", std::move(meaning),
-                          [key, m, min](JsonReader& r, S& s) { s.*m = r.time(key, s.*m, min); },
-                          [m](const S& s) { return Json(sim::format_time(s.*m)); }},
-                 m);
-}
-
-template <typename S>
-Field<S> bytes_field(std::string key, int64_t S::*m, std::string meaning, int64_t min = 0) {
-  return copying(Field<S>{key, "bytes", std::move(meaning),
-                          [key, m, min](JsonReader& r, S& s) { s.*m = r.bytes(key, s.*m, min); },
-                          [m](const S& s) { return Json(sim::format_bytes(s.*m)); }},
-                 m);
-}
 
 // The JSON Schema of a value written in `unit` ("time", "rate", "bytes", ...): what the loader's
 // readers accept (JsonReader: times and rates are strings with a unit; sizes may be plain
@@ -90,54 +56,6 @@ inline Json bounded_schema(const char* type, Json min, Json max) {
   return Json{{"type", type}, {"minimum", std::move(min)}, {"maximum", std::move(max)}};
 }
 
-template <typename S>
-Field<S> int_field(std::string key, int64_t S::*m, std::string meaning, int64_t min, int64_t max) {
-  Field<S> f{key, "integer", std::move(meaning),
-             [key, m, min, max](JsonReader& r, S& s) { s.*m = r.integer(key, s.*m, min, max); },
-             [m](const S& s) { return Json(s.*m); }};
-  f.schema = bounded_schema("integer", min, max);
-  f.copy = member_copy(m);
-  return f;
-}
-
-template <typename S>
-Field<S> int_field(std::string key, int S::*m, std::string meaning, int min, int max) {
-  Field<S> f{key, "integer", std::move(meaning),
-             [key, m, min, max](JsonReader& r, S& s) {
-               s.*m = static_cast<int>(r.integer(key, s.*m, min, max));
-             },
-             [m](const S& s) { return Json(s.*m); }};
-  f.schema = bounded_schema("integer", min, max);
-  f.copy = member_copy(m);
-  return f;
-}
-
-template <typename S>
-Field<S> rate_field(std::string key, int64_t S::*m, std::string meaning) {
-  return copying(Field<S>{key, "rate", std::move(meaning),
-                          [key, m](JsonReader& r, S& s) { s.*m = r.rate_bps(key, s.*m); },
-                          [m](const S& s) { return Json(sim::format_rate(s.*m)); }},
-                 m);
-}
-
-template <typename S>
-Field<S> bool_field(std::string key, bool S::*m, std::string meaning) {
-  return copying(Field<S>{key, "boolean", std::move(meaning),
-                          [key, m](JsonReader& r, S& s) { s.*m = r.boolean(key, s.*m); },
-                          [m](const S& s) { return Json(s.*m); }},
-                 m);
-}
-
-template <typename S>
-Field<S> number_field(std::string key, double S::*m, std::string meaning, double min, double max) {
-  Field<S> f{key, "number", std::move(meaning),
-             [key, m, min, max](JsonReader& r, S& s) { s.*m = r.number(key, s.*m, min, max); },
-             [m](const S& s) { return Json(s.*m); }};
-  f.schema = bounded_schema("number", min, max);
-  f.copy = member_copy(m);
-  return f;
-}
-
 // Reads `key`, if present, as a rate where 0 (the number or "0") means "off / unlimited".
 inline void read_rate_or_zero(JsonReader& r, const std::string& key, int64_t& out) {
   if (!r.has(key)) return;
@@ -148,37 +66,6 @@ inline void read_rate_or_zero(JsonReader& r, const std::string& key, int64_t& ou
     return;
   }
   out = r.rate_bps(key);
-}
-
-// A rate where 0 (the number or "0") means "off / unlimited".
-template <typename S>
-Field<S> rate_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
-  Field<S> f{key, "rate", std::move(meaning),
-             [key, m](JsonReader& r, S& s) { read_rate_or_zero(r, key, s.*m); },
-             [m](const S& s) { return s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m)); }};
-  f.schema = rate_or_zero_schema(false);
-  f.copy = member_copy(m);
-  return f;
-}
-
-// A rate that may also be "auto" (-1: the model decides) or 0 (off).
-template <typename S>
-Field<S> rate_auto_or_zero_field(std::string key, int64_t S::*m, std::string meaning) {
-  Field<S> f{key, "rate", std::move(meaning),
-             [key, m](JsonReader& r, S& s) {
-               if (r.has(key) && r.json()[key].is_string() && r.json()[key] == "auto") {
-                 (void)r.at(key);  // mark as read
-                 s.*m = -1;
-                 return;
-               }
-               read_rate_or_zero(r, key, s.*m);
-             },
-             [m](const S& s) {
-               return s.*m < 0 ? Json("auto") : s.*m == 0 ? Json(0) : Json(sim::format_rate(s.*m));
-             }};
-  f.schema = rate_or_zero_schema(true);
-  f.copy = member_copy(m);
-  return f;
 }
 
 // The parameters an override sets, typed: their values (in a copy of the struct) and which
@@ -415,22 +302,6 @@ FieldTable<S> fields_from(const sim::ParamTable<S>& t, const FieldTable<S>& cust
   out.reserve(t.size());
   for (const auto& p : t) out.push_back(field_from(p, custom));
   return out;
-}
-
-// One line per parameter for --list-params: "<prefix>.<key>  <unit>  default <v>  <meaning>".
-template <typename S>
-void list_fields(std::string& out, const std::string& prefix, const FieldTable<S>& table,
-                 const S& defaults) {
-  for (const auto& f : table) {
-    const Json v = f.write(defaults);
-    std::string key = prefix + "." + f.key;
-    key.resize(std::max<size_t>(key.size(), 34), ' ');
-    std::string unit = f.unit;
-    unit.resize(std::max<size_t>(unit.size(), 9), ' ');
-    std::string def = v.is_string() ? v.get<std::string>() : v.dump();
-    def.resize(std::max<size_t>(def.size(), 12), ' ');
-    out += key + " " + unit + " " + def + " " + f.meaning + "\n";
-  }
 }
 
 }  // namespace scen

@@ -118,14 +118,11 @@ const FieldTable<models::EcnParams>& ecn_fields() {
 }
 
 const FieldTable<LinkDefaults>& link_fields() {
-  static const FieldTable<LinkDefaults> t = [] {
-    FieldTable<LinkDefaults> f;
-    f.push_back(number_field<LinkDefaults>(
-        "loss_rate", &LinkDefaults::loss_rate,
-        "probability a packet is lost on a link, per direction (links may set their own)", 0.0,
-        0.999999));
-    return f;
-  }();
+  static const FieldTable<LinkDefaults> t =
+      fields_from(sim::ParamTable<LinkDefaults>{sim::number_param<LinkDefaults>(
+          "loss_rate", &LinkDefaults::loss_rate,
+          "probability a packet is lost on a link, per direction (links may set their own)", 0.0,
+          0.999999)});
   return t;
 }
 
