@@ -4,88 +4,129 @@
 
 namespace sim {
 
-void Scheduler::sift_up(size_t i, Key k) {
-  while (i > 0) {
-    const size_t parent = (i - 1) / 4;
-    if (!(k < heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = k;
+Scheduler::Scheduler(uint32_t seq_limit)
+    : buckets_(kBuckets), words_(kWords, 0), seq_limit_(seq_limit) {}
+
+namespace {
+
+// The far heap is a min-heap: std::push_heap keeps the greatest first under `less`, so the
+// comparison is reversed.
+template <class E>
+bool later(const E& a, const E& b) {
+  return a.key > b.key;
 }
 
-Event Scheduler::pop() {
-  const Key top = heap_.front();
-  const Key last = heap_.back();
-  heap_.pop_back();
-  const size_t n = heap_.size();
-  if (n > 0) {
-    // Floyd: move the hole at the root down along the smaller children to a leaf.
-    Key* h = heap_.data();
-    size_t hole = 0;
-    for (;;) {
-      const size_t first = 4 * hole + 1;
-      size_t best;
-      if (first + 4 <= n) {
-        // A tournament of three comparisons; the compiler turns it into conditional moves.
-        const size_t a = h[first + 1] < h[first] ? first + 1 : first;
-        const size_t b = h[first + 3] < h[first + 2] ? first + 3 : first + 2;
-        best = h[b] < h[a] ? b : a;
-      } else if (first < n) {
-        best = first;
-        for (size_t c = first + 1; c < n; ++c) {
-          if (h[c] < h[best]) best = c;
-        }
-      } else {
-        break;
-      }
-      h[hole] = h[best];
-      hole = best;
-    }
-    sift_up(hole, last);
+}  // namespace
+
+// Into the current window: appended to the sorted array when it is the latest there (most are),
+// else into the side heap.
+void Scheduler::insert_now(const Entry& e) {
+  if (head_ == now_.size()) {
+    now_.clear();
+    head_ = 0;
   }
-  current_ = top;
-  const uint32_t slot = key_slot(top);
-  const Payload& p = payloads_[slot];
-  free_slots_.push_back(slot);
-  return Event{Time(key_time(top)), p.target, p.arg, p.kind};
+  if (head_ == now_.size() || now_.back().key < e.key) {
+    now_.push_back(e);
+  } else {
+    late_.push_back(e);
+    std::push_heap(late_.begin(), late_.end(), later<Entry>);
+  }
+}
+
+Scheduler::Entry Scheduler::pop_late() {
+  std::pop_heap(late_.begin(), late_.end(), later<Entry>);
+  const Entry e = late_.back();
+  late_.pop_back();
+  return e;
+}
+
+void Scheduler::push_far(const Entry& e) {
+  far_.push_back(e);
+  std::push_heap(far_.begin(), far_.end(), later<Entry>);
+}
+
+// The current window has run out (and events remain): the next window with events becomes the
+// current one — the next non-empty bucket of the ring, or, when the ring is empty, the earliest
+// far event's window — its bucket is sorted into `now_`, and the far events that the turned
+// ring now reaches move into it.
+void Scheduler::advance() {
+  now_.clear();
+  head_ = 0;
+  if (summary_ != 0) {
+    const size_t from = static_cast<size_t>(current_window_ & (kBuckets - 1));
+    // The first non-empty bucket after `from`, going round (bucket `from` itself is empty: the
+    // windows it could hold are the current one and one a full turn ahead).
+    size_t found = kBuckets;
+    size_t word = from / 64;
+    const uint64_t above = (from % 64 == 63) ? 0 : words_[word] & (~uint64_t{0} << (from % 64 + 1));
+    if (above != 0) {
+      found = word * 64 + static_cast<size_t>(__builtin_ctzll(above));
+    } else {
+      const uint64_t later_words = (word == 63) ? 0 : summary_ & (~uint64_t{0} << (word + 1));
+      word = static_cast<size_t>(__builtin_ctzll(later_words != 0 ? later_words : summary_));
+      found = word * 64 + static_cast<size_t>(__builtin_ctzll(words_[word]));
+    }
+    current_window_ += (found - from) & (kBuckets - 1);
+    now_.swap(buckets_[found]);
+    words_[found / 64] &= ~(uint64_t{1} << (found % 64));
+    if (words_[found / 64] == 0) summary_ &= ~(uint64_t{1} << (found / 64));
+  } else {
+    current_window_ = window(far_.front().key);
+  }
+  while (!far_.empty() && window(far_.front().key) - current_window_ < kBuckets) {
+    std::pop_heap(far_.begin(), far_.end(), later<Entry>);
+    const Entry e = far_.back();
+    far_.pop_back();
+    const uint64_t w = window(e.key);
+    if (w == current_window_) {
+      now_.push_back(e);
+    } else {
+      buckets_[w & (kBuckets - 1)].push_back(e);
+      mark(w & (kBuckets - 1));
+    }
+  }
+  std::sort(now_.begin(), now_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
 }
 
 // Sequence numbers only order events of equal time, so any renumbering that keeps the
 // (time, seq) order is invisible — of the pending keys, and also of the live reservations and
-// of the event being executed, which are compared with them later. A sorted array is a valid
-// heap.
+// of the event being executed, which are compared with them later. It keeps every container's
+// own order too: `now_` stays sorted, `late_` and `far_` heaps.
 void Scheduler::renumber() {
-  // Everything that holds a place: heap keys (tag 0), live reservations (tag 1 + index into
-  // reservations_), the current event (tag ~0).
+  // Everything that holds a place: pending entries, live reservations, the current event.
   struct Place {
-    Key key;
-    uint64_t tag;
+    Key order;  // (time, seq): the key without its kind
+    Entry* entry = nullptr;
+    Reservation* reservation = nullptr;
   };
   std::vector<Place> places;
-  places.reserve(heap_.size() + reservations_.size() + 1);
-  for (const Key k : heap_) places.push_back({k, 0});
-  for (size_t i = 0; i < reservations_.size(); ++i) {
-    const Reservation& r = *reservations_[i];
-    if (r.live_) places.push_back({make_key(r.time_.ps, r.seq_, 0), i + 1});
+  places.reserve(size_ + reservations_.size() + 1);
+  const auto add_all = [&places](std::vector<Entry>& v, size_t from) {
+    for (size_t i = from; i < v.size(); ++i) places.push_back({v[i].key >> 32, &v[i], nullptr});
+  };
+  add_all(now_, head_);
+  add_all(late_, 0);
+  for (std::vector<Entry>& b : buckets_) add_all(b, 0);
+  add_all(far_, 0);
+  for (Reservation* r : reservations_) {
+    if (r->live_) places.push_back({make_key(r->time_.ps, r->seq_, 0) >> 32, nullptr, r});
   }
-  if (current_ != 0) places.push_back({current_, ~uint64_t{0}});
+  if (current_ != 0) places.push_back({current_ >> 32, nullptr, nullptr});
   std::sort(places.begin(), places.end(),
-            [](const Place& a, const Place& b) { return (a.key >> 32) < (b.key >> 32); });
-  heap_.clear();
+            [](const Place& a, const Place& b) { return a.order < b.order; });
   next_seq_ = 0;
   Key previous = 0;
   for (const Place& p : places) {
-    // A reserved event in the heap and its live reservation are one place: one number.
-    if (next_seq_ == 0 || (p.key >> 32) != previous) ++next_seq_;
-    previous = p.key >> 32;
+    // A reserved event pending and its live reservation are one place: one number.
+    if (next_seq_ == 0 || p.order != previous) ++next_seq_;
+    previous = p.order;
     const uint32_t seq = next_seq_ - 1;
-    if (p.tag == 0) {
-      heap_.push_back(make_key(key_time(p.key), seq, key_slot(p.key)));
-    } else if (p.tag == ~uint64_t{0}) {
-      current_ = make_key(key_time(p.key), seq, key_slot(p.key));
+    if (p.entry != nullptr) {
+      p.entry->key = make_key(key_time(p.entry->key), seq, static_cast<uint32_t>(p.entry->key));
+    } else if (p.reservation != nullptr) {
+      p.reservation->seq_ = seq;
     } else {
-      reservations_[p.tag - 1]->seq_ = seq;
+      current_ = make_key(key_time(current_), seq, static_cast<uint32_t>(current_));
     }
   }
 }

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -60,36 +59,37 @@ struct Event {
   uint32_t kind = 0;
 };
 
-// A 4-ary min-heap on (time, seq). Per-port FIFOs (a link's packets in flight, a port's
-// queue) keep their own rings and hold at most one event here each, so the heap stays small
-// and most scheduling is O(1) amortised in the owning component (DESIGN.md, htsim's pipe).
+// A bucketed time wheel (a calendar queue: R. Brown, CACM 31(10), 1988; docs/references.md)
+// with an exact (time, seq) order. Time is cut into windows of 2^kWindowShift ps; the events of
+// the current window wait in `now_`, sorted, and are taken from its front; the events of the next
+// kBuckets - 1 windows wait unsorted in a ring of buckets, one per window, and a bucket is sorted
+// only when its window becomes the current one; later events wait in a min-heap (`far_`) and move
+// into the ring as it turns. Pushing is an append to a bucket; popping is reading the next entry
+// of a small sorted array — where a heap of the same events sifts through several cache lines at
+// every push and pop, out of the L2 cache on a large fabric (docs/benchmarks.md). Per-port FIFOs
+// (a link's packets in flight, a port's queue) keep their own rings and hold at most one event
+// here each (DESIGN.md, htsim's pipe).
 //
-// The heap holds only 16-byte keys; what the event does (target, kind, arg) waits in a slot
-// array that the heap never moves. Sifting is what the kernel spends its time on, and on a
-// large fabric (thousands of ports and links, each with an event pending) it runs out of the
-// L2 cache: 16-byte keys put four children in one cache line, where 40-byte events needed
-// three. A key is one unsigned 128-bit number — time (sign bit flipped, so unsigned order is
-// signed order), then the sequence, then the slot — so ordering is one wide comparison
-// without branches; (time, seq) is unique, so the slot never decides. Pop is Floyd's
-// bottom-up variant: the hole at the root follows the smaller child down to a leaf (three
-// comparisons per level, none against the moved key), then the last key sifts up from there —
-// it came from the bottom and rarely rises, which halves the comparisons of the textbook
-// sift-down. The sequence wraps after 2^32 insertions; the pending keys are then renumbered in
-// their (time, seq) order, which keeps the total order.
+// An entry carries its event (target, kind, arg) beside its key, 32 bytes, so that nothing is
+// looked up elsewhere when it runs. A key is one unsigned 128-bit number — time (sign bit
+// flipped, so unsigned order is signed order), then the sequence, then the kind — so ordering is
+// one wide comparison; (time, seq) is unique, so the kind never decides. Invariant: `now_` holds
+// every event of a window up to the current one (an event pushed earlier than the current window,
+// which a caller may do after asking for the top time, goes there too), bucket w % kBuckets the
+// events of window w for current < w < current + kBuckets, `far_` the rest. The sequence wraps
+// after 2^32 insertions; the pending keys are then renumbered in their (time, seq) order, which
+// keeps the total order (and every container's own order).
 class Scheduler {
  public:
   // `seq_limit`: sequence numbers run below it before renumbering (small only in tests).
-  explicit Scheduler(uint32_t seq_limit = 0xffffffffu) : seq_limit_(seq_limit) {}
+  explicit Scheduler(uint32_t seq_limit = 0xffffffffu);
 
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
   void push(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
-    const uint32_t slot = take_slot(target, kind, arg);
     if (next_seq_ >= seq_limit_) renumber();
-    heap_.push_back(make_key(t.ps, next_seq_++, slot));
-    ++scheduled_total_;
-    sift_up(heap_.size() - 1, heap_.back());
+    insert(Entry{make_key(t.ps, next_seq_++, kind), target, arg});
   }
   // Takes the place in the order of an event at `t` pushed now (`r` may hold an earlier one: it
   // is replaced).
@@ -102,9 +102,7 @@ class Scheduler {
   // Schedules an event at `r`'s place (its time must not have passed). `r` stays live: the
   // owner may still ask `is_current(r)` when it fires.
   void push_reserved(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg) {
-    heap_.push_back(make_key(r.time_.ps, r.seq_, take_slot(target, kind, arg)));
-    ++scheduled_total_;
-    sift_up(heap_.size() - 1, heap_.back());
+    insert(Entry{make_key(r.time_.ps, r.seq_, kind), target, arg});
   }
   void release(Reservation& r) { r.live_ = false; }
   // The event being executed (the last one popped) is at `r`'s place.
@@ -116,80 +114,78 @@ class Scheduler {
     return (make_key(r.time_.ps, r.seq_, 0) >> 32) < (current_ >> 32);
   }
 
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  Time top_time() const { return Time(key_time(heap_.front())); }
-  Event pop();
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  // The earliest pending event's time (not empty). May turn the wheel to that event's window.
+  Time top_time() {
+    if (head_ == now_.size() && late_.empty()) advance();
+    return Time(key_time(late_first() ? late_.front().key : now_[head_].key));
+  }
+  Event pop() {
+    if (head_ == now_.size() && late_.empty()) advance();
+    const Entry e = late_first() ? pop_late() : now_[head_++];
+    --size_;
+    current_ = e.key;
+    return Event{Time(key_time(e.key)), e.target, e.arg, static_cast<uint32_t>(e.key)};
+  }
   uint64_t scheduled_total() const { return scheduled_total_; }
+  // The handler of the pending event `ahead` places after the next one to pop, when it is in the
+  // current window (else nullptr): the run loop prefetches it while earlier events execute.
+  const EventHandler* upcoming(size_t ahead) const {
+    const size_t i = head_ + ahead;
+    return i < now_.size() ? now_[i].target : nullptr;
+  }
 
  private:
   __extension__ typedef unsigned __int128 Key;
   static constexpr uint64_t kSignBit = uint64_t{1} << 63;
-  static Key make_key(int64_t time, uint32_t seq, uint32_t slot) {
-    return (Key{static_cast<uint64_t>(time) ^ kSignBit} << 64) | (Key{seq} << 32) | Key{slot};
+  // 2^11 ps = 2.05 ns per window and 4,096 windows in the ring: 8.4 us ahead. Serialisation,
+  // switch latencies and links (ns to a few us) land in the ring; timeouts, PFC pause times and
+  // sampling periods mostly in `far_`. Any width is correct; this one was the fastest of 2^10 to
+  // 2^18 ps on the benchmark fabrics (docs/benchmarks.md): wider windows hold hundreds of events
+  // (more sorting, more late pushes into the current window), narrower ones send more to `far_`.
+  static constexpr int kWindowShift = 11;
+  static constexpr size_t kBuckets = 4096;
+  static constexpr size_t kWords = kBuckets / 64;
+  static Key make_key(int64_t time, uint32_t seq, uint32_t kind) {
+    return (Key{static_cast<uint64_t>(time) ^ kSignBit} << 64) | (Key{seq} << 32) | Key{kind};
   }
   static int64_t key_time(Key k) {
     return static_cast<int64_t>(static_cast<uint64_t>(k >> 64) ^ kSignBit);
   }
-  static uint32_t key_slot(Key k) { return static_cast<uint32_t>(k); }
-  // The heap's array, placed so that the four children of each node (4i+1 .. 4i+4) fill one
-  // 64-byte cache line: element 0 sits 16 bytes before a line boundary. Each level of a sift
-  // then costs one line, not two (a plain vector straddles them).
-  class KeyArray {
-   public:
-    KeyArray() = default;
-    KeyArray(const KeyArray&) = delete;
-    KeyArray& operator=(const KeyArray&) = delete;
-    ~KeyArray() {
-      if (raw_ != nullptr) ::operator delete (raw_, std::align_val_t{64});
-    }
-    size_t size() const { return n_; }
-    bool empty() const { return n_ == 0; }
-    Key& operator[](size_t i) { return a_[i]; }
-    const Key& front() const { return a_[0]; }
-    Key& back() { return a_[n_ - 1]; }
-    Key* data() { return a_; }
-    Key* begin() { return a_; }
-    Key* end() { return a_ + n_; }
-    void push_back(Key k) {
-      if (n_ == capacity_) grow();
-      a_[n_++] = k;
-    }
-    void pop_back() { --n_; }
-    void clear() { n_ = 0; }
-
-   private:
-    void grow() {
-      const size_t capacity = capacity_ == 0 ? 60 : 2 * capacity_ + 4;  // +4: lines stay whole
-      Key* raw =
-          static_cast<Key*>(::operator new ((capacity + 4) * sizeof(Key), std::align_val_t{64}));
-      for (size_t i = 0; i < n_; ++i) raw[3 + i] = a_[i];
-      if (raw_ != nullptr) ::operator delete (raw_, std::align_val_t{64});
-      raw_ = raw;
-      a_ = raw + 3;
-      capacity_ = capacity;
-    }
-    Key* raw_ = nullptr;
-    Key* a_ = nullptr;
-    size_t n_ = 0;
-    size_t capacity_ = 0;
-  };
-  struct Payload {
+  static uint64_t window(Key k) { return static_cast<uint64_t>(k >> 64) >> kWindowShift; }
+  struct Entry {
+    Key key;
     EventHandler* target;
     uint64_t arg;
-    uint32_t kind;
   };
-  uint32_t take_slot(EventHandler* target, uint32_t kind, uint64_t arg) {
-    if (!free_slots_.empty()) {
-      const uint32_t slot = free_slots_.back();
-      free_slots_.pop_back();
-      payloads_[slot] = Payload{target, arg, kind};
-      return slot;
+  static_assert(sizeof(Entry) == 32, "an entry is half a cache line");
+  void insert(const Entry& e) {
+    ++size_;
+    ++scheduled_total_;
+    const uint64_t w = window(e.key);
+    if (w <= current_window_) {
+      insert_now(e);
+    } else if (w - current_window_ < kBuckets) {
+      const size_t b = w & (kBuckets - 1);
+      buckets_[b].push_back(e);
+      mark(b);
+    } else {
+      push_far(e);
     }
-    payloads_.push_back(Payload{target, arg, kind});
-    return static_cast<uint32_t>(payloads_.size() - 1);
   }
-  void sift_up(size_t i, Key k);
+  void mark(size_t b) {
+    words_[b / 64] |= uint64_t{1} << (b % 64);
+    summary_ |= uint64_t{1} << (b / 64);
+  }
+  void insert_now(const Entry& e);
+  // The next event of the current window is in `late_` (the window is not exhausted).
+  bool late_first() const {
+    return !late_.empty() && (head_ == now_.size() || late_.front().key < now_[head_].key);
+  }
+  Entry pop_late();
+  void push_far(const Entry& e);
+  void advance();
   void renumber();
   friend class Reservation;
   void enrol(Reservation& r) {
@@ -201,9 +197,18 @@ class Scheduler {
     reservations_[r.index_]->index_ = r.index_;
     reservations_.pop_back();
   }
-  KeyArray heap_;
-  std::vector<Payload> payloads_;
-  std::vector<uint32_t> free_slots_;
+  // The current window's events, sorted; those before `head_` have run. An event pushed into
+  // the current window before the last one pending there goes to `late_`, a min-heap, instead
+  // of shifting the array (a dense window may hold thousands).
+  std::vector<Entry> now_;
+  size_t head_ = 0;
+  std::vector<Entry> late_;
+  uint64_t current_window_ = 0;
+  std::vector<std::vector<Entry>> buckets_;
+  std::vector<uint64_t> words_;  // bit b set: bucket b is not empty
+  uint64_t summary_ = 0;         // bit i set: words_[i] is not 0
+  std::vector<Entry> far_;       // a min-heap on the key
+  size_t size_ = 0;
   std::vector<Reservation*> reservations_;  // every reservation made on this scheduler
   Key current_ = 0;                         // the last key popped (0: none yet)
   uint32_t seq_limit_;
