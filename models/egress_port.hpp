@@ -147,6 +147,19 @@ class EgressPort final : public sim::EventHandler {
   uint64_t discarded_bytes() const { return discarded_bytes_; }
 
   void on_event(uint32_t kind, uint64_t arg) override;
+  // At the end of a transmission — depth 0: the link, the gate and the highest class's line;
+  // depth 1: that class's head in its ring.
+  void prefetch(uint32_t kind, uint64_t, int depth) const override {
+    if (kind != kTxDone) return;
+    const int top = nonempty_classes_ != 0 ? 31 - __builtin_clz(nonempty_classes_) : -1;
+    if (depth == 0) {
+      __builtin_prefetch(link_);
+      if (gate_ != nullptr) __builtin_prefetch(gate_);
+      if (top >= 0) __builtin_prefetch(&cls(top));
+    } else if (top >= 0) {
+      __builtin_prefetch(&cls(top).queue.front());
+    }
+  }
 
   int64_t rate_bps() const { return rate_bps_; }
   uint16_t index() const { return index_; }

@@ -35,6 +35,16 @@ class Link final : public sim::EventHandler {
   void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control = false);
 
   void on_event(uint32_t kind, uint64_t arg) override;
+  // Depth 0: the ring slot of the packet due next, and the receiver; depth 1: the packet.
+  void prefetch(uint32_t kind, uint64_t, int depth) const override {
+    if (kind != kData || in_flight_.empty()) return;
+    if (depth == 0) {
+      __builtin_prefetch(&in_flight_.front());
+      __builtin_prefetch(receiver_);
+    } else {
+      __builtin_prefetch(&ctx_.pool[in_flight_.front().packet]);
+    }
+  }
 
   const LinkStats& stats() const { return stats_; }
   sim::Time propagation() const { return propagation_; }

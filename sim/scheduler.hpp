@@ -16,6 +16,12 @@ class EventHandler {
  public:
   // `kind` and `arg` are the handler's own: what the event means is up to it.
   virtual void on_event(uint32_t kind, uint64_t arg) = 0;
+  // Asks the cache for what on_event(kind, arg) will read, a few events before it runs: a hint
+  // that changes no state. The run loop calls it twice for each event: `depth` 0 two events
+  // ahead, when the handler's own lines have been asked for (read what they point to), and
+  // `depth` 1 one event ahead, when what depth 0 asked for has come (read one level further).
+  // Handlers on the per-packet path override it (docs/benchmarks.md).
+  virtual void prefetch(uint32_t /*kind*/, uint64_t /*arg*/, int /*depth*/) const {}
 
  protected:
   ~EventHandler() = default;
@@ -129,11 +135,14 @@ class Scheduler {
     return Event{Time(key_time(e.key)), e.target, e.arg, static_cast<uint32_t>(e.key)};
   }
   uint64_t scheduled_total() const { return scheduled_total_; }
-  // The handler of the pending event `ahead` places after the next one to pop, when it is in the
-  // current window (else nullptr): the run loop prefetches it while earlier events execute.
-  const EventHandler* upcoming(size_t ahead) const {
+  // The pending event `ahead` places after the next one to pop, when it is in the sorted part
+  // of the current window (else an event without target): the run loop prefetches for it while
+  // earlier events execute. It may turn out not to be next (a late push): only a hint.
+  Event upcoming(size_t ahead) const {
     const size_t i = head_ + ahead;
-    return i < now_.size() ? now_[i].target : nullptr;
+    if (i >= now_.size()) return Event{};
+    const Entry& e = now_[i];
+    return Event{Time(key_time(e.key)), e.target, e.arg, static_cast<uint32_t>(e.key)};
   }
 
  private:

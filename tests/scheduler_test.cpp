@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/simulator.hpp"
@@ -305,10 +306,10 @@ void check_random_order(uint32_t seq_limit, const std::vector<int64_t>& delays, 
 // and mixed, keeps the exact order.
 TEST_CASE("scheduler: the time wheel keeps the exact order at every distance", "[unit][sim]") {
   const std::vector<std::vector<int64_t>> mixes = {
-      {1},                                  // the same picosecond and the current window
-      {2048, 4096},                         // the current window and the next ones
-      {1'000'000},                          // inside the ring (8.4 us ahead)
-      {100'000'000},                        // mostly beyond the ring
+      {1},            // the same picosecond and the current window
+      {2048, 4096},   // the current window and the next ones
+      {1'000'000},    // inside the ring (8.4 us ahead)
+      {100'000'000},  // mostly beyond the ring
       {1, 3000, 1'000'000, 50'000'000, 10'000'000'000},  // everything at once
   };
   uint64_t seed = 1;
@@ -331,4 +332,44 @@ TEST_CASE("scheduler: an event pushed before the window the top time turned to r
   REQUIRE(s.pop().arg == 1);
   REQUIRE(s.pop().arg == 3);
   REQUIRE(s.empty());
+}
+
+namespace {
+
+// Logs its prefetch hints and its events, in the order the run loop makes them.
+struct HintLog final : sim::EventHandler {
+  std::vector<std::string> log;
+  void on_event(uint32_t, uint64_t arg) override { log.push_back("run " + std::to_string(arg)); }
+  void prefetch(uint32_t, uint64_t arg, int depth) const override {
+    const_cast<HintLog*>(this)->log.push_back("hint" + std::to_string(depth) + " " +
+                                              std::to_string(arg));
+  }
+};
+
+}  // namespace
+
+// The run loop asks each handler for its prefetch two events ahead (depth 0) and one event
+// ahead (depth 1), for the events that will run next, in their order.
+TEST_CASE("scheduler: the run loop prefetches for the next events, deeper as they come",
+          "[unit][sim]") {
+  sim::Simulator sim(1);
+  HintLog h;
+  for (uint64_t i = 0; i < 5; ++i) sim.at(sim::Time(100 + static_cast<int64_t>(i)), &h, 0, i);
+  sim.run();
+  const std::vector<std::string> expected = {// popping 0: 2 is two ahead, 1 one ahead
+                                             "hint0 2", "hint1 1", "run 0",  //
+                                             "hint0 3", "hint1 2", "run 1",  //
+                                             "hint0 4", "hint1 3", "run 2",  //
+                                             "hint1 4", "run 3",             // nothing two ahead
+                                             "run 4"};
+  REQUIRE(h.log == expected);
+  // upcoming() names the events after the next one to pop, in order, or none.
+  sim::Scheduler s;
+  s.push(sim::Time(10), &h, 3, 30);
+  s.push(sim::Time(11), &h, 4, 40);
+  REQUIRE(s.top_time().ps == 10);
+  REQUIRE(s.upcoming(0).arg == 30);
+  REQUIRE(s.upcoming(1).arg == 40);
+  REQUIRE(s.upcoming(1).kind == 4);
+  REQUIRE(s.upcoming(2).target == nullptr);
 }
