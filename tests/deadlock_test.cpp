@@ -2,6 +2,8 @@
 // cycle within 1 ms of its forming; a pause tree (incast) is never a deadlock.
 #include <catch2/catch.hpp>
 
+#include "models/network.hpp"
+#include "models/roce/deadlock_detector.hpp"
 #include "scenario_helpers.hpp"
 
 namespace {
@@ -87,4 +89,30 @@ TEST_CASE("deadlock: the PFC watchdog breaks the ring's deadlock and every flow 
   CHECK(out.results["flows_completed"] == 4);
   // Without the watchdog the same ring stays frozen.
   CHECK(run_ring().results["pfc"]["watchdog_triggers"] == 0);
+}
+
+// A look at an idle fabric (no packet anywhere, no queue seen held) is skipped: it could change
+// nothing. The ring's flows started 10 ms late deadlock exactly as before, 10 ms later, and the
+// 200 looks before them scan nothing.
+TEST_CASE("deadlock: the detector skips its looks while no packet is in the network",
+          "[mechanism][deadlock]") {
+  const auto out = run_ring();
+  scen::Json j = scen::read_json_file(kRing);
+  for (auto& f : j["workload"]["flows"]) f["start"] = "10ms";
+  j["stop"]["time"] = "30ms";
+  const scen::Scenario late = scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {});
+  scen::ScenarioRun run(late);
+  run.advance(sim::Time(10'000'000'000) - sim::Time(1));
+  // 199 looks (every 50 us) so far, none of them a scan.
+  REQUIRE(run.network().deadlock != nullptr);
+  CHECK(run.network().deadlock->scans() == 0);
+  run.advance(late.stop_time);
+  CHECK(run.network().deadlock->scans() > 0);
+  const auto late_out = run.finish();
+  REQUIRE(late_out.results["deadlocks"] == 1);
+  const auto& a = out.results["deadlock_events"][0];
+  const auto& b = late_out.results["deadlock_events"][0];
+  CHECK(b["cycle"] == a["cycle"]);
+  CHECK(ns(b["formed_ns"]) - ns(a["formed_ns"]) == 10'000'000.0);
+  CHECK(ns(b["detected_ns"]) - ns(a["detected_ns"]) == 10'000'000.0);
 }

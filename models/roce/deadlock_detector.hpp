@@ -59,6 +59,9 @@ class DeadlockDetector final : public sim::EventHandler {
 
   void start() { ctx_.sim.after(params_.interval, this, 0); }
   const std::vector<DeadlockEvent>& events() const { return events_; }
+  // Looks that scanned the watched queues (a look with no packet in the network and no queue
+  // seen held before is skipped: it could change nothing).
+  uint64_t scans() const { return scans_; }
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
@@ -74,6 +77,8 @@ class DeadlockDetector final : public sim::EventHandler {
   std::vector<uint64_t> last_sent_;
   std::vector<sim::Time> stuck_since_;
   std::vector<uint8_t> stuck_;
+  bool any_stuck_ = false;  // some stuck_ entry is set
+  uint64_t scans_ = 0;
   std::set<std::vector<int>> reported_;  // cycles already reported (as member keys)
   std::vector<DeadlockEvent> events_;
 };
