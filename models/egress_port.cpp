@@ -32,7 +32,6 @@ void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim:
   c.bytes += p.wire_bytes;
   total_queue_bytes_ += p.wire_bytes;
   c.max_bytes = std::max(c.max_bytes, c.bytes);
-  if (observer_ != nullptr) observer_->on_enqueue(*this, q);
   if (marker_ != nullptr) marker_->on_enqueue(*this, q);
   request_send();
 }

@@ -47,6 +47,9 @@ class FlowControlGate {
   ~FlowControlGate() = default;
 };
 
+// The port's observer (a switch releasing buffer) hears only dequeues — its packet was admitted
+// before the enqueue, so an enqueue call would be one indirect call per hop for nothing; a
+// marker (ECN, FECN) hears both.
 class EgressObserver {
  public:
   virtual void on_enqueue(EgressPort& port, const QueuedPacket& q) = 0;
@@ -108,6 +111,7 @@ class EgressPort final : public sim::EventHandler {
 
   void connect(Link* link) { link_ = link; }
   void set_gate(FlowControlGate* g) { gate_ = g; }
+  // Hears dequeues (and discards), not enqueues.
   void set_observer(EgressObserver* o) { observer_ = o; }
   // A second observer for marking (ECN), called after the first.
   void set_marker(EgressObserver* m) { marker_ = m; }

@@ -137,7 +137,7 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const std::vector<HeadroomExhaustion>& headroom_exhaustions() const { return exhaustions_; }
 
   void receive(PacketHandle h, uint16_t in_port) override;
-  void on_enqueue(EgressPort&, const QueuedPacket&) override {}
+  void on_enqueue(EgressPort&, const QueuedPacket&) override {}  // not called: see EgressObserver
   void on_dequeue(EgressPort& port, const QueuedPacket& q) override;
 
   // The static egress port of this packet: its explicit route, else the linear forwarding
