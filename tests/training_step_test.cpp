@@ -115,3 +115,21 @@ TEST_CASE("training steps: several steps report their step-time distribution",
   CHECK(t["step_time_jitter_us"] == Approx(static_cast<double>(steps[4] - steps[2]) / 1e6));
   CHECK(steps.back() > steps.front());  // the flooded steps are slower
 }
+
+// FLOPs so many that the compute time would not fit in 64 bits of picoseconds (a fuzzer's
+// find: 3.584e24 forward FLOPs overflowed, and the doubled backward default with it) are refused
+// with their path and the bound.
+TEST_CASE("training: a compute time from FLOPs beyond 10^6 s is refused with its path",
+          "[unit][training][input]") {
+  scen::LoadOptions o;
+  o.sets = {"workload.training.layer.forward_flops=3.584e24"};
+  try {
+    (void)scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/training-step-7b.json", o);
+    FAIL("accepted");
+  } catch (const scen::InputError& e) {
+    CHECK(e.path == "workload.training.layer.forward_flops");
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("at most 1000000s"));
+  }
+  o.sets = {"workload.training.layer.forward_flops=3.584e18"};  // 7,248 s: accepted
+  CHECK_NOTHROW(scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/training-step-7b.json", o));
+}

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "scenarios/loader/collective_section.hpp"
+#include "scenarios/loader/quantity_bounds.hpp"
 #include "scenarios/loader/rank_endpoints.hpp"
 
 namespace scen {
@@ -23,7 +24,13 @@ sim::Time compute_time(JsonReader& r, const std::string& key, double peak, doubl
       throw InputError(r.child_path(flops_key), r.value_text(flops_key),
                        "FLOPs only with the GPU's \"peak_tflops\" set");
     }
-    return sim::Time(static_cast<int64_t>(std::llround(flops / (peak * efficiency) * 1e12)));
+    const double ps = flops / (peak * efficiency) * 1e12;
+    if (!(ps <= static_cast<double>(kMaxTimePs))) {
+      throw InputError(r.child_path(flops_key), r.value_text(flops_key),
+                       "FLOPs that take at most 1000000s at the GPU's peak times the efficiency "
+                       "(so that every time the simulation forms fits in 64 bits of picoseconds)");
+    }
+    return sim::Time(static_cast<int64_t>(std::llround(ps)));
   }
   return r.time(key, def, sim::Time(0));
 }
