@@ -67,7 +67,12 @@ void Scheduler::advance() {
       found = word * 64 + static_cast<size_t>(__builtin_ctzll(words_[word]));
     }
     current_window_ += (found - from) & (kBuckets - 1);
-    now_.swap(buckets_[found]);
+    // The bucket's entries become the current window; the bucket keeps the spent window's
+    // array only when it is small: else a dense window's capacity would pass from bucket to
+    // bucket until every one of the 4,096 held it (a 1,024-GPU run's peak memory grew fourfold).
+    std::vector<Entry>& bucket = buckets_[found];
+    now_.swap(bucket);
+    if (bucket.capacity() > kKeptCapacity) std::vector<Entry>().swap(bucket);
     words_[found / 64] &= ~(uint64_t{1} << (found % 64));
     if (words_[found / 64] == 0) summary_ &= ~(uint64_t{1} << (found / 64));
   } else {
@@ -86,6 +91,12 @@ void Scheduler::advance() {
     }
   }
   std::sort(now_.begin(), now_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+}
+
+size_t Scheduler::retained_entries() const {
+  size_t n = now_.capacity() + late_.capacity() + far_.capacity();
+  for (const std::vector<Entry>& b : buckets_) n += b.capacity();
+  return n;
 }
 
 // Sequence numbers only order events of equal time, so any renumbering that keeps the

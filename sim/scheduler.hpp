@@ -135,6 +135,9 @@ class Scheduler {
     return Event{Time(key_time(e.key)), e.target, e.arg, static_cast<uint32_t>(e.key)};
   }
   uint64_t scheduled_total() const { return scheduled_total_; }
+  // Entries the event list has room for (its memory, 32 bytes each): the pending ones, and the
+  // room kept in spent windows' arrays — at most kKeptCapacity per bucket beyond the largest.
+  size_t retained_entries() const;
   // The pending event `ahead` places after the next one to pop, when it is in the sorted part
   // of the current window (else an event without target): the run loop prefetches for it while
   // earlier events execute. It may turn out not to be next (a late push): only a hint.
@@ -156,6 +159,7 @@ class Scheduler {
   static constexpr int kWindowShift = 11;
   static constexpr size_t kBuckets = 4096;
   static constexpr size_t kWords = kBuckets / 64;
+  static constexpr size_t kKeptCapacity = 64;  // entries an empty bucket may keep room for
   static Key make_key(int64_t time, uint32_t seq, uint32_t kind) {
     return (Key{static_cast<uint64_t>(time) ^ kSignBit} << 64) | (Key{seq} << 32) | Key{kind};
   }
