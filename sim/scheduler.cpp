@@ -20,15 +20,15 @@ bool later(const E& a, const E& b) {
 
 // Into the current window: appended to the sorted array when it is the latest there (most are),
 // else into the side heap.
-void Scheduler::insert_now(const Entry& e) {
-  if (head_ == now_.size()) {
+void Scheduler::insert_now(Key key, EventHandler* target, uint64_t arg) {
+  if (head_ == now_.size()) {  // all of the sorted part has run: it starts again
     now_.clear();
     head_ = 0;
-  }
-  if (head_ == now_.size() || now_.back().key < e.key) {
-    now_.push_back(e);
+    now_.emplace_back(key, target, arg);
+  } else if (now_.back().key < key) {
+    now_.emplace_back(key, target, arg);
   } else {
-    late_.push_back(e);
+    late_.emplace_back(key, target, arg);
     std::push_heap(late_.begin(), late_.end(), later<Entry>);
   }
 }
@@ -40,8 +40,8 @@ Scheduler::Entry Scheduler::pop_late() {
   return e;
 }
 
-void Scheduler::push_far(const Entry& e) {
-  far_.push_back(e);
+void Scheduler::push_far(Key key, EventHandler* target, uint64_t arg) {
+  far_.emplace_back(key, target, arg);
   std::push_heap(far_.begin(), far_.end(), later<Entry>);
 }
 

@@ -95,7 +95,7 @@ class Scheduler {
 
   void push(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
     if (next_seq_ >= seq_limit_) renumber();
-    insert(Entry{make_key(t.ps, next_seq_++, kind), target, arg});
+    insert(make_key(t.ps, next_seq_++, kind), target, arg);
   }
   // Takes the place in the order of an event at `t` pushed now (`r` may hold an earlier one: it
   // is replaced).
@@ -108,7 +108,7 @@ class Scheduler {
   // Schedules an event at `r`'s place (its time must not have passed). `r` stays live: the
   // owner may still ask `is_current(r)` when it fires.
   void push_reserved(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg) {
-    insert(Entry{make_key(r.time_.ps, r.seq_, kind), target, arg});
+    insert(make_key(r.time_.ps, r.seq_, kind), target, arg);
   }
   void release(Reservation& r) { r.live_ = false; }
   // The event being executed (the last one popped) is at `r`'s place.
@@ -173,31 +173,34 @@ class Scheduler {
     uint64_t arg;
   };
   static_assert(sizeof(Entry) == 32, "an entry is half a cache line");
-  void insert(const Entry& e) {
+  // The entry is built in its container's slot: built on the stack in 8-byte halves and copied
+  // in 16-byte halves, the copy's loads could not be forwarded from those stores and waited for
+  // every older store to reach the cache, cache misses included (docs/benchmarks.md).
+  void insert(Key key, EventHandler* target, uint64_t arg) {
     ++size_;
     ++scheduled_total_;
-    const uint64_t w = window(e.key);
+    const uint64_t w = window(key);
     if (w <= current_window_) {
-      insert_now(e);
+      insert_now(key, target, arg);
     } else if (w - current_window_ < kBuckets) {
       const size_t b = w & (kBuckets - 1);
-      buckets_[b].push_back(e);
+      buckets_[b].emplace_back(key, target, arg);
       mark(b);
     } else {
-      push_far(e);
+      push_far(key, target, arg);
     }
   }
   void mark(size_t b) {
     words_[b / 64] |= uint64_t{1} << (b % 64);
     summary_ |= uint64_t{1} << (b / 64);
   }
-  void insert_now(const Entry& e);
+  void insert_now(Key key, EventHandler* target, uint64_t arg);
   // The next event of the current window is in `late_` (the window is not exhausted).
   bool late_first() const {
     return !late_.empty() && (head_ == now_.size() || late_.front().key < now_[head_].key);
   }
   Entry pop_late();
-  void push_far(const Entry& e);
+  void push_far(Key key, EventHandler* target, uint64_t arg);
   void advance();
   void renumber();
   friend class Reservation;
