@@ -20,7 +20,7 @@ IbCreditReturn::IbCreditReturn(Context& ctx, std::vector<EgressPort*> ports, std
       slots_(ports_.size() * static_cast<size_t>(params.data_vls)),
       port_state_(ports_.size()),
       gates_(ports_.size(), nullptr),
-      port_stats_(ports_.size()) {}
+      flow_control_sent_(ports_.size(), 0) {}
 
 void IbCreditReturn::overflow(uint16_t port, uint8_t vl, uint32_t blocks) const {
   throw std::logic_error("InfiniBand receive buffer overflow at " +
@@ -45,8 +45,6 @@ void IbCreditReturn::on_ingress_bytes(uint16_t in_port, uint8_t vl, int64_t byte
     s.blocks += b;
     s.received += b;
     s.peak_blocks = std::max(s.peak_blocks, s.blocks);
-    IbReceivePortStats& ps = port_stats_[in_port];
-    ps.peak_blocks = std::max<uint64_t>(ps.peak_blocks, s.blocks);
   } else if (delta < 0) {  // one packet out: its blocks are free again
     s.blocks -= ib_blocks(static_cast<uint32_t>(-delta));
     changed(in_port, vl);
@@ -102,7 +100,7 @@ void IbCreditReturn::send_update(uint16_t port, uint8_t vl) {
   p.set_flow_control(credit_limit(port, vl),
                      gates_[port] != nullptr ? gates_[port]->blocks_sent(vl) : 0);
   p.wire_bytes = kIbFlowControlWireBytes;
-  ++port_stats_[port].flow_control_sent;
+  ++flow_control_sent_[port];
   ports_[port]->send_control(h, p);
 }
 

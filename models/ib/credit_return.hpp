@@ -14,6 +14,7 @@
 // error (std::logic_error naming the time, node, port and VL), never a drop.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,7 +52,17 @@ class IbCreditReturn final : public IngressListener, public sim::EventHandler {
     const Slot& s = slot(port, vl);
     return s.received + (capacity_blocks_ - s.blocks);
   }
-  const IbReceivePortStats& port_stats(size_t port) const { return port_stats_[port]; }
+  // The port's peak is its VLs' highest peak: kept per VL only, so that a packet in touches
+  // one slot (the per-port maximum was a second cache miss per packet on large fabrics).
+  IbReceivePortStats port_stats(size_t port) const {
+    IbReceivePortStats s;
+    s.flow_control_sent = flow_control_sent_[port];
+    for (int vl = 0; vl < vls_; ++vl) {
+      s.peak_blocks = std::max<uint64_t>(
+          s.peak_blocks, slot(static_cast<uint16_t>(port), static_cast<uint8_t>(vl)).peak_blocks);
+    }
+    return s;
+  }
   size_t vl_count() const { return static_cast<size_t>(vls_); }
 
  private:
@@ -86,7 +97,7 @@ class IbCreditReturn final : public IngressListener, public sim::EventHandler {
   std::vector<Slot> slots_;  // [port * vls + vl]
   std::vector<PortState> port_state_;
   std::vector<const IbCreditGate*> gates_;
-  std::vector<IbReceivePortStats> port_stats_;
+  std::vector<uint64_t> flow_control_sent_;  // per port
 };
 
 }  // namespace models
