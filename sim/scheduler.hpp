@@ -230,6 +230,10 @@ class Scheduler {
   uint32_t seq_limit_;
   uint32_t next_seq_ = 0;
   uint64_t scheduled_total_ = 0;
+
+ public:
+  // The most memory spent windows' arrays may keep beyond the pending events (bytes).
+  static constexpr size_t kMaxKeptBytes = kBuckets * kKeptCapacity * sizeof(Entry);
 };
 
 inline Reservation::Reservation(Scheduler& s) : scheduler_(s) {

@@ -15,12 +15,17 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/scheduler.hpp"
+
 namespace scen {
 
 struct Scenario;
 
-// Measured per-item costs (bytes).
-inline constexpr int64_t kMemoryFixedBytes = 8LL << 20;
+// Measured per-item costs (bytes). The fixed part: the process itself (8 MiB measured) and the
+// room the event list's ring may keep in spent windows' arrays, at most 64 entries of 32 bytes
+// in each of its 4,096 buckets (8 MiB; sim/scheduler.hpp).
+inline constexpr int64_t kMemoryFixedBytes =
+    (8LL << 20) + static_cast<int64_t>(sim::Scheduler::kMaxKeptBytes);
 inline constexpr int64_t kMemoryPerRoutePair = 8;
 inline constexpr int64_t kMemoryPerRoutePairLft = 2;
 inline constexpr int64_t kMemoryPerPort = 3600;
