@@ -45,6 +45,17 @@ void Scheduler::push_far(Key key, EventHandler* target, uint64_t arg) {
   std::push_heap(far_.begin(), far_.end(), later<Entry>);
 }
 
+// The first non-empty bucket after `from`, going round; some bucket is not empty. Bucket `from`
+// itself is empty: the windows it could hold are the current one and one a full turn ahead.
+size_t Scheduler::next_nonempty_bucket(size_t from) const {
+  const size_t word = from / 64;
+  const uint64_t above = (from % 64 == 63) ? 0 : words_[word] & (~uint64_t{0} << (from % 64 + 1));
+  if (above != 0) return word * 64 + static_cast<size_t>(__builtin_ctzll(above));
+  const uint64_t later_words = (word == 63) ? 0 : summary_ & (~uint64_t{0} << (word + 1));
+  const auto next = static_cast<size_t>(__builtin_ctzll(later_words != 0 ? later_words : summary_));
+  return next * 64 + static_cast<size_t>(__builtin_ctzll(words_[next]));
+}
+
 // The current window has run out (and events remain): the next window with events becomes the
 // current one — the next non-empty bucket of the ring, or, when the ring is empty, the earliest
 // far event's window — its bucket is sorted into `now_`, and the far events that the turned
@@ -54,18 +65,7 @@ void Scheduler::advance() {
   head_ = 0;
   if (summary_ != 0) {
     const size_t from = static_cast<size_t>(current_window_ & (kBuckets - 1));
-    // The first non-empty bucket after `from`, going round (bucket `from` itself is empty: the
-    // windows it could hold are the current one and one a full turn ahead).
-    size_t found = kBuckets;
-    size_t word = from / 64;
-    const uint64_t above = (from % 64 == 63) ? 0 : words_[word] & (~uint64_t{0} << (from % 64 + 1));
-    if (above != 0) {
-      found = word * 64 + static_cast<size_t>(__builtin_ctzll(above));
-    } else {
-      const uint64_t later_words = (word == 63) ? 0 : summary_ & (~uint64_t{0} << (word + 1));
-      word = static_cast<size_t>(__builtin_ctzll(later_words != 0 ? later_words : summary_));
-      found = word * 64 + static_cast<size_t>(__builtin_ctzll(words_[word]));
-    }
+    const size_t found = next_nonempty_bucket(from);
     current_window_ += (found - from) & (kBuckets - 1);
     // The bucket's entries become the current window; the bucket keeps the spent window's
     // array only when it is small: else a dense window's capacity would pass from bucket to

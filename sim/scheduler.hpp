@@ -202,6 +202,7 @@ class Scheduler {
   Entry pop_late();
   void push_far(Key key, EventHandler* target, uint64_t arg);
   void advance();
+  size_t next_nonempty_bucket(size_t from) const;
   void renumber();
   friend class Reservation;
   void enrol(Reservation& r) {
