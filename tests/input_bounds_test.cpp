@@ -167,6 +167,37 @@ TEST_CASE("inputs once reported as internal errors exit 2 with their path",
   CHECK(cal.err.find("--min-size") != std::string::npos);
 }
 
+TEST_CASE("a generated topology beyond the routing tables' indices is refused before it is built",
+          "[unit][bounds][robustness]") {
+  // The lower bounds of its nodes and hosts from the generator's parameters are enough: the
+  // refusal says "at least" (after building, it would give the exact counts, in seconds).
+  const auto refusal = [](const scen::Json& topology) {
+    scen::Json j;
+    j["name"] = "big";
+    j["topology"] = topology;
+    j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "1MiB"}}};
+    try {
+      (void)test_support::load(j);
+    } catch (const scen::InputError& e) {
+      return e.path + ": " + e.value;
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(refusal({{"generator", "fat-tree"}, {"k", 64}}) ==
+        "topology: at least 70656 nodes x 65536 hosts");
+  CHECK(refusal({{"generator", "rail"},
+                 {"nodes", {{"count", 55834}, {"preset", "dgx-h100"}}},
+                 {"nodes_per_leaf", 16}}) == "topology: at least 893352 nodes x 893344 hosts");
+  CHECK(refusal({{"generator", "leaf-spine"}, {"leaves", 1000}, {"hosts_per_leaf", 100}}) ==
+        "topology: at least 101002 nodes x 100000 hosts");
+  CHECK(refusal({{"generator", "clos3"},
+                 {"pods", 100},
+                 {"tors_per_pod", 10},
+                 {"aggs_per_pod", 4},
+                 {"cores", 4},
+                 {"hosts_per_tor", 100}}) == "topology: at least 101404 nodes x 100000 hosts");
+}
+
 TEST_CASE("every binary and subcommand answers --help with exit 0", "[unit][robustness][cli]") {
   TempDir dir("rdmasim_help");
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"},

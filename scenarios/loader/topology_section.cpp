@@ -11,6 +11,9 @@
 namespace scen {
 namespace {
 
+constexpr const char* kRoutingEntriesExpected =
+    "at most 2^32 routing-table entries (nodes x hosts): a smaller topology";
+
 int count(JsonReader& r, std::string_view key, int def, int min, int max) {
   return static_cast<int>(r.integer(key, def, min, max));
 }
@@ -41,6 +44,25 @@ void attach_gpu_servers(topo::Topology& t, const GpuNodesSection& g) {
   topo::add_gpu_nodes(t, nic_node, g.params);
 }
 
+// The routing tables hold an entry per (node, host) in 32-bit indices (topologies/routing.cpp);
+// build_fabric_checked refuses beyond that with the exact counts. A generator's parameters give
+// lower bounds of both before anything is built: a topology already beyond the indices with
+// them is refused at once, instead of after building a graph of a million nodes to learn it
+// (seconds; a minute under the sanitizers).
+void check_routing_entries_before_building(const JsonReader& r, int64_t min_nodes,
+                                           int64_t min_hosts) {
+  if (static_cast<double>(min_nodes) * static_cast<double>(min_hosts) < 4294967295.0) return;
+  throw InputError(
+      r.path(),
+      "at least " + std::to_string(min_nodes) + " nodes x " + std::to_string(min_hosts) + " hosts",
+      kRoutingEntriesExpected);
+}
+
+// A GPU server's GPUs are hosts too (topologies/gpu_nodes.cpp), beside its NICs.
+int64_t gpu_hosts(const std::optional<GpuNodesSection>& gpu) {
+  return gpu ? int64_t{gpu->count} * gpu->params.gpus : 0;
+}
+
 topo::Topology read_generator(JsonReader& r) {
   const std::string g = r.choice("generator", {"leaf-spine", "fat-tree", "clos3", "rail"}, "");
   topo::Topology t;
@@ -58,6 +80,8 @@ topo::Topology read_generator(JsonReader& r) {
       p.host_latency_ps = r.time("host_latency", sim::Time(p.host_latency_ps), sim::Time(1)).ps;
       p.fabric_latency_ps =
           r.time("fabric_latency", sim::Time(p.fabric_latency_ps), sim::Time(1)).ps;
+      const int64_t hosts = int64_t{p.leaves} * p.hosts_per_leaf + gpu_hosts(gpu);
+      check_routing_entries_before_building(r, hosts + p.leaves + p.spines, hosts);
       if (gpu) {
         // The servers' NICs fill the leaves in order (h0 .. h<count*nics-1>); any hosts left
         // over stay plain endpoints.
@@ -77,6 +101,8 @@ topo::Topology read_generator(JsonReader& r) {
       p.k = count(r, "k", p.k, 2, 128);
       p.rate_bps = r.rate_bps("rate", p.rate_bps);
       p.latency_ps = r.time("latency", sim::Time(p.latency_ps), sim::Time(1)).ps;
+      const int64_t k = p.k;  // k^3/4 hosts, 5k^2/4 switches
+      check_routing_entries_before_building(r, k * k * k / 4 + 5 * k * k / 4, k * k * k / 4);
       t = topo::make_fat_tree(p);
     } else if (g == "clos3") {
       topo::ClosParams p;
@@ -89,6 +115,9 @@ topo::Topology read_generator(JsonReader& r) {
       p.tor_agg_rate_bps = r.rate_bps("tor_agg_rate", p.tor_agg_rate_bps);
       p.agg_core_rate_bps = r.rate_bps("agg_core_rate", p.agg_core_rate_bps);
       p.latency_ps = r.time("latency", sim::Time(p.latency_ps), sim::Time(1)).ps;
+      const int64_t hosts = int64_t{p.pods} * p.tors_per_pod * p.hosts_per_tor;
+      check_routing_entries_before_building(
+          r, hosts + int64_t{p.pods} * (p.tors_per_pod + p.aggs_per_pod) + p.cores, hosts);
       t = topo::make_clos3(p);
     } else if (g == "rail") {
       topo::RailParams p;
@@ -109,6 +138,8 @@ topo::Topology read_generator(JsonReader& r) {
       p.host_latency_ps = r.time("host_latency", sim::Time(p.host_latency_ps), sim::Time(1)).ps;
       p.fabric_latency_ps =
           r.time("fabric_latency", sim::Time(p.fabric_latency_ps), sim::Time(1)).ps;
+      const int64_t hosts = int64_t{p.nodes} * p.rails + gpu_hosts(gpu);
+      check_routing_entries_before_building(r, hosts + p.spines, hosts);
       t = topo::make_rail(p);
     }
   } catch (const topo::TopologyError& e) {
@@ -249,7 +280,7 @@ topo::Fabric build_fabric_checked(topo::Topology t, const std::string& path_pref
     throw InputError(path_prefix.empty() ? "topology" : path_prefix,
                      std::to_string(f.ports.size()) + " nodes x " +
                          std::to_string(f.host_node.size()) + " hosts",
-                     "at most 2^32 routing-table entries (nodes x hosts): a smaller topology");
+                     kRoutingEntriesExpected);
   }
   return f;
 }
