@@ -168,6 +168,9 @@ class Scheduler {
   }
   static uint64_t window(Key k) { return static_cast<uint64_t>(k >> 64) >> kWindowShift; }
   struct Entry {
+    Entry() = default;
+    // For emplace_back (clang 14 has no parenthesised aggregate initialisation).
+    Entry(Key k, EventHandler* t, uint64_t a) : key(k), target(t), arg(a) {}
     Key key;
     EventHandler* target;
     uint64_t arg;
