@@ -1,9 +1,9 @@
 // An output port: one FIFO per traffic class, a class scheduler (strict priority and DWRR,
 // egress_scheduler.hpp), and the serialiser that puts one packet at a time on the link. Flow
 // control and marking plug in at named points without touching the switch: a FlowControlGate may
-// hold a class (PFC pause, IB credits), an EgressObserver hears every enqueue and dequeue (buffer
-// release, ECN marking), and a PacketSource lets a NIC hand over data only when the wire is free
-// (no deep NIC queue).
+// hold a class (PFC pause, IB credits), a DequeueObserver hears every packet that leaves a queue
+// (buffer release) and an EgressMarker every enqueue and send (ECN, FECN marking), and a
+// PacketSource lets a NIC hand over data only when the wire is free (no deep NIC queue).
 #pragma once
 
 #include <array>
@@ -47,16 +47,26 @@ class FlowControlGate {
   ~FlowControlGate() = default;
 };
 
-// The port's observer (a switch releasing buffer) hears only dequeues — its packet was admitted
-// before the enqueue, so an enqueue call would be one indirect call per hop for nothing; a
-// marker (ECN, FECN) hears both.
-class EgressObserver {
+// Hears the packets that leave a port's queues — sent, or discarded — so that their buffer
+// accounting is released (a switch). Enqueues are not heard: the packet was admitted before it
+// was queued, and a call there would be one indirect call per hop for nothing.
+class DequeueObserver {
+ public:
+  virtual void on_dequeue(EgressPort& port, const QueuedPacket& q) = 0;
+
+ protected:
+  ~DequeueObserver() = default;
+};
+
+// Marks packets by the queue they join and leave (ECN, FECN): hears every enqueue and every
+// packet sent (not a discarded one, which never leaves).
+class EgressMarker {
  public:
   virtual void on_enqueue(EgressPort& port, const QueuedPacket& q) = 0;
   virtual void on_dequeue(EgressPort& port, const QueuedPacket& q) = 0;
 
  protected:
-  ~EgressObserver() = default;
+  ~EgressMarker() = default;
 };
 
 // Pull-side data for a NIC port. next_packet returns kNoPacket when nothing may go now; the
@@ -112,10 +122,10 @@ class EgressPort final : public sim::EventHandler {
   void connect(Link* link) { link_ = link; }
   void set_gate(FlowControlGate* g) { gate_ = g; }
   // Hears dequeues (and discards), not enqueues.
-  void set_observer(EgressObserver* o) { observer_ = o; }
-  // A second observer for marking (ECN), called after the first.
-  void set_marker(EgressObserver* m) { marker_ = m; }
-  EgressObserver* marker() const { return marker_; }
+  void set_observer(DequeueObserver* o) { observer_ = o; }
+  // Marking (ECN, FECN): hears enqueues and sends, after the observer.
+  void set_marker(EgressMarker* m) { marker_ = m; }
+  EgressMarker* marker() const { return marker_; }
   void set_source(PacketSource* s) { source_ = s; }
   void set_arbiter(ClassArbiter* a) { arbiter_ = a; }
   // Which classes are strict and which share the link by DWRR (default: all strict).
@@ -237,8 +247,8 @@ class EgressPort final : public sim::EventHandler {
   Link* link_ = nullptr;
   int64_t rate_bps_;
   FlowControlGate* gate_ = nullptr;
-  EgressObserver* observer_ = nullptr;
-  EgressObserver* marker_ = nullptr;
+  DequeueObserver* observer_ = nullptr;
+  EgressMarker* marker_ = nullptr;
   PacketSource* source_ = nullptr;
   uint16_t nonempty_classes_ = 0;  // bit p set when class p holds packets
   uint16_t index_;

@@ -63,7 +63,7 @@ struct SwitchStats {
   uint64_t adaptive_reroutes = 0;  // adaptive routing sent it off the static port
 };
 
-class Switch final : public PacketReceiver, public EgressObserver {
+class Switch final : public PacketReceiver, public DequeueObserver {
  public:
   Switch(Context& ctx, int node, std::string name, const SwitchParams& params,
          const std::vector<int64_t>& port_rates, uint64_t ecmp_seed);
@@ -137,7 +137,6 @@ class Switch final : public PacketReceiver, public EgressObserver {
   const std::vector<HeadroomExhaustion>& headroom_exhaustions() const { return exhaustions_; }
 
   void receive(PacketHandle h, uint16_t in_port) override;
-  void on_enqueue(EgressPort&, const QueuedPacket&) override {}  // not called: see EgressObserver
   void on_dequeue(EgressPort& port, const QueuedPacket& q) override;
 
   // The static egress port of this packet: its explicit route, else the linear forwarding

@@ -7,17 +7,6 @@ namespace sim {
 Scheduler::Scheduler(uint32_t seq_limit)
     : buckets_(kBuckets), words_(kWords, 0), seq_limit_(seq_limit) {}
 
-namespace {
-
-// The far heap is a min-heap: std::push_heap keeps the greatest first under `less`, so the
-// comparison is reversed.
-template <class E>
-bool later(const E& a, const E& b) {
-  return a.key > b.key;
-}
-
-}  // namespace
-
 // Into the current window: appended to the sorted array when it is the latest there (most are),
 // else into the side heap.
 void Scheduler::insert_now(Key key, EventHandler* target, uint64_t arg) {
@@ -29,12 +18,12 @@ void Scheduler::insert_now(Key key, EventHandler* target, uint64_t arg) {
     now_.emplace_back(key, target, arg);
   } else {
     late_.emplace_back(key, target, arg);
-    std::push_heap(late_.begin(), late_.end(), later<Entry>);
+    std::push_heap(late_.begin(), late_.end(), Entry::later);
   }
 }
 
 Scheduler::Entry Scheduler::pop_late() {
-  std::pop_heap(late_.begin(), late_.end(), later<Entry>);
+  std::pop_heap(late_.begin(), late_.end(), Entry::later);
   const Entry e = late_.back();
   late_.pop_back();
   return e;
@@ -42,7 +31,7 @@ Scheduler::Entry Scheduler::pop_late() {
 
 void Scheduler::push_far(Key key, EventHandler* target, uint64_t arg) {
   far_.emplace_back(key, target, arg);
-  std::push_heap(far_.begin(), far_.end(), later<Entry>);
+  std::push_heap(far_.begin(), far_.end(), Entry::later);
 }
 
 // The first non-empty bucket after `from`, going round; some bucket is not empty. Bucket `from`
@@ -79,7 +68,7 @@ void Scheduler::advance() {
     current_window_ = window(far_.front().key);
   }
   while (!far_.empty() && window(far_.front().key) - current_window_ < kBuckets) {
-    std::pop_heap(far_.begin(), far_.end(), later<Entry>);
+    std::pop_heap(far_.begin(), far_.end(), Entry::later);
     const Entry e = far_.back();
     far_.pop_back();
     const uint64_t w = window(e.key);

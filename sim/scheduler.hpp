@@ -171,6 +171,9 @@ class Scheduler {
     Entry() = default;
     // For emplace_back (clang 14 has no parenthesised aggregate initialisation).
     Entry(Key k, EventHandler* t, uint64_t a) : key(k), target(t), arg(a) {}
+    // The order of the min-heaps `late_` and `far_`: std::push_heap keeps the greatest first
+    // under its comparison, so it is given the reverse one.
+    static bool later(const Entry& a, const Entry& b) { return a.key > b.key; }
     Key key;
     EventHandler* target;
     uint64_t arg;

@@ -22,7 +22,7 @@
 
 namespace models {
 
-class FecnMarker final : public EgressObserver {
+class FecnMarker final : public EgressMarker {
  public:
   // `gate`: the port's credit gate (victim detection); null = never a victim.
   FecnMarker(Context& ctx, const IbCcParams& params, const IbCreditGate* gate, int64_t rate_bps)

@@ -50,7 +50,7 @@ struct EcnCurve {
 // The marker of one port: a curve per priority (RED "per port and priority", so that a class
 // with shallow queues, e.g. latency-sensitive RDMA, can mark earlier than a bulk class on the
 // same port), looked up by the packet's class in a small array.
-class EcnMarker final : public EgressObserver {
+class EcnMarker final : public EgressMarker {
  public:
   // Every priority starts with `params`; set_curve changes one.
   EcnMarker(Context& ctx, const EcnParams& params, uint64_t rng_stream)
