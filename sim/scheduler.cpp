@@ -18,12 +18,12 @@ void Scheduler::insert_now(Key key, EventHandler* target, uint64_t arg) {
     now_.emplace_back(key, target, arg);
   } else {
     late_.emplace_back(key, target, arg);
-    std::push_heap(late_.begin(), late_.end(), Entry::later);
+    std::push_heap(late_.begin(), late_.end(), Later{});
   }
 }
 
 Scheduler::Entry Scheduler::pop_late() {
-  std::pop_heap(late_.begin(), late_.end(), Entry::later);
+  std::pop_heap(late_.begin(), late_.end(), Later{});
   const Entry e = late_.back();
   late_.pop_back();
   return e;
@@ -31,7 +31,7 @@ Scheduler::Entry Scheduler::pop_late() {
 
 void Scheduler::push_far(Key key, EventHandler* target, uint64_t arg) {
   far_.emplace_back(key, target, arg);
-  std::push_heap(far_.begin(), far_.end(), Entry::later);
+  std::push_heap(far_.begin(), far_.end(), Later{});
 }
 
 // The first non-empty bucket after `from`, going round; some bucket is not empty. Bucket `from`
@@ -68,7 +68,7 @@ void Scheduler::advance() {
     current_window_ = window(far_.front().key);
   }
   while (!far_.empty() && window(far_.front().key) - current_window_ < kBuckets) {
-    std::pop_heap(far_.begin(), far_.end(), Entry::later);
+    std::pop_heap(far_.begin(), far_.end(), Later{});
     const Entry e = far_.back();
     far_.pop_back();
     const uint64_t w = window(e.key);

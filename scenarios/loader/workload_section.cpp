@@ -166,6 +166,21 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
       read_traffic_class(w, TrafficClass{nic.data_priority, nic.data_dscp}, qos, nic);
   const int default_qps = static_cast<int>(w.integer("qps", 1, 1, 4096));
   const int hosts = static_cast<int>(f.host_node.size());
+  // A generator's flows (`make()`) join the workload with the generator's class, transport and
+  // queue pairs (each defaulting to the workload's), tagged with its name.
+  const auto add_generated = [&](JsonReader& r, const char* tag, const auto& make) {
+    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
+    const models::FlowTransport transport = read_transport(r, default_transport);
+    const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
+    for (models::FlowSpec& fs : make()) {
+      fs.priority = tc.priority;
+      fs.dscp = tc.dscp;
+      fs.transport = transport;
+      fs.qps = qps;
+      fs.tag = tag;
+      flows.push_back(std::move(fs));
+    }
+  };
   if (auto list = w.get("flows")) {
     list->expect_array();
     for (size_t i = 0; i < list->size(); ++i) {
@@ -240,17 +255,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     }
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
-    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
-    const models::FlowTransport transport = read_transport(r, default_transport);
-    const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
-    for (auto& fs : models::make_incast(p)) {
-      fs.priority = tc.priority;
-      fs.dscp = tc.dscp;
-      fs.transport = transport;
-      fs.qps = qps;
-      fs.tag = "incast";
-      flows.push_back(fs);
-    }
+    add_generated(r, "incast", [&] { return models::make_incast(p); });
   });
   for_each_instance(w, "permutation", [&](JsonReader& r, size_t i) {
     models::PermutationParams p;
@@ -260,17 +265,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     p.start = r.time("start", sim::Time(0), sim::Time(0));
     fits(r, static_cast<double>(p.hosts.size()));
     sim::Rng rng(seed, kStreamPermutation + i);
-    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
-    const models::FlowTransport transport = read_transport(r, default_transport);
-    const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
-    for (auto& fs : models::make_permutation(p, rng)) {
-      fs.priority = tc.priority;
-      fs.dscp = tc.dscp;
-      fs.transport = transport;
-      fs.qps = qps;
-      fs.tag = "permutation";
-      flows.push_back(fs);
-    }
+    add_generated(r, "permutation", [&] { return models::make_permutation(p, rng); });
   });
   for_each_instance(w, "all_to_all", [&](JsonReader& r, size_t) {
     models::AllToAllParams p;
@@ -278,19 +273,9 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     if (p.hosts.size() < 2) throw InputError(r.child_path("hosts"), "", "at least two hosts");
     p.bytes = r.bytes("size", 1);
     p.start = r.time("start", sim::Time(0), sim::Time(0));
-    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
-    const models::FlowTransport transport = read_transport(r, default_transport);
-    const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
     const auto n = static_cast<double>(p.hosts.size());
     fits(r, n * (n - 1));
-    for (auto& fs : models::make_all_to_all(p)) {
-      fs.priority = tc.priority;
-      fs.dscp = tc.dscp;
-      fs.transport = transport;
-      fs.qps = qps;
-      fs.tag = "all_to_all";
-      flows.push_back(fs);
-    }
+    add_generated(r, "all_to_all", [&] { return models::make_all_to_all(p); });
   });
   for_each_instance(w, "poisson", [&](JsonReader& r, size_t i) {
     models::PoissonParams p;
@@ -329,17 +314,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
     fits(r, p.load * static_cast<double>(p.host_rate_bps) * static_cast<double>(p.hosts.size()) /
                 (8.0 * p.cdf.mean_bytes()) * (static_cast<double>(p.duration.ps) * 1e-12));
     sim::Rng rng(seed, kStreamPoisson + i);
-    const TrafficClass tc = read_traffic_class(r, default_class, qos, nic);
-    const models::FlowTransport transport = read_transport(r, default_transport);
-    const int qps = static_cast<int>(r.integer("qps", default_qps, 1, 4096));
-    for (auto& fs : models::make_poisson(p, rng)) {
-      fs.priority = tc.priority;
-      fs.dscp = tc.dscp;
-      fs.transport = transport;
-      fs.qps = qps;
-      fs.tag = "poisson";
-      flows.push_back(fs);
-    }
+    add_generated(r, "poisson", [&] { return models::make_poisson(p, rng); });
   });
   const sim::Time jitter = w.time("start_jitter", sim::Time(0), sim::Time(0));
   if (jitter.ps > 0) {
