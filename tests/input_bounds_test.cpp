@@ -9,6 +9,7 @@
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/json_reader.hpp"
+#include "scenarios/loader/scenario.hpp"
 #include "temp_dir.hpp"
 
 using test_support::rdmasim;
@@ -306,6 +307,43 @@ TEST_CASE("error messages escape raw bytes: a binary file as a scenario",
     CHECK((u >= 0x20 || c == '\n' || c == '\t'));
     CHECK(u != 0x7f);
     CHECK(u < 0x80);  // the file's bytes are all escaped (none of them valid UTF-8)
+  }
+}
+
+// Found by fuzz_scenario: a --set path with bytes that are not UTF-8 became a JSON key, and the
+// message naming it as unknown failed in the JSON serializer (an internal error).
+TEST_CASE(
+    "a --set path or topo gen option that is not UTF-8 text is refused, not an internal error",
+    "[unit][robustness][cli]") {
+  scen::Json root = scen::Json::object();
+  try {
+    scen::apply_set(root,
+                    "fabric.nic\xff"
+                    "=4KiB");
+    FAIL("accepted");
+  } catch (const scen::InputError& e) {
+    CHECK(std::string(e.what()) == "--set: got fabric.nic\\xff; expected a path of UTF-8 text");
+  }
+  CHECK(root.empty());
+  TempDir dir("rdmasim_utf8_path");
+  const std::string scenario = RDMASIM_SOURCE_DIR "/scenarios/quickstart.json";
+  for (const std::vector<std::string>& args :
+       // An unknown key ("fabrix") whose value holds the bad key: the message prints that value.
+       {std::vector<std::string>{"check", scenario, "--set",
+                                 "fabrix.ni\xff"
+                                 "c=4KiB"},
+        std::vector<std::string>{"run", scenario, "--set",
+                                 "fabrix.ni\xff"
+                                 "c=4KiB",
+                                 "--out", "o", "-q"},
+        std::vector<std::string>{"topo", "gen", "leaf-spine", "--lea\xffves", "2"},
+        std::vector<std::string>{"topo", "gen", "leaf-spi\xffne", "--leaves", "2"}}) {
+    const Run r = rdmasim(args, dir);
+    INFO(args[0] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("UTF-8 text") != std::string::npos);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "o"));
   }
 }
 

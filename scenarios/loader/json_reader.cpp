@@ -9,8 +9,10 @@
 namespace scen {
 namespace {
 
+// A value for a message. Bytes that are not UTF-8 cannot reach a JSON value (the parser and
+// --set refuse them), but a message must never fail: such bytes would print as U+FFFD.
 std::string compact(const Json& v) {
-  std::string s = v.dump();
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (s.size() > 80) s = s.substr(0, 77) + "...";
   return s;
 }

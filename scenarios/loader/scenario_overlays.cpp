@@ -98,6 +98,9 @@ void apply_set(Json& root, const std::string& assignment) {
   }
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
+  // Its keys become JSON object keys, which must be UTF-8 text as values must (else every
+  // message that prints the scenario's JSON would fail).
+  if (!is_utf8(path)) throw InputError("--set", path, "a path of UTF-8 text");
   Json value = parse_cli_value(text, "--set " + path);
   Json* cur = &root;
   size_t i = 0;
