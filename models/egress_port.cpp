@@ -7,7 +7,7 @@
 namespace models {
 
 EgressPort::EgressPort(Context& ctx, int64_t rate_bps, uint16_t index)
-    : ctx_(ctx), rate_bps_(rate_bps), index_(index), tx_done_(ctx.sim.scheduler()) {}
+    : EventHandler(ctx.sim), ctx_(ctx), rate_bps_(rate_bps), index_(index) {}
 
 void EgressPort::set_class_count(int classes) {
   if (classes < 1 || classes > kMaxClasses || total_queue_bytes_ != 0 || sent_packets_ != 0) {

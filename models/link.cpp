@@ -5,7 +5,8 @@ namespace models {
 Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_stream,
            PacketReceiver* receiver, uint16_t receiver_port, sim::Time receiver_latency,
            bool wait_last_bit)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       receiver_(receiver),
       propagation_(propagation),
       receiver_latency_(receiver_latency),

@@ -10,7 +10,8 @@
 namespace models {
 
 Nic::Nic(Context& ctx, Transport& transport, uint32_t host, int64_t rate_bps)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       transport_(transport),
       params_(transport.params()),
       host_(host),

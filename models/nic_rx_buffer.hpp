@@ -44,7 +44,7 @@ class NicRxBuffer final : public sim::EventHandler, private PfcHeldBytes {
   // `params` and `shared` are the NIC's (they outlive the buffer and may change before the run).
   NicRxBuffer(Context& ctx, const NicParams& params, const std::vector<SharedDmaLink*>& shared,
               Consumer& consumer)
-      : ctx_(ctx), params_(params), shared_(shared), consumer_(consumer) {}
+      : EventHandler(ctx.sim), ctx_(ctx), params_(params), shared_(shared), consumer_(consumer) {}
 
   // The host's drain rate on payload (the lower of rx_drain_rate and the PCIe rate; 0 = none).
   void set_drain_rate(int64_t bps) { drain_bps_ = bps; }

@@ -20,7 +20,8 @@ NicSender::NicSender(Context& ctx, Transport& transport, Nic& nic, EgressPort& p
                      const NicParams& params, const NicSettings& settings,
                      const HostPathParams& host_path, const std::vector<SharedDmaLink*>& shared_dma,
                      NicStats& stats)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       transport_(transport),
       nic_(nic),
       port_(port),

@@ -29,7 +29,11 @@ struct FlowSample {
 class TimeseriesSampler final : public sim::EventHandler {
  public:
   TimeseriesSampler(Context& ctx, std::vector<const EgressPort*> ports, sim::Time interval)
-      : ctx_(ctx), ports_(std::move(ports)), interval_(interval), last_tx_(ports_.size(), 0) {}
+      : EventHandler(ctx.sim),
+        ctx_(ctx),
+        ports_(std::move(ports)),
+        interval_(interval),
+        last_tx_(ports_.size(), 0) {}
 
   // Also sample these flows of `transport`.
   void add_flows(const Transport& transport, std::vector<uint32_t> flows) {

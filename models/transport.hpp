@@ -101,7 +101,8 @@ class CompletionListener {
 
 class Transport final : public sim::EventHandler {
  public:
-  Transport(Context& ctx, const NicParams& params) : ctx_(ctx), params_(params) {}
+  Transport(Context& ctx, const NicParams& params)
+      : EventHandler(ctx.sim), ctx_(ctx), params_(params) {}
 
   void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
   void add_listener(CompletionListener* l) { listeners_.push_back(l); }

@@ -1,23 +1,23 @@
 #include "sim/scheduler.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace sim {
 
-Scheduler::Scheduler(uint32_t seq_limit)
-    : buckets_(kBuckets), words_(kWords, 0), seq_limit_(seq_limit) {}
+Scheduler::Scheduler() : buckets_(kBuckets), words_(kWords, 0) {}
 
 // Into the current window: appended to the sorted array when it is the latest there (most are),
 // else into the side heap.
-void Scheduler::insert_now(Key key, EventHandler* target, uint64_t arg) {
+void Scheduler::insert_now(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
   if (head_ == now_.size()) {  // all of the sorted part has run: it starts again
     now_.clear();
     head_ = 0;
-    now_.emplace_back(key, target, arg);
-  } else if (now_.back().key < key) {
-    now_.emplace_back(key, target, arg);
+    now_.emplace_back(p, target, kind, arg);
+  } else if (now_.back().place < p) {
+    now_.emplace_back(p, target, kind, arg);
   } else {
-    late_.emplace_back(key, target, arg);
+    late_.emplace_back(p, target, kind, arg);
     std::push_heap(late_.begin(), late_.end(), Later{});
   }
 }
@@ -29,8 +29,8 @@ Scheduler::Entry Scheduler::pop_late() {
   return e;
 }
 
-void Scheduler::push_far(Key key, EventHandler* target, uint64_t arg) {
-  far_.emplace_back(key, target, arg);
+void Scheduler::push_far(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
+  far_.emplace_back(p, target, kind, arg);
   std::push_heap(far_.begin(), far_.end(), Later{});
 }
 
@@ -65,13 +65,13 @@ void Scheduler::advance() {
     words_[found / 64] &= ~(uint64_t{1} << (found % 64));
     if (words_[found / 64] == 0) summary_ &= ~(uint64_t{1} << (found / 64));
   } else {
-    current_window_ = window(far_.front().key);
+    current_window_ = window(far_.front().place);
   }
-  while (!far_.empty() && window(far_.front().key) - current_window_ < kBuckets) {
+  while (!far_.empty() && window(far_.front().place) - current_window_ < kBuckets) {
     std::pop_heap(far_.begin(), far_.end(), Later{});
     const Entry e = far_.back();
     far_.pop_back();
-    const uint64_t w = window(e.key);
+    const uint64_t w = window(e.place);
     if (w == current_window_) {
       now_.push_back(e);
     } else {
@@ -79,7 +79,8 @@ void Scheduler::advance() {
       mark(w & (kBuckets - 1));
     }
   }
-  std::sort(now_.begin(), now_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  std::sort(now_.begin(), now_.end(),
+            [](const Entry& a, const Entry& b) { return a.place < b.place; });
 }
 
 size_t Scheduler::retained_entries() const {
@@ -88,47 +89,20 @@ size_t Scheduler::retained_entries() const {
   return n;
 }
 
-// Sequence numbers only order events of equal time, so any renumbering that keeps the
-// (time, seq) order is invisible — of the pending keys, and also of the live reservations and
-// of the event being executed, which are compared with them later. It keeps every container's
-// own order too: `now_` stays sorted, `late_` and `far_` heaps.
-void Scheduler::renumber() {
-  // Everything that holds a place: pending entries, live reservations, the current event.
-  struct Place {
-    Key order;  // (time, seq): the key without its kind
-    Entry* entry = nullptr;
-    Reservation* reservation = nullptr;
-  };
-  std::vector<Place> places;
-  places.reserve(size_ + reservations_.size() + 1);
-  const auto add_all = [&places](std::vector<Entry>& v, size_t from) {
-    for (size_t i = from; i < v.size(); ++i) places.push_back({v[i].key >> 32, &v[i], nullptr});
-  };
-  add_all(now_, head_);
-  add_all(late_, 0);
-  for (std::vector<Entry>& b : buckets_) add_all(b, 0);
-  add_all(far_, 0);
-  for (Reservation* r : reservations_) {
-    if (r->live_) places.push_back({make_key(r->time_.ps, r->seq_, 0) >> 32, nullptr, r});
+uint64_t Scheduler::new_origin(const EventHandler* handler) {
+  if ((reinterpret_cast<uintptr_t>(handler) & ~kPointerMask) != 0) {
+    throw std::runtime_error(
+        "an event handler at an address above 2^48 (the event list keeps "
+        "the event's kind in the top 16 bits of its target)");
   }
-  if (current_ != 0) places.push_back({current_ >> 32, nullptr, nullptr});
-  std::sort(places.begin(), places.end(),
-            [](const Place& a, const Place& b) { return a.order < b.order; });
-  next_seq_ = 0;
-  Key previous = 0;
-  for (const Place& p : places) {
-    // A reserved event pending and its live reservation are one place: one number.
-    if (next_seq_ == 0 || p.order != previous) ++next_seq_;
-    previous = p.order;
-    const uint32_t seq = next_seq_ - 1;
-    if (p.entry != nullptr) {
-      p.entry->key = make_key(key_time(p.entry->key), seq, static_cast<uint32_t>(p.entry->key));
-    } else if (p.reservation != nullptr) {
-      p.reservation->seq_ = seq;
-    } else {
-      current_ = make_key(key_time(current_), seq, static_cast<uint32_t>(current_));
-    }
+  if (next_origin_ >= (uint32_t{1} << kOriginBits)) {
+    throw std::length_error("more than 16,777,215 event handlers in one simulation");
   }
+  return uint64_t{next_origin_++} << kCountBits;
+}
+
+void Scheduler::count_exhausted() {
+  throw std::length_error("an event handler pushed 2^40 events: the event order's count is spent");
 }
 
 }  // namespace sim

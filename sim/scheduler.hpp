@@ -1,9 +1,16 @@
-// The event list. Total order: (time, insertion sequence) — two events at the same
-// picosecond fire in the order they were scheduled (pinned by scheduler_test.cpp).
-// Events are small values dispatched to a handler object; no std::function, no allocation
-// once the heap has grown to its working size.
+// The event list. Total order: (time, time pushed, origin, origin's count). Events due at the
+// same picosecond fire in the order they were pushed in simulated time (first come, first
+// served, as in ns-3 and htsim); those pushed at the same picosecond too, in the order of their
+// origins — the handler whose event was running when each was pushed (origin 0: set-up and
+// anything outside an event) — and an origin's own events in the order it pushed them (pinned by
+// scheduler_test.cpp). Nothing in this order depends on events of other handlers than the ones
+// an event descends from, so a run split over partitions, each with its own event list, runs
+// every handler's events in the same order as one event list does (ARCHITECTURE.md, "The event
+// order"). Events are small values dispatched to a handler object; no std::function, no
+// allocation once the arrays have grown to their working size.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -12,9 +19,13 @@
 
 namespace sim {
 
+class Scheduler;
+class Simulator;
+
 class EventHandler {
  public:
-  // `kind` and `arg` are the handler's own: what the event means is up to it.
+  // `kind` and `arg` are the handler's own: what the event means is up to it. A kind is below
+  // 2^16 (it rides in the event's target pointer: scheduler.hpp's Entry).
   virtual void on_event(uint32_t kind, uint64_t arg) = 0;
   // Asks the cache for what on_event(kind, arg) will read, a few events before it runs: a hint
   // that changes no state. The run loop calls it twice for each event: `depth` 0 two events
@@ -23,38 +34,57 @@ class EventHandler {
   // Handlers on the per-packet path override it (docs/benchmarks.md).
   virtual void prefetch(uint32_t /*kind*/, uint64_t /*arg*/, int /*depth*/) const {}
 
+  // The handler's number among its simulation's handlers, in construction order (1, 2, ...).
+  uint32_t origin() const;
+
+  // A handler takes its number from the event list it will use: construction order, which a
+  // build repeats exactly, so numbers are the same in every run of a scenario.
+  explicit EventHandler(Scheduler& s);
+  explicit EventHandler(Simulator& s);  // (simulator.hpp)
+
  protected:
   ~EventHandler() = default;
+  // One number per handler: a copy would share it (and its count).
+  EventHandler(const EventHandler&) = delete;
+  EventHandler& operator=(const EventHandler&) = delete;
+
+ private:
+  friend class Scheduler;
+  // (number << kCountBits) | events pushed so far: the stamp of the next event it pushes.
+  uint64_t stamp_;
 };
 
-class Scheduler;
+// A place in the event order: when an event is due, when it was pushed, and its stamp (origin
+// << 40 | count). The times have their sign bit flipped, so unsigned order is signed order.
+struct Place {
+  uint64_t due = 0;
+  uint64_t pushed = 0;
+  uint64_t stamp = 0;
+  friend bool operator==(const Place&, const Place&) = default;
+  friend bool operator<(const Place& a, const Place& b) {
+    if (a.due != b.due) return a.due < b.due;
+    if (a.pushed != b.pushed) return a.pushed < b.pushed;
+    return a.stamp < b.stamp;
+  }
+};
 
-// A place in the event order — (time, sequence number) — taken now for an event that may turn
-// out to be needed later. `Scheduler::reserve` takes the sequence number a push at this moment
-// would take; `Scheduler::push_reserved` schedules an event there, so an event pushed late fires
-// exactly where it would have fired had it been pushed when reserved: before the events pushed
-// in between at the same time. A component whose usual event is most often useless (a port's end
-// of transmission with nothing queued, a pause deadline a later frame replaces) reserves instead
-// of pushing, and pushes only when the event matters; results do not change, the event list
-// stays small (docs/benchmarks.md). A reservation registers with its scheduler, which rewrites
-// it when sequence numbers are renumbered, so it neither copies nor moves.
+// A place in the event order taken now for an event that may turn out to be needed later.
+// `Scheduler::reserve` takes the place a push at this moment would take;
+// `Scheduler::push_reserved` schedules an event there, so an event pushed late fires exactly
+// where it would have fired had it been pushed when reserved. A component whose usual event is
+// most often useless (a port's end of transmission with nothing queued, a pause deadline a later
+// frame replaces) reserves instead of pushing, and pushes only when the event matters; results
+// do not change, the event list stays small (docs/benchmarks.md).
 class Reservation {
  public:
-  explicit Reservation(Scheduler& s);
-  ~Reservation();
-  Reservation(const Reservation&) = delete;
-  Reservation& operator=(const Reservation&) = delete;
-
   Time time() const { return time_; }
-  // Taken and not released: its place is kept through renumbering.
+  // Taken and not released.
   bool live() const { return live_; }
 
  private:
   friend class Scheduler;
-  Scheduler& scheduler_;
   Time time_;
-  uint32_t seq_ = 0;
-  uint32_t index_ = 0;  // in the scheduler's registry
+  Place place_;
   bool live_ = false;
 };
 
@@ -66,58 +96,61 @@ struct Event {
 };
 
 // A bucketed time wheel (a calendar queue: R. Brown, CACM 31(10), 1988; docs/references.md)
-// with an exact (time, seq) order. Time is cut into windows of 2^kWindowShift ps; the events of
-// the current window wait in `now_`, sorted, and are taken from its front; the events of the next
+// with an exact order. Time is cut into windows of 2^kWindowShift ps; the events of the current
+// window wait in `now_`, sorted, and are taken from its front; the events of the next
 // kBuckets - 1 windows wait unsorted in a ring of buckets, one per window, and a bucket is sorted
-// only when its window becomes the current one; later events wait in a min-heap (`far_`) and move
-// into the ring as it turns. Pushing is an append to a bucket; popping is reading the next entry
-// of a small sorted array — where a heap of the same events sifts through several cache lines at
-// every push and pop, out of the L2 cache on a large fabric (docs/benchmarks.md). Per-port FIFOs
-// (a link's packets in flight, a port's queue) keep their own rings and hold at most one event
-// here each (DESIGN.md, htsim's pipe).
+// only when its window becomes the current one; later events wait in a min-heap (`far_`) and
+// move into the ring as it turns. Pushing is an append to a bucket; popping is reading the next
+// entry of a small sorted array — where a heap of the same events sifts through several cache
+// lines at every push and pop, out of the L2 cache on a large fabric (docs/benchmarks.md).
+// Per-port FIFOs (a link's packets in flight, a port's queue) keep their own rings and hold at
+// most one event here each (DESIGN.md, htsim's pipe).
 //
-// An entry carries its event (target, kind, arg) beside its key, 32 bytes, so that nothing is
-// looked up elsewhere when it runs. A key is one unsigned 128-bit number — time (sign bit
-// flipped, so unsigned order is signed order), then the sequence, then the kind — so ordering is
-// one wide comparison; (time, seq) is unique, so the kind never decides. Invariant: `now_` holds
-// every event of a window up to the current one (an event pushed earlier than the current window,
-// which a caller may do after asking for the top time, goes there too), bucket w % kBuckets the
-// events of window w for current < w < current + kBuckets, `far_` the rest. The sequence wraps
-// after 2^32 insertions; the pending keys are then renumbered in their (time, seq) order, which
-// keeps the total order (and every container's own order).
+// An entry carries its event (target, kind, arg) beside its place, 40 bytes, so that nothing is
+// looked up elsewhere when it runs; places are unique (an origin's count never repeats). The
+// kind rides in the top 16 bits of the target pointer (user-space addresses use 48 bits on
+// x86-64 and AArch64; a handler elsewhere is refused when it is built). Invariant: `now_` holds
+// every event of a window up to the current one (an event pushed earlier than the current
+// window, which a caller may do after asking for the top time, goes there too), bucket
+// w % kBuckets the events of window w for current < w < current + kBuckets, `far_` the rest.
+// An event pushed for the current time by a handler numbered below the running event's origin,
+// itself pushed at the current time, sorts before the running event: it is the least pending,
+// so it runs next, as the event list of any partition would run it.
 class Scheduler {
  public:
-  // `seq_limit`: sequence numbers run below it before renumbering (small only in tests).
-  explicit Scheduler(uint32_t seq_limit = 0xffffffffu);
+  Scheduler();
 
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
   void push(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
-    if (next_seq_ >= seq_limit_) renumber();
-    insert(make_key(t.ps, next_seq_++, kind), target, arg);
+    insert(Place{flip(t.ps), pushed_, next_stamp()}, target, kind, arg);
   }
   // Takes the place in the order of an event at `t` pushed now (`r` may hold an earlier one: it
   // is replaced).
   void reserve(Reservation& r, Time t) {
-    if (next_seq_ >= seq_limit_) renumber();
     r.time_ = t;
-    r.seq_ = next_seq_++;
+    r.place_ = Place{flip(t.ps), pushed_, next_stamp()};
     r.live_ = true;
   }
   // Schedules an event at `r`'s place (its time must not have passed). `r` stays live: the
   // owner may still ask `is_current(r)` when it fires.
   void push_reserved(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg) {
-    insert(make_key(r.time_.ps, r.seq_, kind), target, arg);
+    insert(r.place_, target, kind, arg);
   }
   void release(Reservation& r) { r.live_ = false; }
   // The event being executed (the last one popped) is at `r`'s place.
-  bool is_current(const Reservation& r) const {
-    return (make_key(r.time_.ps, r.seq_, 0) >> 32) == (current_ >> 32);
-  }
-  // `r`'s place is before the event being executed: an event pushed there would have fired.
-  bool passed(const Reservation& r) const {
-    return (make_key(r.time_.ps, r.seq_, 0) >> 32) < (current_ >> 32);
+  bool is_current(const Reservation& r) const { return r.place_ == current_; }
+  // `r`'s place is before the event being executed: an event pushed there (when it was
+  // reserved, at an earlier time) would have run.
+  bool passed(const Reservation& r) const { return r.place_ < current_; }
+  // The place of an event due at `t` pushed now, for an event that goes to another event list:
+  // a run split over partitions hands an event for another partition's handler over in a
+  // mailbox with this place, and that partition's list pushes it with push_at, where it would
+  // have been in one list.
+  Place take_place(Time t) { return Place{flip(t.ps), pushed_, next_stamp()}; }
+  void push_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
+    insert(p, target, kind, arg);
   }
 
   bool empty() const { return size_ == 0; }
@@ -125,18 +158,28 @@ class Scheduler {
   // The earliest pending event's time (not empty). May turn the wheel to that event's window.
   Time top_time() {
     if (head_ == now_.size() && late_.empty()) advance();
-    return Time(key_time(late_first() ? late_.front().key : now_[head_].key));
+    return Time(unflip(late_first() ? late_.front().place.due : now_[head_].place.due));
   }
+  // The next event. Until the next pop (or leave_event), pushes are stamped with its target
+  // and its time.
   Event pop() {
     if (head_ == now_.size() && late_.empty()) advance();
-    const Entry e = late_first() ? pop_late() : now_[head_++];
-    --size_;
-    current_ = e.key;
-    return Event{Time(key_time(e.key)), e.target, e.arg, static_cast<uint32_t>(e.key)};
+    if (late_first()) {
+      late_top_ = pop_late();
+      return take(late_top_);
+    }
+    return take(now_[head_++]);
+  }
+  // No event is running any more (a run ended with the clock at `now`): pushes are stamped
+  // with origin 0 and `now` again.
+  void leave_event(Time now) {
+    stamp_ = &outside_stamp_;
+    pushed_ = flip(now.ps);
   }
   uint64_t scheduled_total() const { return scheduled_total_; }
-  // Entries the event list has room for (its memory, 32 bytes each): the pending ones, and the
-  // room kept in spent windows' arrays — at most kKeptCapacity per bucket beyond the largest.
+  // Entries the event list has room for (its memory, sizeof(Entry) bytes each): the pending
+  // ones, and the room kept in spent windows' arrays — at most kKeptCapacity per bucket beyond
+  // the largest.
   size_t retained_entries() const;
   // The pending event `ahead` places after the next one to pop, when it is in the sorted part
   // of the current window (else an event without target): the run loop prefetches for it while
@@ -145,12 +188,21 @@ class Scheduler {
     const size_t i = head_ + ahead;
     if (i >= now_.size()) return Event{};
     const Entry& e = now_[i];
-    return Event{Time(key_time(e.key)), e.target, e.arg, static_cast<uint32_t>(e.key)};
+    return Event{Time(unflip(e.place.due)), e.handler(), e.arg, e.kind()};
   }
+  // Handlers numbered so far (origin 0 excluded).
+  uint32_t handlers() const { return next_origin_ - 1; }
+
+  static constexpr int kCountBits = 40;   // events one handler may push: 2^40 - 1
+  static constexpr int kOriginBits = 24;  // handlers in one simulation: 2^24 - 1
+  static constexpr uint32_t kKindLimit = 1u << 16;
 
  private:
-  __extension__ typedef unsigned __int128 Key;
+  friend class EventHandler;
   static constexpr uint64_t kSignBit = uint64_t{1} << 63;
+  static constexpr uint64_t kCountMask = (uint64_t{1} << kCountBits) - 1;
+  static constexpr int kKindShift = 48;
+  static constexpr uint64_t kPointerMask = (uint64_t{1} << kKindShift) - 1;
   // 2^11 ps = 2.05 ns per window and 4,096 windows in the ring: 8.4 us ahead. Serialisation,
   // switch latencies and links (ns to a few us) land in the ring; timeouts, PFC pause times and
   // sampling periods mostly in `far_`. Any width is correct; this one was the fastest of 2^10 to
@@ -160,85 +212,105 @@ class Scheduler {
   static constexpr size_t kBuckets = 4096;
   static constexpr size_t kWords = kBuckets / 64;
   static constexpr size_t kKeptCapacity = 64;  // entries an empty bucket may keep room for
-  static Key make_key(int64_t time, uint32_t seq, uint32_t kind) {
-    return (Key{static_cast<uint64_t>(time) ^ kSignBit} << 64) | (Key{seq} << 32) | Key{kind};
+  static uint64_t flip(int64_t t) { return static_cast<uint64_t>(t) ^ kSignBit; }
+  static int64_t unflip(uint64_t t) { return static_cast<int64_t>(t ^ kSignBit); }
+  static uint64_t window(const Place& p) { return p.due >> kWindowShift; }
+  // The running event's origin's stamp, advanced: the stamp of the event being pushed.
+  uint64_t next_stamp() {
+    const uint64_t s = (*stamp_)++;
+    if (((s + 1) & kCountMask) == 0) count_exhausted();
+    return s;
   }
-  static int64_t key_time(Key k) {
-    return static_cast<int64_t>(static_cast<uint64_t>(k >> 64) ^ kSignBit);
-  }
-  static uint64_t window(Key k) { return static_cast<uint64_t>(k >> 64) >> kWindowShift; }
+  [[noreturn]] static void count_exhausted();
+  // The next handler's number, as the high part of its first stamp; refuses a handler whose
+  // address has bits above the pointer part of an entry, or one handler too many.
+  uint64_t new_origin(const EventHandler* handler);
   struct Entry {
     Entry() = default;
     // For emplace_back (clang 14 has no parenthesised aggregate initialisation).
-    Entry(Key k, EventHandler* t, uint64_t a) : key(k), target(t), arg(a) {}
-    Key key;
-    EventHandler* target;
+    Entry(const Place& p, EventHandler* t, uint32_t kind, uint64_t a)
+        : place(p),
+          target_kind(reinterpret_cast<uintptr_t>(t) | (uint64_t{kind} << kKindShift)),
+          arg(a) {}
+    EventHandler* handler() const {
+      return reinterpret_cast<EventHandler*>(target_kind & kPointerMask);
+    }
+    uint32_t kind() const { return static_cast<uint32_t>(target_kind >> kKindShift); }
+    Place place;
+    uint64_t target_kind;  // the handler's address, the kind in the top 16 bits
     uint64_t arg;
   };
-  static_assert(sizeof(Entry) == 32, "an entry is half a cache line");
+  static_assert(sizeof(Entry) == 40, "an entry is five words");
   // The order of the min-heaps `late_` and `far_`: std::push_heap keeps the greatest first under
   // its comparison, so it is given the reverse one. A type, not a function: the heap functions
   // inline a call through it (through a function pointer they did not: 0.9 % of a run).
   struct Later {
-    bool operator()(const Entry& a, const Entry& b) const { return a.key > b.key; }
+    bool operator()(const Entry& a, const Entry& b) const { return b.place < a.place; }
   };
   // The entry is built in its container's slot: built on the stack in 8-byte halves and copied
   // in 16-byte halves, the copy's loads could not be forwarded from those stores and waited for
   // every older store to reach the cache, cache misses included (docs/benchmarks.md).
-  void insert(Key key, EventHandler* target, uint64_t arg) {
+  void insert(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
+    assert(kind < kKindLimit);
     ++size_;
     ++scheduled_total_;
-    const uint64_t w = window(key);
+    const uint64_t w = window(p);
     if (w <= current_window_) {
-      insert_now(key, target, arg);
+      insert_now(p, target, kind, arg);
     } else if (w - current_window_ < kBuckets) {
       const size_t b = w & (kBuckets - 1);
-      buckets_[b].emplace_back(key, target, arg);
+      buckets_[b].emplace_back(p, target, kind, arg);
       mark(b);
     } else {
-      push_far(key, target, arg);
+      push_far(p, target, kind, arg);
     }
   }
   void mark(size_t b) {
     words_[b / 64] |= uint64_t{1} << (b % 64);
     summary_ |= uint64_t{1} << (b / 64);
   }
-  void insert_now(Key key, EventHandler* target, uint64_t arg);
+  void insert_now(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
   // The next event of the current window is in `late_` (the window is not exhausted).
   bool late_first() const {
-    return !late_.empty() && (head_ == now_.size() || late_.front().key < now_[head_].key);
+    return !late_.empty() && (head_ == now_.size() || late_.front().place < now_[head_].place);
   }
   Entry pop_late();
-  void push_far(Key key, EventHandler* target, uint64_t arg);
+  // The event at `e` becomes the running one. Read field by field from its slot: a copy of the
+  // entry to the stack, written in 16-byte halves and read back in 8-byte words (or the other
+  // way), could not be forwarded from the stores and waited for them to reach the cache — 15 %
+  // of a 1,024-host run went to that wait (docs/benchmarks.md).
+  Event take(const Entry& e) {
+    --size_;
+    const uint64_t due = e.place.due;
+    current_.due = due;
+    current_.pushed = e.place.pushed;
+    current_.stamp = e.place.stamp;
+    pushed_ = due;
+    EventHandler* target = e.handler();
+    stamp_ = &target->stamp_;
+    return Event{Time(unflip(due)), target, e.arg, e.kind()};
+  }
+  void push_far(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
   void advance();
   size_t next_nonempty_bucket(size_t from) const;
-  void renumber();
-  friend class Reservation;
-  void enrol(Reservation& r) {
-    r.index_ = static_cast<uint32_t>(reservations_.size());
-    reservations_.push_back(&r);
-  }
-  void withdraw(Reservation& r) {
-    reservations_[r.index_] = reservations_.back();
-    reservations_[r.index_]->index_ = r.index_;
-    reservations_.pop_back();
-  }
   // The current window's events, sorted; those before `head_` have run. An event pushed into
   // the current window before the last one pending there goes to `late_`, a min-heap, instead
   // of shifting the array (a dense window may hold thousands).
   std::vector<Entry> now_;
   size_t head_ = 0;
   std::vector<Entry> late_;
+  Entry late_top_;  // the last entry taken from `late_`, while it runs
   uint64_t current_window_ = 0;
   std::vector<std::vector<Entry>> buckets_;
   std::vector<uint64_t> words_;  // bit b set: bucket b is not empty
   uint64_t summary_ = 0;         // bit i set: words_[i] is not 0
-  std::vector<Entry> far_;       // a min-heap on the key
+  std::vector<Entry> far_;       // a min-heap on the place
   size_t size_ = 0;
-  std::vector<Reservation*> reservations_;  // every reservation made on this scheduler
-  Key current_ = 0;                         // the last key popped (0: none yet)
-  uint32_t seq_limit_;
-  uint32_t next_seq_ = 0;
+  Place current_;                      // the last place popped (none yet: all zero)
+  uint64_t pushed_ = kSignBit;         // the push time of events pushed now (time 0 at first)
+  uint64_t outside_stamp_ = 0;         // origin 0: pushes outside any event (set-up, between runs)
+  uint64_t* stamp_ = &outside_stamp_;  // the origin pushes are stamped with now
+  uint32_t next_origin_ = 1;
   uint64_t scheduled_total_ = 0;
 
  public:
@@ -246,11 +318,9 @@ class Scheduler {
   static constexpr size_t kMaxKeptBytes = kBuckets * kKeptCapacity * sizeof(Entry);
 };
 
-inline Reservation::Reservation(Scheduler& s) : scheduler_(s) {
-  s.enrol(*this);
-}
-inline Reservation::~Reservation() {
-  scheduler_.withdraw(*this);
+inline EventHandler::EventHandler(Scheduler& s) : stamp_(s.new_origin(this)) {}
+inline uint32_t EventHandler::origin() const {
+  return static_cast<uint32_t>(stamp_ >> Scheduler::kCountBits);
 }
 
 }  // namespace sim

@@ -15,6 +15,12 @@ const char* to_string(StopReason r) {
 }
 
 StopReason Simulator::run(Time limit) {
+  // Whichever way the run ends, pushes after it come from outside any event (origin 0).
+  struct LeaveEvent {
+    Scheduler& s;
+    const Time& now;
+    ~LeaveEvent() { s.leave_event(now); }
+  } leave{scheduler_, now_};
   stop_requested_ = false;
   uint64_t countdown = progress_every_;
   while (!scheduler_.empty()) {

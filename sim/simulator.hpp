@@ -93,7 +93,11 @@ class Timer final : public EventHandler {
  public:
   // When it fires, the timer calls owner->on_event(owner_kind, owner_arg).
   Timer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0)
-      : sim_(sim), owner_(owner), owner_kind_(owner_kind), owner_arg_(owner_arg) {}
+      : EventHandler(sim),
+        sim_(sim),
+        owner_(owner),
+        owner_kind_(owner_kind),
+        owner_arg_(owner_arg) {}
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
@@ -147,8 +151,8 @@ class Timer final : public EventHandler {
 class OrderedTimer final : public EventHandler {
  public:
   OrderedTimer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0)
-      : sim_(sim),
-        place_(sim.scheduler()),
+      : EventHandler(sim),
+        sim_(sim),
         owner_(owner),
         owner_kind_(owner_kind),
         owner_arg_(owner_arg) {}
@@ -189,5 +193,7 @@ class OrderedTimer final : public EventHandler {
   uint64_t generation_ = 0;
   bool pending_ = false;
 };
+
+inline EventHandler::EventHandler(Simulator& s) : EventHandler(s.scheduler()) {}
 
 }  // namespace sim

@@ -43,6 +43,7 @@ struct PortRig {
 
 // Enqueues a packet into `port` when it fires.
 struct Feeder final : sim::EventHandler {
+  using EventHandler::EventHandler;
   models::PacketPool* pool;
   models::EgressPort* port;
   void on_event(uint32_t, uint64_t) override {
@@ -59,7 +60,7 @@ TEST_CASE("events: a packet that finds its port idle and leaves it idle costs on
   sim::Simulator& sim = rig.sim;
   models::PacketPool& pool = rig.pool;
   models::EgressPort& port = rig.port;
-  Feeder feed;
+  Feeder feed{sim};
   feed.pool = &pool;
   feed.port = &port;
   // Ten lone packets 1 us apart, then two back to back (the second waits for the first).
@@ -85,24 +86,27 @@ TEST_CASE("events: a port is busy until its transmission ends, with or without a
   models::PacketPool& pool = rig.pool;
   models::EgressPort& port = rig.port;
   struct Probe final : sim::EventHandler {
+    using EventHandler::EventHandler;
     models::EgressPort* port;
     std::vector<bool> seen;
     void on_event(uint32_t, uint64_t) override { seen.push_back(port->busy()); }
-  } probe;
+  } probe{sim};
   probe.port = &port;
-  Feeder feed;
+  Feeder feed{sim};
   feed.pool = &pool;
   feed.port = &port;
   sim.at(sim::Time(0), &feed, 0);
   sim.at(sim::Time(79'999), &probe, 0);
-  // At 80 ns exactly: an event pushed before the transmission started runs before its end
-  // (busy), one pushed after runs after it (idle).
+  // At 80 ns exactly: an event pushed at set-up (origin 0) runs before its end (busy), one
+  // pushed by a handler numbered after the feeder that started the transmission runs after it
+  // (idle): the order is (time, origin, origin's count), sim/scheduler.hpp.
   sim.at(sim::Time(80'000), &probe, 0);
   struct Later final : sim::EventHandler {
+    using EventHandler::EventHandler;
     sim::Simulator* sim;
     sim::EventHandler* probe;
     void on_event(uint32_t, uint64_t) override { sim->at(sim::Time(80'000), probe, 0); }
-  } later;
+  } later{sim};
   later.sim = &sim;
   later.probe = &probe;
   sim.at(sim::Time(1), &later, 0);
@@ -123,6 +127,7 @@ TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not o
   // A pause of 65,535 quanta (335 us at 100 Gb/s) refreshed every microsecond for 100 us, then
   // a resume; each frame schedules the next, so the frames themselves keep one event pending.
   struct Frames final : sim::EventHandler {
+    using EventHandler::EventHandler;
     models::PfcGate* gate;
     sim::Simulator* sim;
     int sent = 0;
@@ -132,7 +137,7 @@ TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not o
       if (++sent <= 100) sim->after(1_us, this, 0);
       most_pending = std::max(most_pending, sim->pending_events());
     }
-  } frames;
+  } frames{sim};
   frames.gate = &gate;
   frames.sim = &sim;
   sim.at(sim::Time(0), &frames, 0);
@@ -142,11 +147,12 @@ TEST_CASE("events: refreshed PFC pauses leave one pending event per class, not o
   const models::PacketHandle held = data_packet(pool, 1000);
   pool[held].priority = 3;
   struct Late final : sim::EventHandler {
+    using EventHandler::EventHandler;
     models::PacketPool* pool;
     models::EgressPort* port;
     models::PacketHandle h;
     void on_event(uint32_t, uint64_t) override { port->enqueue(h, (*pool)[h]); }
-  } late;
+  } late{sim};
   late.pool = &pool;
   late.port = &port;
   late.h = held;

@@ -188,7 +188,8 @@ namespace {
 
 // The peer's FCT per flow (src, dst, size, start ns), against ours.
 struct Comparison {
-  std::vector<double> ratios;  // ours / peer, per flow
+  std::vector<double> ratios;        // ours / peer, per flow
+  std::vector<double> ours, theirs;  // the FCTs of the flows compared
   double median() const {
     std::vector<double> r = ratios;
     std::sort(r.begin(), r.end());
@@ -204,6 +205,18 @@ struct Comparison {
     double w = 0;
     for (double x : ratios) w = std::max(w, std::fabs(x - 1));
     return w;
+  }
+  // Flows of the same size and start matched by rank — the fastest with the peer's fastest —
+  // instead of by name: when they are symmetric, which of them ends first depends on the order
+  // in which events of the same picosecond run, a convention of each simulator (ns-3: the
+  // order of scheduling; rdmasim: sim/scheduler.hpp), not on the model.
+  Comparison by_rank() const {
+    Comparison c;
+    std::vector<double> a = ours, b = theirs;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    for (size_t i = 0; i < a.size(); ++i) c.ratios.push_back(a[i] / b[i]);
+    return c;
   }
 };
 
@@ -236,6 +249,8 @@ Comparison compare_with_peer(const std::string& shared, const std::string& workl
       auto it = peer.find({src, dst, f.bytes, start_ns + d});
       if (it == peer.end()) continue;
       c.ratios.push_back(static_cast<double>(f.fct.ps) / 1000.0 / it->second);
+      c.ours.push_back(static_cast<double>(f.fct.ps) / 1000.0);
+      c.theirs.push_back(it->second);
       peer.erase(it);
       break;
     }
@@ -251,17 +266,20 @@ TEST_CASE("import hpcc --config reproduces the peer's per-flow FCTs on its incas
   RDMASIM_REQUIRE_SHARED(shared);
   // Measured (docs/roce.md, "Against the ns-3 HPCC simulator"): DCTCP, TIMELY and DCQCN with
   // the 32 MB buffer within 3 % per flow; HPCC's and 1 MB-DCQCN's eight symmetric flows end in
-  // a different order than the peer's (which of them HPCC's slow fairness or PFC favours), so
-  // the median holds and single flows differ by up to 10 % (HPCC) and 18 % (DCQCN, 1 MB).
-  const std::vector<std::tuple<std::string, std::string, double>> cases = {
-      {"incast8_32mb", "dcqcn", 0.05},  {"incast8_32mb", "dctcp", 0.05},
-      {"incast8_32mb", "timely", 0.05}, {"incast8_1mb", "dctcp", 0.05},
-      {"incast8_1mb", "timely", 0.05},  {"incast8_32mb", "hpcc", 0.12},
-      {"incast8_1mb", "hpcc", 0.12},    {"incast8_1mb", "dcqcn", 0.20}};
-  for (const auto& [workload, cc, worst] : cases) {
+  // a different order than the peer's (which of them HPCC's slow fairness or PFC favours: a
+  // matter of which of two events of the same picosecond runs first), so they are compared by
+  // rank, the k-th to end with the peer's k-th.
+  const std::vector<std::tuple<std::string, std::string, double, bool>> cases = {
+      {"incast8_32mb", "dcqcn", 0.05, false},  {"incast8_32mb", "dctcp", 0.05, false},
+      {"incast8_32mb", "timely", 0.05, false}, {"incast8_1mb", "dctcp", 0.05, false},
+      {"incast8_1mb", "timely", 0.05, false},  {"incast8_32mb", "hpcc", 0.05, true},
+      {"incast8_1mb", "hpcc", 0.05, true},     {"incast8_1mb", "dcqcn", 0.08, true}};
+  for (const auto& [workload, cc, worst, by_rank] : cases) {
     INFO(workload << " " << cc);
-    const Comparison c = compare_with_peer(shared, workload, cc);
-    CHECK(c.ratios.size() == 8);
+    const Comparison flows = compare_with_peer(shared, workload, cc);
+    CHECK(flows.ratios.size() == 8);
+    const Comparison c = by_rank ? flows.by_rank() : flows;
+    INFO("median " << c.median() << ", worst " << c.worst());
     CHECK(c.median() == Approx(1.0).margin(0.02));
     CHECK(c.worst() <= worst);
   }

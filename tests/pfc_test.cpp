@@ -159,9 +159,10 @@ TEST_CASE("pfc: a pause of Q quanta holds the class for exactly Q x 512 bit time
     }
     // 10 ns into the first packet, a pause of 100 quanta arrives (no refresh follows).
     struct Pause final : sim::EventHandler {
+      using EventHandler::EventHandler;
       models::PfcGate* g;
       void on_event(uint32_t, uint64_t) override { g->on_pause_frame(3, 100); }
-    } pause;
+    } pause{sim};
     pause.g = &gate;
     sim.at(10_ns, &pause, 0);
     sim.run();

@@ -14,9 +14,11 @@ namespace test_support {
 template <typename Controller>
 struct RateControlRig {
   struct Noop final : sim::EventHandler {
+    using EventHandler::EventHandler;
     void on_event(uint32_t, uint64_t) override {}
-  } noop;
+  };
   sim::Simulator sim{1};
+  Noop noop{sim};
   models::PacketPool pool;
   models::Context ctx{sim, pool};
   models::NicParams nic;

@@ -1,4 +1,4 @@
-// The kernel: the event order is (time, insertion sequence); timers cancel and re-arm.
+// The kernel: the event order is (time, origin, origin's count); timers cancel and re-arm.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
@@ -12,18 +12,20 @@ using namespace sim::literals;
 namespace {
 
 struct Recorder final : sim::EventHandler {
+  using EventHandler::EventHandler;
   sim::Simulator& sim;
   std::vector<std::pair<int64_t, uint64_t>> fired;  // (time ps, arg)
-  explicit Recorder(sim::Simulator& s) : sim(s) {}
+  explicit Recorder(sim::Simulator& s) : EventHandler(s), sim(s) {}
   void on_event(uint32_t, uint64_t arg) override { fired.emplace_back(sim.now().ps, arg); }
 };
 
 }  // namespace
 
-TEST_CASE("scheduler: equal-time events fire in insertion order", "[unit][sim]") {
+TEST_CASE("scheduler: equal-time events of one origin fire in the order it pushed them",
+          "[unit][sim]") {
   sim::Simulator sim(1);
   Recorder r(sim);
-  // Interleave times so that heap order alone would not give insertion order.
+  // Interleave times so that heap order alone would not give push order.
   for (uint64_t i = 0; i < 1000; ++i)
     sim.at(sim::Time(static_cast<int64_t>((i * 7919) % 13)), &r, 0, i);
   sim.run();
@@ -60,6 +62,7 @@ TEST_CASE("scheduler: cancelled timers never fire, re-armed timers fire once at 
   pulled_in.arm(9_us);
   Recorder helper(sim);
   struct Actions final : sim::EventHandler {
+    using EventHandler::EventHandler;
     sim::Timer* c;
     sim::Timer* p;
     sim::Timer* q;
@@ -68,7 +71,7 @@ TEST_CASE("scheduler: cancelled timers never fire, re-armed timers fire once at 
       p->arm(p->deadline() + sim::Time(5'000'000));  // 2 us -> 7 us
       q->arm(sim::Time(4'000'000));                  // 9 us -> 4 us
     }
-  } actions;
+  } actions{sim};
   actions.c = &cancelled;
   actions.p = &pushed_back;
   actions.q = &pulled_in;
@@ -95,43 +98,11 @@ TEST_CASE("scheduler: random streams are reproducible and independent per compon
   CHECK(differs_stream);
 }
 
-TEST_CASE("scheduler: the order survives sequence renumbering", "[unit][sim]") {
-  // A limit of 8 forces a renumbering every few insertions while many events are pending.
-  sim::Scheduler s(8);
-  struct Null final : sim::EventHandler {
-    void on_event(uint32_t, uint64_t) override {}
-  } target;
-  std::vector<std::pair<int64_t, uint64_t>> popped;
-  uint64_t next_arg = 0;
-  for (int round = 0; round < 50; ++round) {
-    for (int k = 0; k < 7; ++k) {
-      const int64_t t = 100 * round + (next_arg * 7919) % 5;  // many equal times
-      s.push(sim::Time(t), &target, 0, next_arg++);
-    }
-    for (int k = 0; k < 3; ++k) {
-      const sim::Event e = s.pop();
-      popped.emplace_back(e.time.ps, e.arg);
-    }
-  }
-  while (!s.empty()) {
-    const sim::Event e = s.pop();
-    popped.emplace_back(e.time.ps, e.arg);
-  }
-  REQUIRE(popped.size() == next_arg);
-  // Args grow with insertion order, so equal times must pop with increasing args; the times
-  // pushed in a round are never earlier than what is still pending from earlier rounds.
-  for (size_t k = 1; k < popped.size(); ++k) {
-    const auto& a = popped[k - 1];
-    const auto& b = popped[k];
-    REQUIRE(a.first <= b.first);
-    if (a.first == b.first) REQUIRE(a.second < b.second);
-  }
-}
-
 namespace {
 
 // Records the arg of every event it runs, in order.
 struct OrderLog final : sim::EventHandler {
+  using EventHandler::EventHandler;
   std::vector<uint64_t> order;
   void on_event(uint32_t, uint64_t arg) override { order.push_back(arg); }
 };
@@ -141,8 +112,8 @@ struct OrderLog final : sim::EventHandler {
 TEST_CASE("scheduler: an event pushed at a reservation fires where a push then would have",
           "[unit][sim]") {
   sim::Scheduler s;
-  OrderLog log;
-  sim::Reservation r(s);
+  OrderLog log{s};
+  sim::Reservation r;
   s.push(sim::Time(50), &log, 0, 1);  // before the reservation: first among equals
   s.reserve(r, sim::Time(50));
   s.push(sim::Time(50), &log, 0, 3);  // after it
@@ -157,8 +128,8 @@ TEST_CASE("scheduler: an event pushed at a reservation fires where a push then w
 
 TEST_CASE("scheduler: a reservation is passed once an event after its place runs", "[unit][sim]") {
   sim::Scheduler s;
-  OrderLog log;
-  sim::Reservation early(s), late(s);
+  OrderLog log{s};
+  sim::Reservation early, late;
   s.push(sim::Time(10), &log, 0, 1);
   s.reserve(early, sim::Time(10));  // after the event at 10
   s.reserve(late, sim::Time(20));
@@ -171,41 +142,13 @@ TEST_CASE("scheduler: a reservation is passed once an event after its place runs
   CHECK_FALSE(s.passed(late));
 }
 
-TEST_CASE("scheduler: reservations keep their place through sequence renumbering", "[unit][sim]") {
-  // A limit of 8 renumbers every few insertions; reserved events pushed late must still come
-  // before every event pushed after their reservation at the same time.
-  sim::Scheduler s(8);
-  OrderLog log;
-  std::vector<std::unique_ptr<sim::Reservation>> held;
-  uint64_t next = 0;  // the order an event must take: args grow with reservation/push order
-  std::vector<std::pair<sim::Reservation*, uint64_t>> to_push;
-  for (int round = 0; round < 40; ++round) {
-    const int64_t t = 100 * (round / 4);  // many equal times
-    held.push_back(std::make_unique<sim::Reservation>(s));
-    s.reserve(*held.back(), sim::Time(t + 50));
-    to_push.emplace_back(held.back().get(), next++);
-    for (int k = 0; k < 3; ++k) s.push(sim::Time(t + 50), &log, 0, next++);
-    if (round % 3 == 2) {  // push the reservations held so far, late
-      for (auto& [r, arg] : to_push) s.push_reserved(*r, &log, 0, arg);
-      to_push.clear();
-    }
-  }
-  for (auto& [r, arg] : to_push) s.push_reserved(*r, &log, 0, arg);
-  while (!s.empty()) {
-    const sim::Event e = s.pop();
-    e.target->on_event(e.kind, e.arg);
-  }
-  REQUIRE(log.order.size() == next);
-  // Equal times pop in reservation/push order; times never decrease.
-  for (size_t k = 1; k < log.order.size(); ++k) REQUIRE(log.order[k - 1] < log.order[k]);
-}
-
 TEST_CASE("scheduler: an ordered timer fires where its latest arm would have pushed",
           "[unit][sim]") {
   sim::Simulator sim(1);
-  OrderLog log;
+  OrderLog log{sim};
   sim::OrderedTimer timer(sim, &log, 0, 100);
   struct Script final : sim::EventHandler {
+    using EventHandler::EventHandler;
     sim::Simulator* sim;
     sim::OrderedTimer* timer;
     OrderLog* log;
@@ -218,7 +161,7 @@ TEST_CASE("scheduler: an ordered timer fires where its latest arm would have pus
         sim->at(12_us, log, 0, 2);
       }
     }
-  } script;
+  } script{sim};
   script.sim = &sim;
   script.timer = &timer;
   script.log = &log;
@@ -233,7 +176,7 @@ TEST_CASE("scheduler: an ordered timer fires where its latest arm would have pus
 TEST_CASE("scheduler: an ordered timer keeps one event pending however often it is re-armed",
           "[unit][sim]") {
   sim::Simulator sim(1);
-  OrderLog log;
+  OrderLog log{sim};
   sim::OrderedTimer timer(sim, &log, 0, 7);
   for (int k = 1; k <= 100; ++k) timer.arm(sim::Time(1000 * k));  // each later than the last
   CHECK(sim.pending_events() == 1);
@@ -252,14 +195,15 @@ TEST_CASE("scheduler: an ordered timer keeps one event pending however often it 
 namespace {
 
 struct NullHandler final : sim::EventHandler {
+  using EventHandler::EventHandler;
   void on_event(uint32_t, uint64_t) override {}
 };
 
 // Pushes events `delays` ahead of the last popped time, interleaved with pops, and checks that
 // they pop in (time, insertion) order — the order a plain sorted list gives.
-void check_random_order(uint32_t seq_limit, const std::vector<int64_t>& delays, uint64_t seed) {
-  sim::Scheduler s(seq_limit);
-  NullHandler target;
+void check_random_order(const std::vector<int64_t>& delays, uint64_t seed) {
+  sim::Scheduler s;
+  NullHandler target{s};
   sim::Rng rng(seed, 1);
   std::vector<std::pair<int64_t, uint64_t>> reference;  // (time, arg = insertion number)
   std::vector<std::pair<int64_t, uint64_t>> popped;
@@ -314,15 +258,14 @@ TEST_CASE("scheduler: the time wheel keeps the exact order at every distance", "
   };
   uint64_t seed = 1;
   for (const auto& delays : mixes) {
-    check_random_order(0xffffffffu, delays, seed++);
-    check_random_order(16, delays, seed++);  // with frequent renumbering
+    check_random_order(delays, seed++);
   }
 }
 
 TEST_CASE("scheduler: an event pushed before the window the top time turned to runs first",
           "[unit][sim]") {
   sim::Scheduler s;
-  NullHandler target;
+  NullHandler target{s};
   s.push(sim::Time(1'000'000'000), &target, 0, 1);  // 1 ms: beyond the ring
   REQUIRE(s.top_time().ps == 1'000'000'000);        // the wheel jumps to that window
   s.push(sim::Time(5), &target, 0, 2);              // earlier than the current window
@@ -338,6 +281,7 @@ namespace {
 
 // Logs its prefetch hints and its events, in the order the run loop makes them.
 struct HintLog final : sim::EventHandler {
+  using EventHandler::EventHandler;
   std::vector<std::string> log;
   void on_event(uint32_t, uint64_t arg) override { log.push_back("run " + std::to_string(arg)); }
   void prefetch(uint32_t, uint64_t arg, int depth) const override {
@@ -353,7 +297,7 @@ struct HintLog final : sim::EventHandler {
 TEST_CASE("scheduler: the run loop prefetches for the next events, deeper as they come",
           "[unit][sim]") {
   sim::Simulator sim(1);
-  HintLog h;
+  HintLog h{sim};
   for (uint64_t i = 0; i < 5; ++i) sim.at(sim::Time(100 + static_cast<int64_t>(i)), &h, 0, i);
   sim.run();
   const std::vector<std::string> expected = {// popping 0: 2 is two ahead, 1 one ahead
@@ -378,7 +322,7 @@ TEST_CASE("scheduler: the run loop prefetches for the next events, deeper as the
 // window left its capacity in another bucket until all 4,096 held one.
 TEST_CASE("scheduler: spent dense windows do not pile up room in the buckets", "[unit][sim]") {
   sim::Scheduler s;
-  NullHandler target;
+  NullHandler target{s};
   int64_t t = 0;
   for (int round = 0; round < 40; ++round) {
     t += 7 * 2048 + 1;  // a new window, a different bucket each round
@@ -388,4 +332,156 @@ TEST_CASE("scheduler: spent dense windows do not pile up room in the buckets", "
   }
   // At most one dense array (16,384 entries: the vector's doubling) and 64 entries per bucket.
   CHECK(s.retained_entries() <= 4096 * 64 + 2 * 16384);
+}
+
+namespace {
+
+// Pushes, when it runs, one event for each of its targets at the current time plus its delay.
+struct Pusher final : sim::EventHandler {
+  using EventHandler::EventHandler;
+  sim::Simulator* sim = nullptr;
+  std::vector<std::pair<sim::EventHandler*, int64_t>> targets;  // (target, delay ps)
+  void on_event(uint32_t, uint64_t arg) override {
+    for (auto& [t, d] : targets) sim->after(sim::Time(d), t, 0, arg);
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "scheduler: equal-time events fire in the order they were pushed in simulated time, "
+    "then of their origins' numbers",
+    "[unit][sim]") {
+  sim::Simulator sim(1);
+  Pusher first{sim}, second{sim}, third{sim};  // numbered 1, 2, 3: construction order
+  OrderLog log{sim};
+  REQUIRE(first.origin() == 1);
+  REQUIRE(second.origin() == 2);
+  REQUIRE(log.origin() == 4);
+  first.sim = second.sim = third.sim = &sim;
+  first.targets = {{&log, 100}, {&log, 100}};
+  second.targets = {{&log, 100}};
+  third.targets = {{&log, 150}};
+  // At 0 `second` runs first and pushes first, but `first`'s events at 100 ps come before its
+  // own: an origin's number decides between origins pushing at the same time, its count
+  // between its own events. `third` pushes at 50 ps for 150 ps, `first` at 100 ps for 200 ps:
+  // `third`'s came first in simulated time, so it fires first although numbered after.
+  sim.at(sim::Time(0), &second, 0, 20);
+  sim.at(sim::Time(0), &first, 0, 10);
+  sim.at(sim::Time(50), &third, 0, 30);
+  sim.at(sim::Time(100), &first, 0, 11);
+  sim.run();
+  CHECK(log.order == std::vector<uint64_t>{10, 10, 20, 30, 11, 11});
+}
+
+namespace {
+
+// A handler of a run that may be split: it lives in one of the event lists ("partitions") and
+// sends its events to its peers through `send`, which a split run routes through a mailbox when
+// the peer lives in another list.
+struct Node;
+struct SplitRun {
+  std::vector<std::unique_ptr<sim::Scheduler>> lists;
+  std::vector<int> home;  // [node] its list
+  struct Mail {
+    sim::Place place;
+    Node* target;
+    uint64_t arg;
+  };
+  std::vector<std::vector<Mail>> mailbox;  // [list] events from other lists, for the next window
+  int running = 0;                         // the list whose event runs
+  int64_t now = 0;
+  void send(Node* to, int64_t at, uint64_t arg);
+};
+
+struct Node final : sim::EventHandler {
+  Node(sim::Scheduler& numbering, SplitRun& r, int i) : EventHandler(numbering), run(r), id(i) {}
+  SplitRun& run;
+  int id;
+  std::vector<Node*> local, remote;  // peers in its own part of the graph, across the cut
+  sim::Rng rng{7, 0};
+  std::vector<std::pair<int64_t, uint64_t>> seen;  // (time, arg) of every event it ran
+  void on_event(uint32_t, uint64_t arg) override {
+    seen.emplace_back(run.now, arg);
+    if (arg > 300) return;
+    // Many ties: local peers at 0 or 8 ps, remote ones 100 ps later (the lookahead).
+    for (Node* p : local) run.send(p, run.now + 8 * static_cast<int64_t>(rng.below(2)), arg * 2);
+    for (Node* p : remote) run.send(p, run.now + 100, arg * 2 + 1);
+  }
+};
+
+void SplitRun::send(Node* to, int64_t at, uint64_t arg) {
+  const int dest = home[static_cast<size_t>(to->id)];
+  sim::Scheduler& from = *lists[static_cast<size_t>(running)];
+  if (dest == running) {
+    from.push(sim::Time(at), to, 0, arg);
+  } else {
+    mailbox[static_cast<size_t>(dest)].push_back({from.take_place(sim::Time(at)), to, arg});
+  }
+}
+
+// Runs nodes 0..7 (a ring of local peers in each half, each node also sending across) in
+// `parts` event lists, window by window of the 100 ps lookahead, and returns what each saw.
+std::vector<std::vector<std::pair<int64_t, uint64_t>>> run_split(int parts) {
+  sim::Scheduler numbering;  // numbers the nodes the same way however the run is split
+  SplitRun run;
+  for (int p = 0; p < parts; ++p) run.lists.push_back(std::make_unique<sim::Scheduler>());
+  run.mailbox.resize(static_cast<size_t>(parts));
+  std::vector<std::unique_ptr<Node>> nodes;
+  for (int i = 0; i < 8; ++i) {
+    nodes.push_back(std::make_unique<Node>(numbering, run, i));
+    run.home.push_back(parts == 1 ? 0 : i / 4);
+  }
+  for (int i = 0; i < 8; ++i) {
+    const int half = i / 4 * 4;
+    nodes[i]->local = {nodes[half + (i + 1) % 4].get(), nodes[half + (i + 3) % 4].get()};
+    nodes[i]->remote = {nodes[(i + 4) % 8].get()};
+  }
+  for (int i = 0; i < 8; ++i) {
+    run.running = run.home[static_cast<size_t>(i)];
+    run.lists[static_cast<size_t>(run.running)]->push(sim::Time(0), nodes[i].get(), 0, 1);
+  }
+  for (int64_t window = 0; window < 100'000; window += 100) {
+    for (int p = 0; p < parts; ++p) {  // the mail of the last window: all of it at or after it
+      for (const SplitRun::Mail& m : run.mailbox[static_cast<size_t>(p)]) {
+        run.lists[static_cast<size_t>(p)]->push_at(m.place, m.target, 0, m.arg);
+      }
+      run.mailbox[static_cast<size_t>(p)].clear();
+    }
+    for (int p = 0; p < parts; ++p) {
+      sim::Scheduler& s = *run.lists[static_cast<size_t>(p)];
+      run.running = p;
+      while (!s.empty() && s.top_time().ps < window + 100) {
+        const sim::Event e = s.pop();
+        run.now = e.time.ps;
+        e.target->on_event(e.kind, e.arg);
+      }
+    }
+  }
+  std::vector<std::vector<std::pair<int64_t, uint64_t>>> seen;
+  for (auto& n : nodes) seen.push_back(n->seen);
+  return seen;
+}
+
+}  // namespace
+
+// What makes a run splittable over threads with the same results: each event list runs its own
+// handlers' events in the order one list would, because an event's place depends only on its
+// time and its origin's history — not on when another list's event reached this one. (Under the
+// former (time, insertion) order an event from across the cut took its place when the mailbox
+// was emptied, after the local events pushed meanwhile for the same time, and this fails.)
+TEST_CASE(
+    "scheduler: a run split over event lists runs every handler's events in one list's "
+    "order",
+    "[unit][sim]") {
+  const auto one = run_split(1);
+  const auto two = run_split(2);
+  size_t events = 0, ties = 0;
+  for (const auto& n : one) {
+    events += n.size();
+    for (size_t k = 1; k < n.size(); ++k) ties += n[k - 1].first == n[k].first;
+  }
+  REQUIRE(events > 10'000);
+  REQUIRE(ties > 1'000);  // equal times abound, so the order among them is tested
+  CHECK(two == one);
 }

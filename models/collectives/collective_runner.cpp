@@ -20,7 +20,8 @@ double CollectiveResult::busbw_gbps() const {
 
 CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, CollectiveSpec spec,
                                    uint32_t index, uint64_t seed)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       transport_(transport),
       spec_(std::move(spec)),
       index_(index),

@@ -10,7 +10,8 @@ namespace models {
 
 IbCreditReturn::IbCreditReturn(Context& ctx, std::vector<EgressPort*> ports, std::string name,
                                const IbParams& params)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       ports_(std::move(ports)),
       name_(std::move(name)),
       vls_(params.data_vls),

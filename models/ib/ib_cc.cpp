@@ -7,7 +7,8 @@ namespace models {
 IbCongestionControl::IbCongestionControl(Context& ctx, const IbCcParams& params,
                                          Transport& transport, size_t hosts,
                                          uint32_t mtu_wire_bytes)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       params_(params),
       transport_(transport),
       mtu_wire_bytes_(mtu_wire_bytes),

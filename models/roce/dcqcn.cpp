@@ -8,7 +8,8 @@
 namespace models {
 
 Dcqcn::Dcqcn(Context& ctx, const DcqcnParams& params, Transport& transport)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       params_(params),
       transport_(transport),
       one_minus_g_(static_cast<double>(params.dce_tcp_g) / 1024.0) {

@@ -12,7 +12,8 @@ namespace models {
 DeadlockDetector::DeadlockDetector(Context& ctx, const DeadlockParams& params,
                                    const Transport& transport, std::vector<Port> ports,
                                    uint8_t lossless_priorities)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       params_(params),
       transport_(transport),
       ports_(std::move(ports)),

@@ -9,7 +9,7 @@ namespace models {
 
 PauseStorm::PauseStorm(Context& ctx, EgressPort& nic_port, int node, const PauseStormParams& params,
                        std::vector<PfcEvent>* log)
-    : ctx_(ctx), port_(nic_port), node_(node), params_(params), log_(log) {
+    : EventHandler(ctx.sim), ctx_(ctx), port_(nic_port), node_(node), params_(params), log_(log) {
   if (params_.interval.ps <= 0) {
     // Half the pause time, as a healthy NIC refreshes XOFF: the class never resumes between.
     const sim::Time pause =

@@ -34,7 +34,7 @@ struct PauseInterval {
 class PfcGate final : public FlowControlGate, public sim::EventHandler {
  public:
   PfcGate(Context& ctx, EgressPort& port, sim::Time response_time)
-      : ctx_(ctx), port_(port), response_(response_time) {}
+      : EventHandler(ctx.sim), ctx_(ctx), port_(port), response_(response_time) {}
 
   bool may_send(uint8_t priority, uint32_t) override {
     const sim::Time now = ctx_.sim.now();

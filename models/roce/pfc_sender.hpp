@@ -39,7 +39,8 @@ class PfcSender final : public sim::EventHandler {
   // (-1: a switch's, which carry none).
   PfcSender(Context& ctx, EgressPort& port, uint32_t quanta, const PfcHeldBytes& held, int node,
             uint16_t port_index, int src_host, std::vector<PfcEvent>* log)
-      : ctx_(ctx),
+      : EventHandler(ctx.sim),
+        ctx_(ctx),
         port_(port),
         held_(held),
         log_(log),

@@ -10,7 +10,8 @@
 
 namespace models {
 
-AggregationEngine::AggregationEngine(Context& ctx, Switch& sw) : ctx_(ctx), switch_(sw) {}
+AggregationEngine::AggregationEngine(Context& ctx, Switch& sw)
+    : EventHandler(ctx.sim), ctx_(ctx), switch_(sw) {}
 
 void AggregationEngine::add_tree(uint32_t tree, std::vector<int> child_ports, int parent_port,
                                  uint8_t vl, uint8_t sl, const SharpChunks* chunks,

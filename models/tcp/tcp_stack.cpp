@@ -9,7 +9,8 @@ namespace models {
 
 TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
                    int64_t framing_bytes, std::vector<uint32_t> cpu_of_host, uint32_t cpus)
-    : ctx_(ctx),
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
       transport_(transport),
       p_(params),
       framing_(framing_bytes),

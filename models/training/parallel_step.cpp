@@ -9,7 +9,12 @@ namespace models {
 
 ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const TrainingSpec& spec,
                                    uint32_t index, uint64_t seed)
-    : ctx_(ctx), transport_(transport), spec_(spec), index_(index), seed_(seed) {
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
+      transport_(transport),
+      spec_(spec),
+      index_(index),
+      seed_(seed) {
   const ParallelGroups& p = spec_.parallel;
   replicas_ = p.pp * p.dp;
   timeline_process_ = "training " + std::to_string(index);

@@ -7,7 +7,7 @@ namespace models {
 
 TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec,
                                uint32_t index, uint64_t seed)
-    : ctx_(ctx), spec_(std::move(spec)) {
+    : EventHandler(ctx.sim), ctx_(ctx), spec_(std::move(spec)) {
   if (spec_.parallel.enabled()) {
     parallel_ = std::make_unique<ParallelTraining>(ctx, transport, spec_, index, seed);
     parallel_->set_on_step([this](TrainingStepResult r) { results_.push_back(std::move(r)); });

@@ -7,7 +7,12 @@ namespace models {
 
 ChakraRunner::ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, uint32_t index,
                            uint64_t seed)
-    : ctx_(ctx), transport_(transport), spec_(std::move(spec)), index_(index), seed_(seed) {
+    : EventHandler(ctx.sim),
+      ctx_(ctx),
+      transport_(transport),
+      spec_(std::move(spec)),
+      index_(index),
+      seed_(seed) {
   timeline_process_ = "chakra " + std::to_string(index);
   groups_.resize(spec_.groups.size());
   joined_.assign(spec_.collectives.size(), 0);

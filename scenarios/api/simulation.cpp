@@ -40,7 +40,7 @@ Picoseconds ps(sim::Time t) {
 
 }  // namespace
 
-struct Simulation::Impl final : models::CompletionListener, sim::EventHandler {
+struct Simulation::Impl final : models::CompletionListener {
   enum EventKind : uint32_t { kCallback = 1, kHorizon = 2 };
   using Key = std::tuple<uint32_t, uint32_t, uint32_t>;  // src host, dst host, tag
 
@@ -78,8 +78,17 @@ struct Simulation::Impl final : models::CompletionListener, sim::EventHandler {
     return {gs >= 0 ? nic_of(gs) : from, gd >= 0 ? nic_of(gd) : to};
   }
 
+  // The API's events (callbacks, the horizon of run_until): a handler of the run's simulator,
+  // numbered after the network's (sim::EventHandler), so built with the run.
+  struct Events final : sim::EventHandler {
+    Events(sim::Simulator& sim, Impl& im) : EventHandler(sim), impl(im) {}
+    void on_event(uint32_t kind, uint64_t arg) override { impl.on_event(kind, arg); }
+    Impl& impl;
+  };
+
   void start(const scen::RunOptions& options) {
     run = std::make_unique<scen::ScenarioRun>(scenario, options);
+    events.emplace(run->simulator(), *this);
     run->network().transport->add_listener(this);
     sport_rng.emplace(run->simulator().rng(kStreamApiSport));
   }
@@ -131,7 +140,7 @@ struct Simulation::Impl final : models::CompletionListener, sim::EventHandler {
   }
 
   // Scheduled callbacks and the horizon of run_until.
-  void on_event(uint32_t kind, uint64_t arg) override {
+  void on_event(uint32_t kind, uint64_t arg) {
     if (kind != kCallback) return;
     const auto it = callbacks.find(arg);
     if (it == callbacks.end()) return;
@@ -148,6 +157,7 @@ struct Simulation::Impl final : models::CompletionListener, sim::EventHandler {
 
   scen::Scenario scenario;  // before `run`, which refers to it
   std::unique_ptr<scen::ScenarioRun> run;
+  std::optional<Events> events;  // after `run`, whose simulator numbers it
   std::optional<scen::RunOutcome> outcome;
   std::unordered_map<std::string, uint32_t> host_number;
   std::vector<int> gpu_of_host;  // [host number] the GPU whose NVLink endpoint it is, or -1
@@ -370,7 +380,7 @@ void Simulation::schedule(Picoseconds delay, std::function<void()> callback) {
     }
     const uint64_t id = im.next_callback++;
     im.callbacks.emplace(id, std::move(callback));
-    sim.after(sim::Time(delay), &im, Impl::kCallback, id);
+    sim.after(sim::Time(delay), &*im.events, Impl::kCallback, id);
   });
 }
 
@@ -381,7 +391,7 @@ void Simulation::run_until(Picoseconds time) {
   if (time <= sim.now().ps) return;
   // An event at `time` itself: the clock reads `time` afterwards even when the network is
   // idle before it.
-  sim.at(sim::Time(time), &im, Impl::kHorizon);
+  sim.at(sim::Time(time), &*im.events, Impl::kHorizon);
   // The workload finishing asks the run to stop; stepping goes on to `time`.
   while (run.advance(sim::Time(time)) == sim::StopReason::Requested && sim.now().ps < time) {
   }
@@ -435,6 +445,7 @@ Results Simulation::finish() {
   Impl& im = *impl_;
   im.active();
   im.outcome = im.run->finish();
+  im.events.reset();
   im.run.reset();
   return results_of(im.scenario, *im.outcome);
 }

@@ -8,7 +8,7 @@
 namespace scen {
 
 LinkEventSchedule::LinkEventSchedule(const Scenario& s, models::Network& net)
-    : s_(s), net_(net), installed_(net.switches.size(), -1) {}
+    : EventHandler(net.ctx.sim), s_(s), net_(net), installed_(net.switches.size(), -1) {}
 
 void LinkEventSchedule::start() {
   for (size_t i = 0; i < s_.link_events.size(); ++i) {
