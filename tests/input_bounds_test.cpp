@@ -379,3 +379,23 @@ TEST_CASE("a --set value that is not UTF-8 text is refused, not an internal erro
     CHECK_FALSE(std::filesystem::exists(dir / "o"));
   }
 }
+
+TEST_CASE("a message shows a JSON value compactly and never fails", "[unit][robustness]") {
+  // Bytes that are not UTF-8 cannot reach a value through the readers, but a message printing
+  // one must not throw from the serializer (as Json::dump() does): they print as U+FFFD.
+  const scen::Json stray = std::string("ni\xff") + "c";
+  CHECK_THROWS(stray.dump());
+  CHECK(scen::message_text(stray) ==
+        "\"ni\xef\xbf\xbd"
+        "c\"");
+  // An object or array is cut at 80 characters; a string is shown whole (a long file name).
+  scen::Json big = scen::Json::array();
+  for (int i = 0; i < 100; ++i) big.push_back(i);
+  const std::string shown = scen::message_text(big);
+  CHECK(shown.size() == 80);
+  CHECK(shown.substr(0, 7) == "[0,1,2,");
+  CHECK(shown.substr(77) == "...");
+  const std::string name(300, 'x');
+  CHECK(scen::message_text(name) == "\"" + name + "\"");
+  CHECK(scen::message_text(scen::Json(0.125)) == "0.125");
+}

@@ -30,7 +30,7 @@ std::map<std::string, std::vector<uint32_t>> read_groups(const std::string& file
       const Json& v = g.element(i).json();
       if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
           v.get<int64_t>() >= static_cast<int64_t>(ranks) || seen[v.get<size_t>()]) {
-        throw InputError(g.index_path(i), v.dump(),
+        throw InputError(g.index_path(i), message_text(v),
                          "a rank below " + std::to_string(ranks) + ", once per group");
       }
       seen[v.get<size_t>()] = true;
@@ -67,7 +67,7 @@ std::vector<models::ChakraSpec> read_chakra_section(JsonReader& w, const topo::F
       const Json& v = ranks.element(i).json();
       const int node = v.is_string() ? f.node_by_name(v.get<std::string>()) : -1;
       if (node < 0 || f.host_index[node] < 0) {
-        throw InputError(ranks.index_path(i), v.dump(), "a host or GPU of the topology");
+        throw InputError(ranks.index_path(i), message_text(v), "a host or GPU of the topology");
       }
       rank_nodes.push_back(node);
     }
@@ -121,7 +121,7 @@ std::vector<models::ChakraSpec> read_chakra_section(JsonReader& w, const topo::F
   };
   const Json comm_settings = r.has("comm") ? r.at("comm").json() : Json::object();
   if (!comm_settings.is_object()) {
-    throw InputError(r.child_path("comm"), comm_settings.dump(),
+    throw InputError(r.child_path("comm"), message_text(comm_settings),
                      "an object of collective settings");
   }
   // Each rank's trace on its own, then per (group, rank) its collectives in file order and per

@@ -79,9 +79,10 @@ void read_ranks(JsonReader& r, const topo::Fabric& f, CollectiveSpec& s) {
       const int node = f.node_by_name(v.get<std::string>());
       if (node >= 0) host = f.host_index[node];
     }
-    if (host < 0) throw InputError(list.index_path(i), v.dump(), "a host name or host number");
+    if (host < 0)
+      throw InputError(list.index_path(i), message_text(v), "a host name or host number");
     if (!seen.insert(host).second) {
-      throw InputError(list.index_path(i), v.dump(), "a host not already a rank");
+      throw InputError(list.index_path(i), message_text(v), "a host not already a rank");
     }
     add(host);
   }

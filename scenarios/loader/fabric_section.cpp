@@ -22,17 +22,17 @@ std::vector<std::string> fabric_names(const Json& root) {
   auto check = [](const Json& v, const std::string& path) {
     if (!v.is_string() || std::find(known_fabrics().begin(), known_fabrics().end(),
                                     v.get<std::string>()) == known_fabrics().end()) {
-      throw InputError(path, v.dump(), kFabricExpected);
+      throw InputError(path, message_text(v), kFabricExpected);
     }
     return v.get<std::string>();
   };
   if (f.is_string()) return {check(f, "fabric")};
-  if (!f.is_array() || f.empty()) throw InputError("fabric", f.dump(), kFabricExpected);
+  if (!f.is_array() || f.empty()) throw InputError("fabric", message_text(f), kFabricExpected);
   std::vector<std::string> names;
   for (size_t i = 0; i < f.size(); ++i) {
     const std::string n = check(f[i], "fabric[" + std::to_string(i) + "]");
     if (std::find(names.begin(), names.end(), n) != names.end()) {
-      throw InputError("fabric[" + std::to_string(i) + "]", f[i].dump(), "each fabric once");
+      throw InputError("fabric[" + std::to_string(i) + "]", message_text(f[i]), "each fabric once");
     }
     names.push_back(n);
   }
@@ -89,13 +89,13 @@ const FieldTable<models::IbParams>& ib_fields() {
              JsonReader list = r.at("sl_to_vl");
              list.expect_array();
              if (list.size() == 0 || list.size() > models::kIbServiceLevels) {
-               throw InputError(list.path(), list.json().dump(), "a list of 1 to 16 VLs");
+               throw InputError(list.path(), message_text(list.json()), "a list of 1 to 16 VLs");
              }
              for (size_t i = 0; i < list.size(); ++i) {
                const Json& v = list.json()[i];
                if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
                    v.get<int64_t>() >= models::kIbMaxDataVls) {
-                 throw InputError(list.index_path(i), v.dump(), "a VL in [0, data_vls)");
+                 throw InputError(list.index_path(i), message_text(v), "a VL in [0, data_vls)");
                }
                p.sl_to_vl[i] = static_cast<uint8_t>(v.get<int>());
              }
@@ -266,7 +266,7 @@ void read_infiniband_section(std::optional<JsonReader>& section, Scenario& s,
 void check_infiniband_override(const JsonReader& set) {
   for (auto it = set.json().begin(); it != set.json().end(); ++it) {
     if (it.key() == "latency" || it.key() == "forwarding" || it.key() == "sl_to_vl") continue;
-    throw InputError(set.child_path(it.key()), it.value().dump(),
+    throw InputError(set.child_path(it.key()), message_text(it.value()),
                      "an InfiniBand switch parameter (latency, forwarding, sl_to_vl): the buffer "
                      "is infiniband.vl_buffer per input port and VL");
   }

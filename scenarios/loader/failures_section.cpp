@@ -33,7 +33,7 @@ void read_pause_storms(JsonReader& r, Scenario& s) {
       for (size_t k = 0; k < list.size(); ++k) {
         const Json& v = list.json()[k];
         if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 7) {
-          throw InputError(list.index_path(k), v.dump(), "a priority in [0, 7]");
+          throw InputError(list.index_path(k), message_text(v), "a priority in [0, 7]");
         }
         p.priorities |= static_cast<uint8_t>(1u << v.get<int>());
       }

@@ -119,13 +119,13 @@ void read_inline_gpu_servers(JsonReader& r, topo::Topology& t,
     JsonReader server = list.element(s);
     server.expect_array();
     if (static_cast<int>(server.size()) != p.nics) {
-      throw InputError(server.path(), server.json().dump(),
+      throw InputError(server.path(), message_text(server.json()),
                        std::to_string(p.nics) + " NIC host names (nics), in rail order");
     }
     for (size_t k = 0; k < server.size(); ++k) {
       const int node = nic_node(server, k);
       if (t.nodes[static_cast<size_t>(node)].kind != topo::NodeKind::Host || used[node]) {
-        throw InputError(server.index_path(k), server.json()[k].dump(),
+        throw InputError(server.index_path(k), message_text(server.json()[k]),
                          "a host of \"nodes\" not already a NIC of a GPU server");
       }
       used[node] = true;

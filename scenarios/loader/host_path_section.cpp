@@ -39,7 +39,7 @@ std::vector<int> index_list(JsonReader& r, const char* key, int limit, const cha
   for (size_t i = 0; i < list->size(); ++i) {
     const Json& v = list->json()[i];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= limit) {
-      throw InputError(list->index_path(i), v.dump(),
+      throw InputError(list->index_path(i), message_text(v),
                        std::string("a ") + what + " index from 0 to " + std::to_string(limit - 1));
     }
     out.push_back(v.get<int>());

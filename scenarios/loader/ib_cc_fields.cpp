@@ -17,19 +17,19 @@ std::string cct_text(models::CctEntry e) {
 // "shift:multiplier", shift 0..3, multiplier 0..16383 (OpenSM's cc_cct format).
 models::CctEntry parse_cct_entry(const Json& v, const std::string& path) {
   const char* expected = "\"shift:multiplier\" with shift 0..3 and multiplier 0..16383";
-  if (!v.is_string()) throw InputError(path, v.dump(), expected);
+  if (!v.is_string()) throw InputError(path, message_text(v), expected);
   const std::string t = v.get<std::string>();
   const size_t colon = t.find(':');
   auto digits = [](const std::string& d) {
     return !d.empty() && d.size() <= 5 && d.find_first_not_of("0123456789") == std::string::npos;
   };
   if (colon == std::string::npos || !digits(t.substr(0, colon)) || !digits(t.substr(colon + 1))) {
-    throw InputError(path, v.dump(), expected);
+    throw InputError(path, message_text(v), expected);
   }
   const int shift = std::stoi(t.substr(0, colon));
   const int mult = std::stoi(t.substr(colon + 1));
   if (shift > models::kCctMaxShift || mult > models::kCctMaxMultiplier) {
-    throw InputError(path, v.dump(), expected);
+    throw InputError(path, message_text(v), expected);
   }
   return {static_cast<uint8_t>(shift), static_cast<uint16_t>(mult)};
 }
@@ -67,7 +67,7 @@ void read_ib_cc_section(JsonReader& section, models::IbCcParams& cc) {
   if (section.has("algorithm")) {
     // HPCC needs switches that stamp in-band telemetry, DCTCP and TIMELY Ethernet's ECN and
     // RoCE NICs: none is an InfiniBand mechanism.
-    throw InputError(section.child_path("algorithm"), section.json()["algorithm"].dump(),
+    throw InputError(section.child_path("algorithm"), message_text(section.json()["algorithm"]),
                      "InfiniBand's own congestion control here (enabled, threshold, ccti_*: "
                      "annex A10); HPCC, DCTCP and TIMELY run on RoCE fabrics (fabric.cc)");
   }

@@ -89,4 +89,13 @@ struct InputError : std::runtime_error {
         expected(std::move(e)) {}
 };
 
+// `text` when it is UTF-8 text, else an InputError at `where` (text from the command line that
+// becomes a JSON string or key: the serializer refuses anything else, so every message printing
+// it would fail).
+inline const std::string& require_utf8(const std::string& text, const std::string& where,
+                                       const std::string& expected = "UTF-8 text") {
+  if (!is_utf8(text)) throw InputError(where, text, expected);
+  return text;
+}
+
 }  // namespace scen

@@ -7,17 +7,15 @@
 #include "sim/units.hpp"
 
 namespace scen {
-namespace {
 
-// A value for a message. Bytes that are not UTF-8 cannot reach a JSON value (the parser and
-// --set refuse them), but a message must never fail: such bytes would print as U+FFFD.
-std::string compact(const Json& v) {
+std::string message_text(const Json& v) {
   std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  // An object or array is shown by its start; a string or number whole (a file name of a few
+  // hundred characters is what the user needs to see), up to a bound.
+  const size_t most = v.is_structured() ? 80 : 1000;
+  if (s.size() > most) s = s.substr(0, most - 3) + "...";
   return s;
 }
-
-}  // namespace
 
 JsonReader::JsonReader(const Json& j, std::string path) : j_(&j), path_(std::move(path)) {}
 
@@ -30,11 +28,11 @@ std::string JsonReader::index_path(size_t i) const {
 
 void JsonReader::expect_object() const {
   if (!j_->is_object()) {
-    throw InputError(path_.empty() ? "(root)" : path_, compact(*j_), "an object {...}");
+    throw InputError(path_.empty() ? "(root)" : path_, message_text(*j_), "an object {...}");
   }
 }
 void JsonReader::expect_array() const {
-  if (!j_->is_array()) throw InputError(path_, compact(*j_), "an array [...]");
+  if (!j_->is_array()) throw InputError(path_, message_text(*j_), "an array [...]");
 }
 
 bool JsonReader::has(std::string_view key) const {
@@ -68,12 +66,12 @@ JsonReader JsonReader::element(size_t i) const {
 
 std::string JsonReader::value_text(std::string_view key) const {
   auto it = j_->find(key);
-  return it == j_->end() ? std::string() : compact(*it);
+  return it == j_->end() ? std::string() : message_text(*it);
 }
 
 std::string JsonReader::string(std::string_view key) {
   const Json& v = value_at(key);
-  if (!v.is_string()) throw InputError(child_path(key), compact(v), "a string");
+  if (!v.is_string()) throw InputError(child_path(key), message_text(v), "a string");
   return v.get<std::string>();
 }
 std::string JsonReader::string(std::string_view key, const std::string& def) {
@@ -101,7 +99,7 @@ std::string JsonReader::choice(std::string_view key, const std::vector<std::stri
 bool JsonReader::boolean(std::string_view key, bool def) {
   if (!has(key)) return def;
   const Json& v = value_at(key);
-  if (!v.is_boolean()) throw InputError(child_path(key), compact(v), "true or false");
+  if (!v.is_boolean()) throw InputError(child_path(key), message_text(v), "true or false");
   return v.get<bool>();
 }
 
@@ -112,10 +110,10 @@ int64_t JsonReader::integer(std::string_view key, int64_t min, int64_t max) {
   // A value beyond 64-bit signed range is refused, never clamped (two different seeds above
   // 2^63 must not silently become the same seed).
   if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX)) {
-    throw InputError(child_path(key), compact(v), range);
+    throw InputError(child_path(key), message_text(v), range);
   }
   const int64_t x = v.get<int64_t>();
-  if (x < min || x > max) throw InputError(child_path(key), compact(v), range);
+  if (x < min || x > max) throw InputError(child_path(key), message_text(v), range);
   return x;
 }
 int64_t JsonReader::integer(std::string_view key, int64_t def, int64_t min, int64_t max) {
@@ -127,9 +125,9 @@ double JsonReader::number(std::string_view key, double def, double min, double m
   const Json& v = value_at(key);
   std::ostringstream range;
   range << "a number in [" << min << ", " << max << "]";
-  if (!v.is_number()) throw InputError(child_path(key), compact(v), range.str());
+  if (!v.is_number()) throw InputError(child_path(key), message_text(v), range.str());
   const double x = v.get<double>();
-  if (!(x >= min && x <= max)) throw InputError(child_path(key), compact(v), range.str());
+  if (!(x >= min && x <= max)) throw InputError(child_path(key), message_text(v), range.str());
   return x;
 }
 
@@ -137,16 +135,16 @@ sim::Time JsonReader::time(std::string_view key, sim::Time min) {
   const Json& v = value_at(key);
   const std::string expect = "a duration with a unit such as \"600ns\", \"1us\", \"2ms\"" +
                              (min.ps > 0 ? ", at least " + sim::format_time(min) : std::string());
-  if (!v.is_string()) throw InputError(child_path(key), compact(v), expect);
+  if (!v.is_string()) throw InputError(child_path(key), message_text(v), expect);
   sim::Time t;
   try {
     t = sim::parse_time(v.get<std::string>());
   } catch (const sim::UnitError& e) {
-    throw InputError(child_path(key), compact(v), e.what());
+    throw InputError(child_path(key), message_text(v), e.what());
   }
-  if (t < min) throw InputError(child_path(key), compact(v), expect);
+  if (t < min) throw InputError(child_path(key), message_text(v), expect);
   if (t.ps > kMaxTimePs) {
-    throw InputError(child_path(key), compact(v),
+    throw InputError(child_path(key), message_text(v),
                      "at most 1000000s (so that every time the simulation forms fits in 64 bits "
                      "of picoseconds)");
   }
@@ -159,16 +157,16 @@ sim::Time JsonReader::time(std::string_view key, sim::Time def, sim::Time min) {
 int64_t JsonReader::rate_bps(std::string_view key) {
   const Json& v = value_at(key);
   const std::string expect = "a positive rate with a unit such as \"400Gbps\", \"100Mbps\"";
-  if (!v.is_string()) throw InputError(child_path(key), compact(v), expect);
+  if (!v.is_string()) throw InputError(child_path(key), message_text(v), expect);
   int64_t r = 0;
   try {
     r = sim::parse_rate_bps(v.get<std::string>());
   } catch (const sim::UnitError& e) {
-    throw InputError(child_path(key), compact(v), e.what());
+    throw InputError(child_path(key), message_text(v), e.what());
   }
-  if (r <= 0) throw InputError(child_path(key), compact(v), expect);
+  if (r <= 0) throw InputError(child_path(key), message_text(v), expect);
   if (r < kMinRateBps || r > kMaxRateBps) {
-    throw InputError(child_path(key), compact(v),
+    throw InputError(child_path(key), message_text(v),
                      "a rate from 1kbps to 1000Tbps (so that every transfer time fits in 64 bits "
                      "of picoseconds)");
   }
@@ -189,14 +187,14 @@ int64_t JsonReader::bytes(std::string_view key, int64_t min) {
     try {
       b = sim::parse_bytes(v.get<std::string>());
     } catch (const sim::UnitError& e) {
-      throw InputError(child_path(key), compact(v), e.what());
+      throw InputError(child_path(key), message_text(v), e.what());
     }
   } else {
-    throw InputError(child_path(key), compact(v), expect);
+    throw InputError(child_path(key), message_text(v), expect);
   }
-  if (b < min) throw InputError(child_path(key), compact(v), expect);
+  if (b < min) throw InputError(child_path(key), message_text(v), expect);
   if (b > kMaxBytes) {
-    throw InputError(child_path(key), compact(v),
+    throw InputError(child_path(key), message_text(v),
                      "at most 1TiB (so that every byte count and time the simulation forms fits "
                      "in 64 bits)");
   }
@@ -210,7 +208,7 @@ void JsonReader::finish() const {
   if (!j_->is_object()) return;
   for (auto it = j_->begin(); it != j_->end(); ++it) {
     if (used_.find(it.key()) == used_.end()) {
-      throw InputError(child_path(it.key()), compact(it.value()),
+      throw InputError(child_path(it.key()), message_text(it.value()),
                        "no such key here (unknown keys are refused; check the spelling)");
     }
   }
@@ -337,7 +335,7 @@ Json parse_cli_value(const std::string& text, const std::string& where) {
     return Json::parse(text);
   } catch (const Json::parse_error&) {
     // A bare word such as 400Gbps is a string; JSON strings are UTF-8 text.
-    if (!is_utf8(text)) throw InputError(where, text, "UTF-8 text");
+    require_utf8(text, where);
     return text;
   } catch (const Json::out_of_range&) {
     throw InputError(where, text, "a number within a double's range (about 1.8e308)");

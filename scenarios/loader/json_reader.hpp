@@ -18,6 +18,13 @@ namespace scen {
 
 using Json = nlohmann::json;
 
+// A JSON value as a message shows it: compact (an object or array at most 80 characters, a
+// string or number at most 1,000), and never failing — bytes
+// that are not UTF-8 cannot reach a value (the parser and --set refuse them), but if they did
+// they would print as U+FFFD instead of throwing from the serializer. Every InputError that
+// shows a JSON value takes it through here.
+std::string message_text(const Json& v);
+
 class JsonReader {
  public:
   // `j` must outlive the reader. `path` is this value's JSON path ("" for the root).

@@ -13,7 +13,8 @@ void read_outputs(JsonReader& r, Scenario& s) {
     s.has_timeseries = true;
     s.timeseries.interval = ts->time("interval", s.timeseries.interval, sim::Time(1));
     if (!ts->has("ports") && !ts->has("flows")) {
-      throw InputError(ts->path(), ts->json().dump(), "\"ports\" and/or \"flows\" to sample");
+      throw InputError(ts->path(), message_text(ts->json()),
+                       "\"ports\" and/or \"flows\" to sample");
     }
     if (auto flows = ts->get("flows")) {
       flows->expect_array();
@@ -21,7 +22,7 @@ void read_outputs(JsonReader& r, Scenario& s) {
         const Json& v = flows->json()[i];
         if (!v.is_number_integer() || v.get<int64_t>() < 0 ||
             v.get<int64_t>() >= static_cast<int64_t>(s.flows.size())) {
-          throw InputError(flows->index_path(i), v.dump(),
+          throw InputError(flows->index_path(i), message_text(v),
                            "a flow id in [0, " + std::to_string(s.flows.size()) +
                                ") (flows are numbered in flows.csv order)");
         }
@@ -35,14 +36,14 @@ void read_outputs(JsonReader& r, Scenario& s) {
     for (size_t i = 0; i < ports.size(); ++i) {
       const Json& v = ports.json()[i];
       if (!v.is_string())
-        throw InputError(ports.index_path(i), v.dump(), "\"switch:port\" or a host name");
+        throw InputError(ports.index_path(i), message_text(v), "\"switch:port\" or a host name");
       const std::string text = v.get<std::string>();
       TimeseriesSpec::PortRef ref;
       ref.label = text;
       const auto colon = text.find(':');
       ref.node = s.fabric.node_by_name(text.substr(0, colon));
       if (ref.node < 0)
-        throw InputError(ports.index_path(i), v.dump(), "\"switch:port\" or a host name");
+        throw InputError(ports.index_path(i), message_text(v), "\"switch:port\" or a host name");
       if (colon != std::string::npos) {
         try {
           ref.port = std::stoi(text.substr(colon + 1));
@@ -51,7 +52,7 @@ void read_outputs(JsonReader& r, Scenario& s) {
         }
       }
       if (ref.port < 0 || ref.port >= static_cast<int>(s.fabric.ports[ref.node].size())) {
-        throw InputError(ports.index_path(i), v.dump(),
+        throw InputError(ports.index_path(i), message_text(v),
                          "a port of " + text.substr(0, colon) + " in [0, " +
                              std::to_string(s.fabric.ports[ref.node].size() - 1) + "]");
       }
@@ -79,7 +80,7 @@ void read_outputs(JsonReader& r, Scenario& s) {
           b = 0;
         }
         if (b <= 0 || (!s.fct_size_edges.empty() && b <= s.fct_size_edges.back())) {
-          throw InputError(edges.index_path(i), e.dump(),
+          throw InputError(edges.index_path(i), message_text(e),
                            "a size such as \"100KB\", above the previous edge (increasing upper "
                            "edges of the size buckets)");
         }

@@ -126,12 +126,12 @@ inline uint8_t read_classes(JsonReader& r, const std::string& key) {
     (void)r.at(key);
     return 0xff;
   }
-  if (!v.is_array() || v.empty()) throw InputError(r.child_path(key), v.dump(), expected);
+  if (!v.is_array() || v.empty()) throw InputError(r.child_path(key), message_text(v), expected);
   uint8_t mask = 0;
   for (const Json& e : v) {
     if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > 7 ||
         ((mask >> e.get<int>()) & 1u) != 0) {
-      throw InputError(r.child_path(key), v.dump(), expected);
+      throw InputError(r.child_path(key), message_text(v), expected);
     }
     mask = static_cast<uint8_t>(mask | (1u << e.get<int>()));
   }

@@ -21,9 +21,9 @@ constexpr const char* kAlphaExpected =
 
 // α as written: a JSON number, or a string "0.125" or "1/8"; kept as an exact fraction.
 models::Alpha read_alpha(const Json& v, const std::string& path) {
-  const std::string shown = v.dump();
+  const std::string shown = message_text(v);
   if (!v.is_number() && !v.is_string()) throw InputError(path, shown, kAlphaExpected);
-  const std::string text = v.is_string() ? v.get<std::string>() : shown;
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
   int64_t num = 0, den = 1;
   const auto slash = text.find('/');
   auto whole = [&](const std::string& t, int64_t& out) {
@@ -92,7 +92,7 @@ const FieldTable<models::PfcParams>& pfc_fields() {
             for (size_t i = 0; i < list.size(); ++i) {
               const Json& v = list.json()[i];
               if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 7) {
-                throw InputError(list.index_path(i), v.dump(), "a priority in [0, 7]");
+                throw InputError(list.index_path(i), message_text(v), "a priority in [0, 7]");
               }
               s.lossless_priorities |= static_cast<uint8_t>(1u << v.get<int>());
             }

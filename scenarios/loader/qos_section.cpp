@@ -25,16 +25,17 @@ uint32_t read_weight(const Json& v, const std::string& path) {
   const std::string expected =
       "\"strict\" or a DWRR weight, an integer in [1, " + std::to_string(kMaxWeight) + "]";
   if (v.is_string() && v.get<std::string>() == "strict") return 0;
-  if (!v.is_number_integer()) throw InputError(path, v.dump(), expected);
+  if (!v.is_number_integer()) throw InputError(path, message_text(v), expected);
   const int64_t w =
       v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX ? INT64_MAX : v.get<int64_t>();
-  if (w < 1 || w > kMaxWeight) throw InputError(path, v.dump(), expected);
+  if (w < 1 || w > kMaxWeight) throw InputError(path, message_text(v), expected);
   return static_cast<uint32_t>(w);
 }
 
 void read_schedule_object(const Json& v, const std::string& path, models::ClassSchedule& s) {
   if (!v.is_object()) {
-    throw InputError(path, v.dump(), "an object of priority: \"strict\" | weight, e.g. {\"3\": 1}");
+    throw InputError(path, message_text(v),
+                     "an object of priority: \"strict\" | weight, e.g. {\"3\": 1}");
   }
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string where = path + "." + it.key();

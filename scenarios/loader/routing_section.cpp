@@ -35,18 +35,21 @@ void read_tagging(JsonReader& r, Scenario& s) {
   for (size_t i = 0; i < list.size(); ++i) {
     const Json& v = list.json()[i];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 7) {
-      throw InputError(list.index_path(i), v.dump(), "a priority in [0, 7]");
+      throw InputError(list.index_path(i), message_text(v), "a priority in [0, 7]");
     }
     const int p = v.get<int>();
     if (((s.pfc.lossless_priorities >> p) & 1u) == 0) {
-      throw InputError(list.index_path(i), v.dump(), "a lossless priority (fabric.pfc.priorities)");
+      throw InputError(list.index_path(i), message_text(v),
+                       "a lossless priority (fabric.pfc.priorities)");
     }
-    if ((seen >> p) & 1u) throw InputError(list.index_path(i), v.dump(), "each priority once");
+    if ((seen >> p) & 1u)
+      throw InputError(list.index_path(i), message_text(v), "each priority once");
     seen |= static_cast<uint8_t>(1u << p);
     s.tagging_priorities.push_back(p);
   }
   if (s.tagging_priorities.size() < 2) {
-    throw InputError(list.path(), list.json().dump(), "two or more lossless priorities, in order");
+    throw InputError(list.path(), message_text(list.json()),
+                     "two or more lossless priorities, in order");
   }
   r.finish();
 }

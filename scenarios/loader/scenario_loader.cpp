@@ -117,7 +117,7 @@ void read_link_failures(JsonReader& r, Scenario& s) {
           any = true;
         }
       }
-      if (!any) throw InputError(e.path(), e.json().dump(), "two nodes joined by a link");
+      if (!any) throw InputError(e.path(), message_text(e.json()), "two nodes joined by a link");
     }
     e.finish();
   }
@@ -213,7 +213,8 @@ Scenario load_scenario_file(const std::string& file, const LoadOptions& options)
 
 Scenario load_scenario_json(Json root, const std::string& base_dir, const LoadOptions& options,
                             const std::string& source_file) {
-  if (!root.is_object()) throw InputError("(root)", root.dump().substr(0, 60), "a JSON object");
+  if (!root.is_object())
+    throw InputError("(root)", message_text(root).substr(0, 60), "a JSON object");
   root = resolve_includes(root, base_dir.empty() ? "." : base_dir, source_file);
   for (const auto& a : options.sets) apply_set(root, a);
   if (options.has_seed) root["seed"] = options.seed;

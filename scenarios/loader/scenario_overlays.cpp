@@ -43,18 +43,19 @@ Json resolve_includes(const Json& root, const std::string& base_dir, std::set<st
                       const std::string& where) {
   if (!root.is_object() || !root.contains("include")) return root;
   const Json& inc = root["include"];
-  if (!inc.is_array()) throw InputError(where + "include", inc.dump(), "an array of file names");
+  if (!inc.is_array())
+    throw InputError(where + "include", message_text(inc), "an array of file names");
   Json merged = Json::object();
   for (size_t i = 0; i < inc.size(); ++i) {
     const std::string path = where + "include[" + std::to_string(i) + "]";
-    if (!inc[i].is_string()) throw InputError(path, inc[i].dump(), "a file name");
+    if (!inc[i].is_string()) throw InputError(path, message_text(inc[i]), "a file name");
     fs::path file = inc[i].get<std::string>();
     if (!file.is_absolute()) file = fs::path(base_dir) / file;
-    const std::string key = include_key(file, path, inc[i].dump());
-    if (seen.count(key)) throw InputError(path, inc[i].dump(), "no include cycle");
+    const std::string key = include_key(file, path, message_text(inc[i]));
+    if (seen.count(key)) throw InputError(path, message_text(inc[i]), "no include cycle");
     seen.insert(key);
     const Json sub = read_json_file(file.string());
-    if (!sub.is_object()) throw InputError(file.string(), sub.dump(), "a JSON object");
+    if (!sub.is_object()) throw InputError(file.string(), message_text(sub), "a JSON object");
     deep_merge(merged, resolve_includes(sub, file.parent_path().string(), seen,
                                         file.filename().string() + ": "));
     seen.erase(key);
@@ -98,9 +99,7 @@ void apply_set(Json& root, const std::string& assignment) {
   }
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
-  // Its keys become JSON object keys, which must be UTF-8 text as values must (else every
-  // message that prints the scenario's JSON would fail).
-  if (!is_utf8(path)) throw InputError("--set", path, "a path of UTF-8 text");
+  require_utf8(path, "--set", "a path of UTF-8 text");  // its keys become JSON keys
   Json value = parse_cli_value(text, "--set " + path);
   Json* cur = &root;
   size_t i = 0;

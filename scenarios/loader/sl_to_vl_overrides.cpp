@@ -13,20 +13,20 @@ std::vector<uint8_t> read_sl_to_vl_override(JsonReader& set, const SwitchOverrid
   const std::string& path = r.path();
   const Json& list = r.json();
   if (s.fabric_kind != FabricKind::Infiniband) {
-    throw InputError(path, list.dump(), "no sl_to_vl on a RoCE fabric (InfiniBand only)");
+    throw InputError(path, message_text(list), "no sl_to_vl on a RoCE fabric (InfiniBand only)");
   }
   if (o.priority >= 0) {
     throw InputError(o.path + ".priority", std::to_string(o.priority),
                      "no priority with \"sl_to_vl\" (a table per switch or port)");
   }
   if (!list.is_array() || list.empty() || list.size() > models::kIbServiceLevels) {
-    throw InputError(path, list.dump(), "a list of 1 to 16 VLs (SL 0, 1, ...)");
+    throw InputError(path, message_text(list), "a list of 1 to 16 VLs (SL 0, 1, ...)");
   }
   std::vector<uint8_t> vls;
   for (size_t sl = 0; sl < list.size(); ++sl) {
     const Json& v = list[sl];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= s.ib.data_vls) {
-      throw InputError(path + "[" + std::to_string(sl) + "]", v.dump(),
+      throw InputError(path + "[" + std::to_string(sl) + "]", message_text(v),
                        "a VL below data_vls (" + std::to_string(s.ib.data_vls) + ")");
     }
     vls.push_back(static_cast<uint8_t>(v.get<int64_t>()));

@@ -233,7 +233,7 @@ topo::Topology read_inline(JsonReader& r) {
       const Json& v = server.json()[k];
       auto it = v.is_string() ? index.find(v.get<std::string>()) : index.end();
       if (it == index.end()) {
-        throw InputError(server.index_path(k), v.dump(), "the name of a host in \"nodes\"");
+        throw InputError(server.index_path(k), message_text(v), "the name of a host in \"nodes\"");
       }
       return it->second;
     });
@@ -263,7 +263,7 @@ topo::Topology read_topology_section(JsonReader& r, const std::string& base_dir)
   }
   if (r.has("generator")) return read_generator(r);
   if (r.has("nodes") || r.has("links")) return read_inline(r);
-  throw InputError(r.path(), r.json().dump(),
+  throw InputError(r.path(), message_text(r.json()),
                    "{\"file\": ...}, {\"generator\": ...} or {\"nodes\": [...], \"links\": [...]}");
 }
 

@@ -52,7 +52,7 @@ models::CollectiveSpec group_collective(const Json* settings, const std::string&
                                         const topo::Fabric& f, const models::NicParams& nic,
                                         const models::QosParams& qos) {
   Json c = settings != nullptr ? *settings : Json::object();
-  if (!c.is_object()) throw InputError(path, c.dump(), "an object of collective settings");
+  if (!c.is_object()) throw InputError(path, message_text(c), "an object of collective settings");
   c["ranks"] = ranks;
   JsonReader r(c, path);
   return read_collective(r, f, nic, qos, false);
@@ -105,7 +105,7 @@ void read_parallel(JsonReader& r, const topo::Fabric& f, const models::NicParams
   auto rank = [&p](int s, int d, int tr) { return tr + p.tp * (d + p.dp * s); };
   const Json* tp_comm = r.has("tp_comm") ? &r.at("tp_comm").json() : nullptr;
   if (tp_comm != nullptr && tp_comm->is_object() && tp_comm->contains("ranks")) {
-    throw InputError(r.child_path("tp_comm") + ".ranks", tp_comm->at("ranks").dump(),
+    throw InputError(r.child_path("tp_comm") + ".ranks", message_text(tp_comm->at("ranks")),
                      "no ranks (the tensor-parallel groups are the parallel layout's)");
   }
   const Json* dp_comm = r.has("comm") ? &r.at("comm").json() : nullptr;
@@ -151,7 +151,7 @@ std::vector<models::TrainingSpec> read_training_section(JsonReader& w, const top
   if (layers.json().is_number_integer()) {
     const int64_t count = layers.json().get<int64_t>();
     if (count < 1 || count > 100000) {
-      throw InputError(layers.path(), layers.json().dump(), "a layer count in [1, 100000]");
+      throw InputError(layers.path(), message_text(layers.json()), "a layer count in [1, 100000]");
     }
     JsonReader layer = r.at("layer");
     const models::TrainingLayer l = read_layer(layer, t.peak_flops, efficiency);

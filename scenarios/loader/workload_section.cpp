@@ -27,17 +27,18 @@ int host_ref(const Json& v, const std::string& path, const topo::Fabric& f) {
   if (v.is_number_integer()) {
     const int64_t h = v.get<int64_t>();
     if (h < 0 || h >= hosts) {
-      throw InputError(path, v.dump(), "a host number in [0, " + std::to_string(hosts - 1) + "]");
+      throw InputError(path, message_text(v),
+                       "a host number in [0, " + std::to_string(hosts - 1) + "]");
     }
     return static_cast<int>(h);
   }
   if (v.is_string()) {
     const int node = f.node_by_name(v.get<std::string>());
-    if (node < 0) throw InputError(path, v.dump(), "the name of a host in the topology");
-    if (f.host_index[node] < 0) throw InputError(path, v.dump(), "a host, not a switch");
+    if (node < 0) throw InputError(path, message_text(v), "the name of a host in the topology");
+    if (f.host_index[node] < 0) throw InputError(path, message_text(v), "a host, not a switch");
     return f.host_index[node];
   }
-  throw InputError(path, v.dump(), "a host name (\"h3\") or host number");
+  throw InputError(path, message_text(v), "a host name (\"h3\") or host number");
 }
 
 int host_at(JsonReader& r, std::string_view key, const topo::Fabric& f) {
@@ -89,7 +90,7 @@ std::vector<int> host_list(JsonReader& r, std::string_view key, const topo::Fabr
     for (size_t e = 0; e < hosts.size(); ++e) {  // the generators take distinct hosts
       if (hosts[e] == h) {
         throw InputError(
-            list.index_path(i), list.json()[i].dump(),
+            list.index_path(i), message_text(list.json()[i]),
             "a host not already listed (" + std::string(key) + "[" + std::to_string(e) + "])");
       }
     }
@@ -210,7 +211,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
           const Json& v = route->json()[k];
           const int node = v.is_string() ? f.node_by_name(v.get<std::string>()) : -1;
           if (node < 0 || f.host_index[node] >= 0) {
-            throw InputError(route->index_path(k), v.dump(), "the name of a switch");
+            throw InputError(route->index_path(k), message_text(v), "the name of a switch");
           }
           fs.route.push_back(node);
         }
@@ -247,7 +248,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
         }
         for (size_t e = 0; e < k; ++e) {
           if (p.senders[e] == p.senders[k]) {
-            throw InputError(path, r.json()["senders"][k].dump(),
+            throw InputError(path, message_text(r.json()["senders"][k]),
                              "a host not already listed (senders[" + std::to_string(e) + "])");
           }
         }
@@ -323,7 +324,7 @@ std::vector<models::FlowSpec> read_workload_section(JsonReader& w, const topo::F
   }
   w.finish();
   if (flows.empty() && !allow_no_flows) {
-    throw InputError(w.path(), w.json().dump(),
+    throw InputError(w.path(), message_text(w.json()),
                      "at least one flow (\"flows\", \"incast\", \"permutation\", \"all_to_all\" "
                      "or \"poisson\") or a \"collective\"");
   }

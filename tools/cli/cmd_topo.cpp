@@ -61,10 +61,7 @@ int cmd_topo(int argc, char** argv) {
       return kBadInput;
     }
     scen::Json spec;
-    // JSON strings and keys are UTF-8 text: a generator name or option that is not would make
-    // every message printing the spec fail.
-    if (!scen::is_utf8(argv[2])) throw scen::InputError("topo gen", argv[2], "UTF-8 text");
-    spec["generator"] = argv[2];
+    spec["generator"] = scen::require_utf8(argv[2], "topo gen");
     std::string out;
     for (int i = 3; i < argc; ++i) {
       std::string key = argv[i];
@@ -77,7 +74,7 @@ int cmd_topo(int argc, char** argv) {
         throw scen::InputError(key, key, "--key value pairs (see rdmasim topo --help)");
       }
       key = key.substr(2);
-      if (!scen::is_utf8(key)) throw scen::InputError("topo gen", argv[i], "UTF-8 text");
+      scen::require_utf8(key, "topo gen");
       for (auto& c : key) c = c == '-' ? '_' : c;
       const std::string v = argv[++i];
       const scen::Json value = scen::parse_cli_value(v, "--" + key);
