@@ -1,0 +1,111 @@
+// Partitions for a run on several threads: whole units, balanced load, cuts at the longest
+// links that allow it, and the lookahead that results.
+#include "topologies/partition.hpp"
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "topologies/generators.hpp"
+
+using namespace topo;
+
+namespace {
+
+// Every node has a partition in range; every link between two partitions is at least as long
+// as the lookahead, and one is exactly as long.
+void check_consistent(const Fabric& f, const Partitioning& p) {
+  REQUIRE(p.partition.size() == f.topo.nodes.size());
+  REQUIRE(static_cast<int>(p.load.size()) == p.count);
+  std::set<int> used;
+  for (int x : p.partition) {
+    REQUIRE(x >= 0);
+    REQUIRE(x < p.count);
+    used.insert(x);
+  }
+  CHECK(static_cast<int>(used.size()) == p.count);
+  bool exact = p.count == 1;
+  for (const Link& l : f.topo.links) {
+    if (p.partition[l.a] == p.partition[l.b]) continue;
+    CHECK(l.latency_ps >= p.lookahead_ps);
+    exact |= l.latency_ps == p.lookahead_ps;
+  }
+  CHECK(exact);
+}
+
+}  // namespace
+
+TEST_CASE("partitions: a leaf-spine splits at the spine links, hosts stay with their leaf",
+          "[unit][topology]") {
+  LeafSpineParams ls;
+  ls.leaves = 4;
+  ls.spines = 2;
+  ls.hosts_per_leaf = 8;
+  ls.host_latency_ps = 100'000;    // 100 ns to the hosts
+  ls.fabric_latency_ps = 500'000;  // 500 ns between leaves and spines
+  const Fabric f = build_fabric(make_leaf_spine(ls));
+  const Partitioning p = partition_fabric(f, 2);
+  check_consistent(f, p);
+  CHECK(p.count == 2);
+  CHECK(p.lookahead_ps == 500'000);  // no host link is cut
+  for (const Link& l : f.topo.links) {
+    if (l.latency_ps == 100'000) CHECK(p.partition[l.a] == p.partition[l.b]);
+  }
+  const int64_t total = p.load[0] + p.load[1];
+  CHECK(std::max(p.load[0], p.load[1]) * 4 * 2 <= total * 5);
+  // The same fabric, the same partitions.
+  CHECK(partition_fabric(f, 2).partition == p.partition);
+  // One partition: nothing crosses.
+  const Partitioning one = partition_fabric(f, 1);
+  CHECK(one.count == 1);
+  CHECK(one.lookahead_ps == 500'000);
+  check_consistent(f, one);
+}
+
+TEST_CASE("partitions: cut shorter links only when the longer ones cannot balance",
+          "[unit][topology]") {
+  // One leaf of 16 hosts and two spines: cutting only the 1 us spine links leaves the leaf and
+  // its hosts as one unit far heavier than half, so the 200 ns host links are cut too.
+  LeafSpineParams ls;
+  ls.leaves = 1;
+  ls.spines = 2;
+  ls.hosts_per_leaf = 16;
+  ls.host_latency_ps = 200'000;
+  ls.fabric_latency_ps = 1'000'000;
+  const Fabric f = build_fabric(make_leaf_spine(ls));
+  const Partitioning p = partition_fabric(f, 2);
+  check_consistent(f, p);
+  CHECK(p.count == 2);
+  CHECK(p.lookahead_ps == 200'000);
+  // More partitions than units: as many as there are nodes, no more.
+  const Partitioning many = partition_fabric(f, 100);
+  check_consistent(f, many);
+  CHECK(many.count == static_cast<int>(f.topo.nodes.size()));
+}
+
+TEST_CASE("partitions: a GPU server's NVLink domain and NICs stay in one partition",
+          "[unit][topology]") {
+  RailParams rp;
+  rp.nodes = 4;
+  rp.rails = 8;
+  rp.nodes_per_leaf = 2;
+  rp.spines = 2;
+  Topology t = make_rail(rp);
+  std::vector<std::vector<int>> nics(static_cast<size_t>(rp.nodes));  // node n's rail-r NIC
+  for (int n = 0; n < rp.nodes; ++n) {
+    for (int r = 0; r < rp.rails; ++r) nics[static_cast<size_t>(n)].push_back(n * rp.rails + r);
+  }
+  GpuNodeParams g;
+  REQUIRE(gpu_node_preset("dgx-h100", g));
+  add_gpu_nodes(t, nics, g);
+  const Fabric f = build_fabric(t);
+  const Partitioning p = partition_fabric(f, 2);
+  check_consistent(f, p);
+  CHECK(p.count == 2);
+  const GpuCluster& c = f.topo.gpus;
+  for (int s = 0; s < c.servers; ++s) {
+    const int part = p.partition[c.nvswitch_node[s]];
+    for (int nic : c.server_nics[s]) CHECK(p.partition[nic] == part);
+    for (int k = 0; k < c.params.gpus; ++k)
+      CHECK(p.partition[c.nvlink_node[s * c.params.gpus + k]] == part);
+  }
+}
