@@ -10,8 +10,12 @@
 //                                                 is over
 //   RDMASIM_SHARED=../shared build/bin/rdmasim_bench --peers
 //                                                 the peers' exact workloads, via the importers
+//   build/bin/rdmasim_bench --partitions N [...]  instead of running them, how the scenarios'
+//                                                 fabrics split into N partitions (threads):
+//                                                 lookahead, load balance, links cut
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,6 +28,7 @@
 #include "scenarios/import/htsim_import.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
+#include "topologies/partition.hpp"
 
 namespace {
 
@@ -34,7 +39,7 @@ std::string slurp(const std::string& f) {
   return ss.str();
 }
 
-double report(const std::string& label, const scen::Scenario& s) {
+double run_report(const std::string& label, const scen::Scenario& s) {
   const scen::RunOutcome o = scen::run_scenario(s);
   const double sim_ms = o.end_time.seconds() * 1e3;
   std::printf(
@@ -47,6 +52,28 @@ double report(const std::string& label, const scen::Scenario& s) {
       o.results["flows"].dump().c_str());
   std::fflush(stdout);
   return o.wall_seconds;
+}
+
+// How `s`'s fabric splits into `wanted` partitions (topologies/partition.hpp): the figures that
+// bound a run on threads — the lookahead (a window's length), the heaviest partition against the
+// mean, and the links between partitions (each window's mailbox traffic comes over them).
+void partition_report(const std::string& label, const scen::Scenario& s, int wanted) {
+  const topo::Partitioning p = topo::partition_fabric(s.fabric, wanted);
+  int64_t total = 0, heaviest = 0;
+  for (int64_t l : p.load) {
+    total += l;
+    heaviest = std::max(heaviest, l);
+  }
+  size_t cut = 0;
+  for (const topo::Link& l : s.fabric.topo.links) {
+    cut += p.partition[static_cast<size_t>(l.a)] != p.partition[static_cast<size_t>(l.b)];
+  }
+  std::printf(
+      "%-34s partitions %d of %d  lookahead %9.3f ns  heaviest/mean %5.3f  links cut %zu of %zu\n",
+      label.c_str(), p.count, wanted, p.lookahead_ps / 1000.0,
+      static_cast<double>(heaviest) * p.count / static_cast<double>(total), cut,
+      s.fabric.topo.links.size());
+  std::fflush(stdout);
 }
 
 // bench/shipped_budgets.txt: "<file> <seconds>" per line, '#' comments. The README's table of
@@ -86,10 +113,10 @@ int run_shipped() {
       for (const std::string& f : first.fabrics) {
         scen::LoadOptions o;
         o.fabric = f;
-        wall += report(name + " [" + f + "]", scen::load_scenario_file(file, o));
+        wall += run_report(name + " [" + f + "]", scen::load_scenario_file(file, o));
       }
     } else {
-      wall += report(name, first);
+      wall += run_report(name, first);
     }
     const auto it = budgets.find(name);
     if (it == budgets.end()) {
@@ -148,16 +175,27 @@ int main(int argc, char** argv) {
   bool peers = false;
   bool gpu1024_only = false;
   bool shipped = false;
+  int partitions = 0;  // > 0: print the partitioning instead of running
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--partitions") {
+      if (i + 1 >= argc || std::atoi(argv[i + 1]) < 1) {
+        std::fprintf(stderr, "rdmasim_bench: --partitions needs a count of at least 1\n");
+        return 2;
+      }
+      partitions = std::atoi(argv[++i]);
+      continue;
+    }
     if (a == "--help" || a == "-h") {
       std::printf(
-          "usage: rdmasim_bench [FILE.json...] [--peers] [--shipped] [--gpu1024]\n"
+          "usage: rdmasim_bench [FILE.json...] [--peers] [--shipped] [--gpu1024] [--partitions N]\n"
           "  (no argument)  the named benchmark scenarios: events/s, packet-hops/s, wall time\n"
           "  FILE.json...   these scenarios instead\n"
           "  --peers        the htsim and HPCC peers' scenarios (needs RDMASIM_SHARED)\n"
           "  --shipped      every shipped scenario against bench/shipped_budgets.txt\n"
-          "  --gpu1024      the 1,024-GPU all-reduce (bench/allreduce-1024gpu.json)\n");
+          "  --gpu1024      the 1,024-GPU all-reduce (bench/allreduce-1024gpu.json)\n"
+          "  --partitions N instead of running them, the scenarios' fabrics split into N\n"
+          "                 partitions: lookahead, load balance, links cut\n");
       return 0;
     }
     if (a.rfind("--", 0) == 0 && a != "--peers" && a != "--shipped" && a != "--gpu1024") {
@@ -174,6 +212,13 @@ int main(int argc, char** argv) {
       files.push_back(a);
     }
   }
+  const auto report = [partitions](const std::string& label, const scen::Scenario& s) {
+    if (partitions > 0) {
+      partition_report(label, s, partitions);
+      return 0.0;
+    }
+    return run_report(label, s);
+  };
   try {
     if (shipped) return run_shipped() == 0 ? 0 : 1;
     if (peers) {

@@ -44,27 +44,64 @@ struct Packing {
   int64_t heaviest = 0;
 };
 
-// Longest processing time first: the heaviest unit into the lightest bin (ties: the unit of the
-// smaller first node, the bin of the smaller number).
-Packing pack(UnionFind& u, const std::vector<int64_t>& weight, int bins) {
+// Greedy graph growing over the units: a partition grows breadth-first from the first unit not
+// yet placed (in node order) until it holds its share of what is left, so each partition is a
+// connected region — a pod, a group of leaves with their hosts — and few links are cut (each
+// cut link carries packets between event lists). The last partition takes the rest.
+Packing grow(const Topology& t, UnionFind& u, const std::vector<int64_t>& weight, int bins) {
   const size_t n = weight.size();
   std::vector<int64_t> unit_load(n, 0);
-  std::vector<int> roots;
+  std::vector<std::vector<int>> next(n);  // [root] the roots of neighbouring units
+  size_t units = 0;
   for (size_t v = 0; v < n; ++v) {
     const int r = u.find(static_cast<int>(v));
-    if (unit_load[static_cast<size_t>(r)] == 0) roots.push_back(r);
+    units += unit_load[static_cast<size_t>(r)] == 0;
     unit_load[static_cast<size_t>(r)] += weight[v];
   }
-  std::stable_sort(roots.begin(), roots.end(), [&](int a, int b) {
-    return unit_load[static_cast<size_t>(a)] > unit_load[static_cast<size_t>(b)];
-  });
+  for (const Link& l : t.links) {
+    const int a = u.find(l.a), b = u.find(l.b);
+    if (a == b) continue;
+    next[static_cast<size_t>(a)].push_back(b);
+    next[static_cast<size_t>(b)].push_back(a);
+  }
   Packing p;
   p.bin_of_root.assign(n, -1);
-  p.load.assign(static_cast<size_t>(std::min<size_t>(static_cast<size_t>(bins), roots.size())), 0);
-  for (int r : roots) {
-    const auto lightest = std::min_element(p.load.begin(), p.load.end()) - p.load.begin();
-    p.bin_of_root[static_cast<size_t>(r)] = static_cast<int>(lightest);
-    p.load[static_cast<size_t>(lightest)] += unit_load[static_cast<size_t>(r)];
+  const int count = static_cast<int>(std::min<size_t>(static_cast<size_t>(bins), units));
+  p.load.assign(static_cast<size_t>(count), 0);
+  int64_t left = std::accumulate(weight.begin(), weight.end(), int64_t{0});
+  size_t units_left = units;
+  size_t seed = 0;
+  for (int bin = 0; bin < count; ++bin) {
+    const int64_t share = bin + 1 == count ? left : left / (count - bin);
+    std::vector<int> queue;
+    size_t head = 0;
+    // Regions may be disconnected once others took their surroundings: reseed until full. A
+    // partition stops early rather than leave a later one without a unit.
+    const size_t later_bins = static_cast<size_t>(count - bin - 1);
+    while (p.load[static_cast<size_t>(bin)] < share && units_left > later_bins) {
+      if (head == queue.size()) {
+        while (seed < n && (u.find(static_cast<int>(seed)) != static_cast<int>(seed) ||
+                            p.bin_of_root[seed] >= 0)) {
+          ++seed;
+        }
+        if (seed == n) break;
+        p.bin_of_root[seed] = bin;
+        p.load[static_cast<size_t>(bin)] += unit_load[seed];
+        --units_left;
+        queue.push_back(static_cast<int>(seed));
+        continue;
+      }
+      const int r = queue[head++];
+      for (int m : next[static_cast<size_t>(r)]) {
+        if (p.bin_of_root[static_cast<size_t>(m)] >= 0) continue;
+        if (p.load[static_cast<size_t>(bin)] >= share || units_left == later_bins) break;
+        p.bin_of_root[static_cast<size_t>(m)] = bin;
+        p.load[static_cast<size_t>(bin)] += unit_load[static_cast<size_t>(m)];
+        --units_left;
+        queue.push_back(m);
+      }
+    }
+    left -= p.load[static_cast<size_t>(bin)];
   }
   p.heaviest = *std::max_element(p.load.begin(), p.load.end());
   return p;
@@ -99,7 +136,7 @@ Partitioning partition_fabric(const Fabric& f, int wanted) {
     for (const Link& l : t.links) {
       if (l.latency_ps < threshold) u.join(l.a, l.b);
     }
-    Packing p = pack(u, weight, wanted);
+    Packing p = grow(t, u, weight, wanted);
     const bool better = chosen.load.empty() || p.load.size() > chosen.load.size() ||
                         (p.load.size() == chosen.load.size() && p.heaviest < chosen.heaviest);
     if (better) {
