@@ -32,21 +32,31 @@ void check_consistent(const Fabric& f, const Partitioning& p) {
   CHECK(exact);
 }
 
+// A leaf-spine with two spines, its host and fabric links of the given latencies (ps).
+Fabric leaf_spine(int leaves, int hosts_per_leaf, int64_t host_ps, int64_t fabric_ps) {
+  return build_fabric(make_leaf_spine({.leaves = leaves,
+                                       .spines = 2,
+                                       .hosts_per_leaf = hosts_per_leaf,
+                                       .host_latency_ps = host_ps,
+                                       .fabric_latency_ps = fabric_ps}));
+}
+
+// `f` in two partitions, checked, with `lookahead_ps`.
+Partitioning halves(const Fabric& f, int64_t lookahead_ps) {
+  const Partitioning p = partition_fabric(f, 2);
+  check_consistent(f, p);
+  CHECK(p.count == 2);
+  CHECK(p.lookahead_ps == lookahead_ps);
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("partitions: a leaf-spine splits at the spine links, hosts stay with their leaf",
           "[unit][topology]") {
-  LeafSpineParams ls;
-  ls.leaves = 4;
-  ls.spines = 2;
-  ls.hosts_per_leaf = 8;
-  ls.host_latency_ps = 100'000;    // 100 ns to the hosts
-  ls.fabric_latency_ps = 500'000;  // 500 ns between leaves and spines
-  const Fabric f = build_fabric(make_leaf_spine(ls));
-  const Partitioning p = partition_fabric(f, 2);
-  check_consistent(f, p);
-  CHECK(p.count == 2);
-  CHECK(p.lookahead_ps == 500'000);  // no host link is cut
+  // 100 ns to the hosts, 500 ns between leaves and spines: no host link is cut.
+  const Fabric f = leaf_spine(4, 8, 100'000, 500'000);
+  const Partitioning p = halves(f, 500'000);
   for (const Link& l : f.topo.links) {
     if (l.latency_ps == 100'000) CHECK(p.partition[l.a] == p.partition[l.b]);
   }
@@ -65,17 +75,8 @@ TEST_CASE("partitions: cut shorter links only when the longer ones cannot balanc
           "[unit][topology]") {
   // One leaf of 16 hosts and two spines: cutting only the 1 us spine links leaves the leaf and
   // its hosts as one unit far heavier than half, so the 200 ns host links are cut too.
-  LeafSpineParams ls;
-  ls.leaves = 1;
-  ls.spines = 2;
-  ls.hosts_per_leaf = 16;
-  ls.host_latency_ps = 200'000;
-  ls.fabric_latency_ps = 1'000'000;
-  const Fabric f = build_fabric(make_leaf_spine(ls));
-  const Partitioning p = partition_fabric(f, 2);
-  check_consistent(f, p);
-  CHECK(p.count == 2);
-  CHECK(p.lookahead_ps == 200'000);
+  const Fabric f = leaf_spine(1, 16, 200'000, 1'000'000);
+  halves(f, 200'000);
   // More partitions than units: as many as there are nodes, no more.
   const Partitioning many = partition_fabric(f, 100);
   check_consistent(f, many);
@@ -84,11 +85,7 @@ TEST_CASE("partitions: cut shorter links only when the longer ones cannot balanc
 
 TEST_CASE("partitions: a GPU server's NVLink domain and NICs stay in one partition",
           "[unit][topology]") {
-  RailParams rp;
-  rp.nodes = 4;
-  rp.rails = 8;
-  rp.nodes_per_leaf = 2;
-  rp.spines = 2;
+  const RailParams rp{.nodes = 4, .rails = 8, .nodes_per_leaf = 2, .spines = 2};
   Topology t = make_rail(rp);
   std::vector<std::vector<int>> nics(static_cast<size_t>(rp.nodes));  // node n's rail-r NIC
   for (int n = 0; n < rp.nodes; ++n) {
