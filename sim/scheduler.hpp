@@ -190,8 +190,6 @@ class Scheduler {
     const Entry& e = now_[i];
     return Event{Time(unflip(e.place.due)), e.handler(), e.arg, e.kind()};
   }
-  // Handlers numbered so far (origin 0 excluded).
-  uint32_t handlers() const { return next_origin_ - 1; }
 
   static constexpr int kCountBits = 40;   // events one handler may push: 2^40 - 1
   static constexpr int kOriginBits = 24;  // handlers in one simulation: 2^24 - 1
