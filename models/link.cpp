@@ -31,50 +31,39 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
   }
   const sim::Time now = ctx_.sim.now();
   if (control) {
-    const sim::Time at = now + propagation_ + serialization;
-    control_in_flight_.push_back({h, at, serialization});
-    if (!control_event_pending_) {
-      control_event_pending_ = true;
-      ctx_.sim.at(at, this, kControl);
-    }
+    put_in_flight(control_in_flight_, kControl, h, now + propagation_ + serialization,
+                  serialization);
     return;
   }
   const sim::Time deliver_at =
       now + propagation_ + receiver_latency_ + (wait_last_bit_ ? serialization : sim::Time(0));
-  in_flight_.push_back({h, deliver_at, serialization});
-  if (!event_pending_) {
-    event_pending_ = true;
-    ctx_.sim.at(deliver_at, this, 0);
-  }
+  put_in_flight(in_flight_, kData, h, deliver_at, serialization);
 }
 
+void Link::put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time at,
+                         sim::Time serialization) {
+  // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
+  const sim::Place place = ctx_.sim.scheduler().take_place(at);
+  const bool idle = ring.empty();
+  ring.push_back({place, serialization, h});
+  if (idle) ctx_.sim.at(place, this, kind, 0);
+}
+
+// One packet per event: the front, whose place this event holds; then the next one's place.
 void Link::on_event(uint32_t kind, uint64_t) {
-  const sim::Time now = ctx_.sim.now();
+  sim::Simulator& s = ctx_.sim;
   if (kind == kControl) {
-    while (!control_in_flight_.empty() && control_in_flight_.front().deliver_at <= now) {
-      const InFlight f = control_in_flight_.front();
-      control_in_flight_.pop_front();
-      receiver_->receive(f.packet, receiver_port_);
-    }
-    if (!control_in_flight_.empty()) {
-      ctx_.sim.at(control_in_flight_.front().deliver_at, this, kControl);
-    } else {
-      control_event_pending_ = false;
-    }
+    const InFlight f = control_in_flight_.front();
+    control_in_flight_.pop_front();
+    if (!control_in_flight_.empty()) s.at(control_in_flight_.front().place, this, kControl, 0);
+    receiver_->receive(f.packet, receiver_port_);
     return;
   }
-  // Deliver every packet due now (several can share a picosecond on a very fast link).
-  while (!in_flight_.empty() && in_flight_.front().deliver_at <= now) {
-    const InFlight f = in_flight_.front();
-    in_flight_.pop_front();
-    ctx_.pool[f.packet].ser_in = f.serialization;
-    receiver_->receive(f.packet, receiver_port_);
-  }
-  if (!in_flight_.empty()) {
-    ctx_.sim.at(in_flight_.front().deliver_at, this, 0);
-  } else {
-    event_pending_ = false;
-  }
+  const InFlight f = in_flight_.front();
+  in_flight_.pop_front();
+  if (!in_flight_.empty()) s.at(in_flight_.front().place, this, kData, 0);
+  ctx_.pool[f.packet].ser_in = f.serialization;
+  receiver_->receive(f.packet, receiver_port_);
 }
 
 }  // namespace models

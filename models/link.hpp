@@ -2,7 +2,12 @@
 // receiving node. The link owns the receiver's latency, set in the wiring, so a port never
 // knows its peer (DESIGN.md, SST's links). Packets in flight sit in a FIFO ring with at most
 // one pending event: delivery times along one link never decrease, because each packet
-// starts after the previous one finished.
+// starts after the previous one finished. Each packet's delivery keeps the place in the event
+// order that an event pushed for it by the sender at transmission would have (scheduler.hpp,
+// take_place): the ring's places increase, so the pending event is always its front's. Where a
+// delivery falls among equal-time events then depends on the sender's history only, not on
+// whether the link had a delivery pending — what a run split over partitions, where a link
+// between two of them hands packets over by value, can reproduce (ARCHITECTURE.md).
 #pragma once
 
 #include <cstdint>
@@ -54,10 +59,14 @@ class Link final : public sim::EventHandler {
  private:
   enum Kind : uint32_t { kData = 0, kControl = 1 };
   struct InFlight {
-    PacketHandle packet;
-    sim::Time deliver_at;
+    sim::Place place;         // of its delivery: time due, and when and by whom it was sent
     sim::Time serialization;  // stamped on the packet at delivery, when it is touched anyway
+    PacketHandle packet;
   };
+  static_assert(sizeof(InFlight) == 40, "five words per packet in flight");
+  // Puts `h` in flight on `ring`, delivered at `at`; its event is pushed when it is the front.
+  void put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time at,
+                     sim::Time serialization);
   // Hot fields first (every packet reads them); the random stream only matters with loss.
   Context& ctx_;
   PacketReceiver* receiver_;
@@ -68,8 +77,6 @@ class Link final : public sim::EventHandler {
   bool wait_last_bit_;
   bool up_ = true;
   sim::Time wire_free_at_;  // the last bit of the latest packet sent leaves the sender then
-  bool event_pending_ = false;
-  bool control_event_pending_ = false;
   Ring<InFlight> in_flight_;
   // MAC control frames (PFC) are consumed by the receiving MAC at their last bit, without
   // the switching latency, so they have their own FIFO (their delays differ from data's).

@@ -35,6 +35,14 @@ struct Network {
 
   PacketPool pool;
   Context ctx;
+  // [node] the partition of a split run whose event list runs the node's handlers (empty: one
+  // list). The builder sets it before building each node's parts (sim/simulator.hpp).
+  std::vector<int> node_partition;
+  // Handlers built from now on belong to `node`'s partition (or the first: global parts).
+  void build_at(int node) {
+    ctx.sim.set_building_partition(
+        node < 0 || node_partition.empty() ? 0 : static_cast<uint32_t>(node_partition[node]));
+  }
   std::vector<std::unique_ptr<Switch>> switches;
   std::vector<std::unique_ptr<Nic>> nics;  // [host number]
   // Two per topology link: links[2i] carries a→b, links[2i+1] carries b→a.

@@ -79,7 +79,8 @@ void Nic::receive(PacketHandle h, uint16_t) {
   receive_data_or_control(h);
 }
 
-void Nic::on_event(uint32_t, uint64_t) {
+void Nic::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kStartFlow) return transport_.start_flow(static_cast<uint32_t>(arg));
   dma_written();
 }
 

@@ -145,7 +145,10 @@ class Nic final : public PacketReceiver, public sim::EventHandler, private NicRx
   void on_rate_change(QueuePair& qp) { sender_.on_rate_change(qp); }
 
   void receive(PacketHandle h, uint16_t in_port) override;
-  void on_event(uint32_t kind, uint64_t arg) override;  // a DMA write is done
+  // A DMA write is done, or (kStartFlow) a flow of this host starts: its start is the source
+  // NIC's event, so that it runs in the NIC's partition of a split run (sim/simulator.hpp).
+  void on_event(uint32_t kind, uint64_t arg) override;
+  static constexpr uint32_t kStartFlow = 1;
 
  private:
   bool on_data(PacketHandle h);  // true: the TCP stack keeps the packet

@@ -56,8 +56,12 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   return flow_id;
 }
 
+// Each start is an event of the flow's source NIC (models/nic.hpp, kStartFlow).
 void Transport::schedule_starts() {
-  for (uint32_t i = 0; i < flows_.size(); ++i) ctx_.sim.at(flows_[i].spec.start, this, 0, i);
+  for (uint32_t i = 0; i < flows_.size(); ++i) {
+    const uint32_t src = static_cast<uint32_t>(flows_[i].spec.src_host);
+    ctx_.sim.at(flows_[i].spec.start, nics_[src], Nic::kStartFlow, i);
+  }
 }
 
 void Transport::on_event(uint32_t, uint64_t flow_id) {

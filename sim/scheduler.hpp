@@ -36,11 +36,21 @@ class EventHandler {
 
   // The handler's number among its simulation's handlers, in construction order (1, 2, ...).
   uint32_t origin() const;
+  // The partition whose event list runs its events (0 unless the run is split: simulator.hpp).
+  uint32_t partition() const { return partition_; }
 
   // A handler takes its number from the event list it will use: construction order, which a
   // build repeats exactly, so numbers are the same in every run of a scenario.
   explicit EventHandler(Scheduler& s);
   explicit EventHandler(Simulator& s);  // (simulator.hpp)
+  // A handler that acts for `owner` (a timer): it takes no number of its own and its pushes
+  // count in the owner's stamp, so where its events fall depends on the owner's history only —
+  // not on when, among other partitions' handlers, it happened to be created during a run.
+  struct ActingFor {
+    EventHandler& owner;
+  };
+  explicit EventHandler(ActingFor a)
+      : stamp_(0), stamp_ptr_(a.owner.stamp_ptr_), partition_(a.owner.partition_) {}
 
  protected:
   ~EventHandler() = default;
@@ -52,6 +62,8 @@ class EventHandler {
   friend class Scheduler;
   // (number << kCountBits) | events pushed so far: the stamp of the next event it pushes.
   uint64_t stamp_;
+  uint64_t* stamp_ptr_;  // &stamp_, or the owner's it acts for
+  uint32_t partition_ = 0;
 };
 
 // A place in the event order: when an event is due, when it was pushed, and its stamp (origin
@@ -285,7 +297,7 @@ class Scheduler {
     current_.stamp = e.place.stamp;
     pushed_ = due;
     EventHandler* target = e.handler();
-    stamp_ = &target->stamp_;
+    stamp_ = target->stamp_ptr_;
     return Event{Time(unflip(due)), target, e.arg, e.kind()};
   }
   void push_far(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
@@ -316,9 +328,9 @@ class Scheduler {
   static constexpr size_t kMaxKeptBytes = kBuckets * kKeptCapacity * sizeof(Entry);
 };
 
-inline EventHandler::EventHandler(Scheduler& s) : stamp_(s.new_origin(this)) {}
+inline EventHandler::EventHandler(Scheduler& s) : stamp_(s.new_origin(this)), stamp_ptr_(&stamp_) {}
 inline uint32_t EventHandler::origin() const {
-  return static_cast<uint32_t>(stamp_ >> Scheduler::kCountBits);
+  return static_cast<uint32_t>(*stamp_ptr_ >> Scheduler::kCountBits);
 }
 
 }  // namespace sim

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
@@ -30,9 +32,18 @@ class ProgressHook {
 };
 const char* to_string(StopReason r);
 
+// A run may be split into partitions (`split`), each with its own event list: handlers are
+// built into a partition (`set_building_partition`), an event for a handler of another partition
+// goes to that partition's mailbox with its place in the event order (scheduler.hpp,
+// take_place) and is pushed there at the end of the window, and the lists run in windows of
+// the lookahead — the shortest time an event crosses between partitions (a link's latency).
+// Every handler's events run in the same order as in one list, so results do not depend on the
+// split (ARCHITECTURE.md, "Partitions"). This is the ground for running partitions on threads;
+// today the windows run one after another on one thread.
 class Simulator {
  public:
-  explicit Simulator(uint64_t seed) : seed_(seed) {}
+  explicit Simulator(uint64_t seed);
+  ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -40,21 +51,46 @@ class Simulator {
   uint64_t seed() const { return seed_; }
 
   void at(Time t, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
-    scheduler_.push(t, target, kind, arg);
+    if (split_ == nullptr) {
+      scheduler_.push(t, target, kind, arg);
+    } else {
+      push_split(t, target, kind, arg);
+    }
   }
   void after(Time delay, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
-    scheduler_.push(now_ + delay, target, kind, arg);
+    at(now_ + delay, target, kind, arg);
+  }
+  // An event at a place taken with `scheduler().take_place` (a link's delivery, taken when
+  // the packet was sent and pushed when it is the next one due).
+  void at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
+    if (split_ == nullptr) {
+      scheduler_.push_at(p, target, kind, arg);
+    } else {
+      push_split_at(p, target, kind, arg);
+    }
   }
 
-  // Places in the event order kept for events that may be needed later (scheduler.hpp).
-  Scheduler& scheduler() { return scheduler_; }
-  void reserve(Reservation& r, Time t) { scheduler_.reserve(r, t); }
+  // The event list of the running event's partition (partition 0's outside events): places in
+  // the event order, taken now for events that may be needed later (scheduler.hpp).
+  Scheduler& scheduler() { return *running_list_; }
+  void reserve(Reservation& r, Time t) { running_list_->reserve(r, t); }
+  // `target` is the handler that reserved `r`: its partition's list.
   void at(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
-    scheduler_.push_reserved(r, target, kind, arg);
+    list(target->partition()).push_reserved(r, target, kind, arg);
   }
-  void release(Reservation& r) { scheduler_.release(r); }
-  bool passed(const Reservation& r) const { return scheduler_.passed(r); }
-  bool is_current(const Reservation& r) const { return scheduler_.is_current(r); }
+  void release(Reservation& r) { running_list_->release(r); }
+  bool passed(const Reservation& r) const { return running_list_->passed(r); }
+  bool is_current(const Reservation& r) const { return running_list_->is_current(r); }
+
+  // Splits the run into `partitions` event lists that run in windows of at most `lookahead`
+  // (and of kStopGrace: see stop). Before any handler is built.
+  void split(uint32_t partitions, Time lookahead);
+  uint32_t partitions() const;
+  // Handlers built from now on belong to partition `p` (< partitions()).
+  void set_building_partition(uint32_t p);
+  uint32_t building_partition() const { return building_partition_; }
+  // The event list handlers take their numbers from (partition 0's).
+  Scheduler& numbering() { return scheduler_; }
 
   // Random stream for a component with a stable id (see rng.hpp).
   Rng rng(uint64_t stream_id) const { return Rng(seed_, stream_id); }
@@ -62,10 +98,20 @@ class Simulator {
   Counter& counter(const std::string& name) { return counters_[name]; }
   const std::map<std::string, Counter>& counters() const { return counters_; }
 
-  // Runs events until none is left, the next one is later than `limit`, or stop() is called.
-  // The clock ends at the last event executed (or at `limit` when the limit stopped it).
+  // Runs events until none is left, the next one is later than `limit`, or a stop takes
+  // effect. The clock ends at the last event executed, at `limit` when the limit stopped it,
+  // at the end of the stop's grace when a stop did.
   StopReason run(Time limit = Time::max());
-  void stop() { stop_requested_ = true; }
+  // Ends the run kStopGrace after `at` (not before the running event; default now): events
+  // due until then still run, later ones do not, the clock ends there, and run() returns
+  // StopReason::Requested. The
+  // grace is what lets a split run stop at the same event in every partition: a partition may
+  // have run up to a window (at most kStopGrace) past the event that asked for the stop.
+  // `stopped_at()` is `at`; the earliest request wins.
+  void stop(Time at);
+  void stop() { stop(now_); }
+  Time stopped_at() const { return stopped_at_; }
+  static constexpr Time kStopGrace = Time(1'000'000);  // 1 us
 
   void set_progress(ProgressHook* hook, uint64_t every_events) {
     progress_ = hook;
@@ -73,17 +119,31 @@ class Simulator {
   }
 
   uint64_t events_executed() const { return events_executed_; }
-  size_t pending_events() const { return scheduler_.size(); }
+  size_t pending_events() const;
 
  private:
+  struct Split;
+  Scheduler& list(uint32_t p);
+  void push_split(Time t, EventHandler* target, uint32_t kind, uint64_t arg);
+  void push_split_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
+  // Runs `l`'s events due before `end` and not after `bound_`.
+  void run_list(Scheduler& l, Time end);
+  StopReason run_split(Time limit);
+
   uint64_t seed_;
   Time now_;
-  Scheduler scheduler_;
+  Scheduler scheduler_;                    // partition 0's list (the only one unless split)
+  Scheduler* running_list_ = &scheduler_;  // the running event's partition's list
+  std::unique_ptr<Split> split_;
+  uint32_t building_partition_ = 0;
   std::map<std::string, Counter> counters_;  // std::map: node addresses are stable
   uint64_t events_executed_ = 0;
+  Time bound_ = Time::max();  // no event later than this runs (the limit, or a stop's end)
+  Time stopped_at_ = Time::max();
   bool stop_requested_ = false;
   ProgressHook* progress_ = nullptr;
   uint64_t progress_every_ = 0;
+  uint64_t countdown_ = 0;
 };
 
 // A re-armable, cancellable one-shot timer that keeps at most one event in the list:
@@ -93,7 +153,7 @@ class Timer final : public EventHandler {
  public:
   // When it fires, the timer calls owner->on_event(owner_kind, owner_arg).
   Timer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0)
-      : EventHandler(sim),
+      : EventHandler(ActingFor{*owner}),
         sim_(sim),
         owner_(owner),
         owner_kind_(owner_kind),
@@ -151,7 +211,7 @@ class Timer final : public EventHandler {
 class OrderedTimer final : public EventHandler {
  public:
   OrderedTimer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0)
-      : EventHandler(sim),
+      : EventHandler(ActingFor{*owner}),
         sim_(sim),
         owner_(owner),
         owner_kind_(owner_kind),
@@ -194,6 +254,8 @@ class OrderedTimer final : public EventHandler {
   bool pending_ = false;
 };
 
-inline EventHandler::EventHandler(Simulator& s) : EventHandler(s.scheduler()) {}
+inline EventHandler::EventHandler(Simulator& s) : EventHandler(s.numbering()) {
+  partition_ = s.building_partition();
+}
 
 }  // namespace sim

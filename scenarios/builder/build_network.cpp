@@ -112,6 +112,7 @@ void wire_pfc(const Scenario& s, models::Network& net) {
   for (size_t k = 0; k < net.switches.size(); ++k) {
     models::Switch* sw = net.switches[k].get();
     if (net.nvlink_node[sw->node()]) continue;  // NVLink: credits (build_nvlink.hpp)
+    net.build_at(sw->node());
     net.pfc_ingress[k] = std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_log);
     models::SwitchBuffer& b = sw->buffer();
     b.set_xoff_listener(net.pfc_ingress[k].get());
@@ -134,6 +135,7 @@ void wire_pfc(const Scenario& s, models::Network& net) {
     const int from = i % 2 == 0 ? l.a : l.b, from_port = i % 2 == 0 ? l.a_port : l.b_port;
     if (net.nvlink_node[from]) continue;
     models::EgressPort& sender = *net.link_sender[i];
+    net.build_at(from);
     net.pfc_gates.push_back(
         std::make_unique<models::PfcGate>(net.ctx, sender, s.pfc.response_time));
     if (f.host_index[from] < 0) {
@@ -180,9 +182,12 @@ int64_t nic_pfc_headroom(const Scenario& s, uint32_t host) {
                                     latency, frame, lossless_priority_count(s.pfc));
 }
 
-std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim) {
+std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim,
+                                               std::vector<int> node_partition) {
   const topo::Fabric& f = s.fabric;
   auto net = std::make_unique<models::Network>(sim);
+  net->node_partition = std::move(node_partition);
+  net->build_at(-1);                       // the transport, and what serves the whole fabric
   net->routes = routes_for(s, s.link_up);  // the scenario's routing (routing_section.hpp)
   const size_t nodes = f.topo.nodes.size();
   const size_t hosts = f.host_node.size();
@@ -195,6 +200,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   for (size_t n = 0; n < nodes; ++n) {
     std::vector<int64_t> rates;
     for (const auto& pr : f.ports[n]) rates.push_back(f.topo.links[pr.link].rate_bps);
+    net->build_at(static_cast<int>(n));
     if (f.host_index[n] >= 0) {
       if (rates.size() != 1) {
         throw InputError("topology.nodes[" + std::to_string(n) + "]", f.topo.nodes[n].name,
@@ -242,6 +248,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
                   [](const auto& sw) { return sw->adaptive_routing(); })) {
     for (auto& nic : net->nics) nic->accept_out_of_order(true);
   }
+  net->build_at(-1);
   apply_host_paths(s, *net);  // PCIe per NIC (GPU servers' own, none for NVLink endpoints)
   std::vector<models::Nic*> nic_ptrs;
   for (auto& nic : net->nics) nic_ptrs.push_back(nic.get());
@@ -289,6 +296,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
         rx_latency = sp.latency;
         wait_last_bit = sp.forwarding == models::Forwarding::StoreAndForward;
       }
+      net->build_at(to);  // a link delivers in its receiver's partition
       auto link = std::make_unique<models::Link>(
           net->ctx, sim::Time(l.latency_ps), l.loss_rate, kStreamLinks + 2 * i + dir,
           receiver_of(to), static_cast<uint16_t>(to_port), rx_latency, wait_last_bit);
@@ -300,8 +308,10 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     }
   }
 
+  net->build_at(-1);
   if (s.pfc.enabled) wire_pfc(s, *net);
   if (s.fabric_kind == FabricKind::Infiniband) wire_infiniband(s, *net);
+  net->build_at(-1);
   wire_nvlink(s, *net);  // build_nvlink.hpp: credits on NVLink whatever the fabric
   wire_ib_congestion_control(s, *net);
   wire_nvls(s, *net);  // build_nvls.hpp
@@ -330,16 +340,19 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
         net->ctx, dp, *net->transport, std::move(watched), s.pfc.lossless_priorities);
   }
   for (const models::PauseStormParams& storm : s.pause_storms) {
+    net->build_at(f.host_node[storm.host]);
     net->pause_storms.push_back(std::make_unique<models::PauseStorm>(
         net->ctx, net->nics[storm.host]->port(), f.host_node[storm.host], storm, &net->pfc_log));
   }
   if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
     for (size_t h = 0; h < hosts; ++h) {
       if (net->nvlink_node[f.host_node[h]]) continue;  // GPU memory, credits
+      net->build_at(f.host_node[h]);
       net->nics[h]->enable_rx_pfc(s.pfc.lossless_priorities, static_cast<uint32_t>(s.pfc.quanta),
                                   f.host_node[h], &net->pfc_log);
     }
   }
+  net->build_at(-1);
   for (const auto& sw : net->switches) check_pools(*sw);
   // ECN: one marker per switch port on which some priority marks, with each priority's curve
   // resolved from fabric.ecn and the overrides (a port none of whose classes mark has none).

@@ -10,7 +10,9 @@
 
 namespace scen {
 
-std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim);
+// `node_partition`: [node] its partition in a split run (empty: one event list).
+std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator& sim,
+                                               std::vector<int> node_partition = {});
 
 // PFC headroom at switch `switch_node` for its ingress from topology link `link`.
 int64_t pfc_headroom(const Scenario& s, int switch_node, int link);

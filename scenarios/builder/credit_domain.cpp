@@ -23,6 +23,7 @@ void wire_credit_domain(const topo::Fabric& f, models::Network& net,
   net.ib_receivers.resize(nodes);
   for (size_t n = 0; n < nodes; ++n) {
     if (!in_domain[n]) continue;
+    net.build_at(static_cast<int>(n));
     std::vector<models::EgressPort*> ports;
     if (f.host_index[n] >= 0) {
       ports.push_back(&net.nics[f.host_index[n]]->port());
@@ -45,6 +46,7 @@ void wire_credit_domain(const topo::Fabric& f, models::Network& net,
     if (!in_domain[from]) continue;
     const int from_port = a_side ? l.a_port : l.b_port;
     models::EgressPort& sender = *net.link_sender[i];
+    net.build_at(from);
     net.ib_gates.push_back(std::make_unique<models::IbCreditGate>(
         net.ctx, sender, from, p.data_vls, net.ib_receivers[to]->capacity_blocks(), log,
         p.credit_log_min_stall));

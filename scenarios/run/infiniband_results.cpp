@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include "scenarios/run/credit_results.hpp"
 #include "scenarios/run/ib_cc_results.hpp"
@@ -29,9 +30,12 @@ void add_infiniband_results(const Scenario& s, models::Network& net, RunOutcome&
                        {"per_vl", per_vl}};
   add_ib_cc_results(s, net, out, res["infiniband"]);
   out.credit_stalls = net.credit_log;
-  std::stable_sort(
-      out.credit_stalls.begin(), out.credit_stalls.end(),
-      [](const models::CreditStall& a, const models::CreditStall& b) { return a.start < b.start; });
+  // By (start, node, port, VL): a split run's partitions append one after another.
+  std::stable_sort(out.credit_stalls.begin(), out.credit_stalls.end(),
+                   [](const models::CreditStall& a, const models::CreditStall& b) {
+                     return std::tie(a.start, a.node, a.port, a.vl) <
+                            std::tie(b.start, b.node, b.port, b.vl);
+                   });
   // Lossless by construction: any drop is a broken invariant, not a result.
   uint64_t drops = 0;
   for (const auto& [kind, n] : res["drops"].items()) drops += n.get<uint64_t>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "scenarios/run/percentiles.hpp"
 
@@ -157,7 +158,14 @@ void add_pfc_results(const Scenario& s, const models::Network& net, const Fabric
     res["pfc"]["headroom_pool_peak_bytes"] = headroom_peak;
     res["pfc"]["pools"] = std::move(pools);
     res["pfc"]["headroom_peaks"] = std::move(headroom_peaks);
+    // In the order of (time, node, port, priority): the log is appended as frames are sent,
+    // and a split run's partitions append one after another (sim/simulator.hpp).
     out.pfc_events = net.pfc_log;
+    std::stable_sort(out.pfc_events.begin(), out.pfc_events.end(),
+                     [](const models::PfcEvent& a, const models::PfcEvent& b) {
+                       return std::tie(a.time, a.node, a.port, a.priority) <
+                              std::tie(b.time, b.node, b.port, b.priority);
+                     });
   }
 }
 

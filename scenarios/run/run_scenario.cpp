@@ -29,6 +29,7 @@
 #include "scenarios/run/tcp_results.hpp"
 #include "scenarios/run/workload_results.hpp"
 #include "sim/logging.hpp"
+#include "topologies/partition.hpp"
 
 namespace scen {
 
@@ -52,11 +53,15 @@ class DoneWatcher final : public models::CompletionListener {
     }
     return transport_.flows_done() == transport_.flow_count();
   }
+  // Called at every completion: the last one ends the workload. The stop is asked for at the
+  // latest completion's time, not at the running event's: in a split run the partitions' events
+  // of one window run one partition after another (sim/simulator.hpp).
   void check() {
+    latest_ = std::max(latest_, sim_.now());
     if (all_done() && !stopped_) {
       stopped_ = true;
       if (sampler_ != nullptr) sampler_->stop();
-      if (stop_) sim_.stop();
+      if (stop_) sim_.stop(latest_);
     }
   }
   bool stop_ = true;
@@ -68,6 +73,7 @@ class DoneWatcher final : public models::CompletionListener {
   sim::Simulator& sim_;
   const models::Transport& transport_;
   models::TimeseriesSampler* sampler_;
+  sim::Time latest_;
   bool stopped_ = false;
 };
 
@@ -104,6 +110,26 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
     ++parts;
   }
   return parts > 0 ? sum / parts : 0.0;
+}
+
+// What a split run cannot run yet: parts of the model that act on several partitions' nodes
+// at once within a window (global handlers, or direct calls across partitions). Each needs its
+// own step (issue "Speed"; ARCHITECTURE.md, "Partitions").
+std::string split_blockers(const Scenario& s, const models::Network& net) {
+  std::vector<std::string> parts;
+  if (!s.collectives.empty() || !s.training.empty() || !s.chakra.empty()) {
+    parts.push_back("collectives or training (one runner posts on every GPU)");
+  }
+  if (s.has_timeseries) parts.push_back("outputs.timeseries (one sampler reads every port)");
+  if (!s.link_events.empty()) parts.push_back("link events (one schedule)");
+  if (net.dcqcn) parts.push_back("DCQCN (one rate controller for every NIC)");
+  if (net.ack_cc) parts.push_back("fabric.cc (one controller for every NIC)");
+  if (net.ib_cc) parts.push_back("InfiniBand congestion control (one controller)");
+  if (net.tcp) parts.push_back("TCP (one stack)");
+  if (net.deadlock) parts.push_back("deadlock detection (reads every switch)");
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
+  return text;
 }
 
 int64_t peak_rss_kb() {
@@ -165,8 +191,21 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
                   std::to_string(s.collectives.size()) + " collectives; memory estimate " +
                   std::to_string(st.memory.total() >> 20) + " MiB");
   }
-  st.net = build_network(s, sim);
+  std::vector<int> node_partition;
+  if (options.partitions > 1) {
+    const topo::Partitioning part = topo::partition_fabric(s.fabric, options.partitions);
+    sim.split(static_cast<uint32_t>(part.count), sim::Time(part.lookahead_ps));
+    if (part.count > 1) node_partition = part.partition;
+  }
+  st.net = build_network(s, sim, std::move(node_partition));
   auto& net = st.net;
+  if (options.partitions > 1) {
+    const std::string blockers = split_blockers(s, *net);
+    if (!blockers.empty()) {
+      throw InputError("--partitions", std::to_string(options.partitions),
+                       "1 for this scenario: a split run does not yet split " + blockers);
+    }
+  }
   const topo::Fabric& f = s.fabric;
   RunOutcome& out = st.out;
   std::unique_ptr<models::TimeseriesSampler>& sampler = st.sampler;
@@ -309,6 +348,7 @@ RunOutcome ScenarioRun::finish() {
   auto& net = st.net;
   const topo::Fabric& f = s.fabric;
   RunOutcome out = std::move(st.out);
+  // A run stopped when its workload was done ends a grace of 1 us later (sim/simulator.hpp).
   out.end_time = sim.now();
   out.events = sim.events_executed();
   out.packet_hops = net->ctx.packet_hops;

@@ -111,7 +111,7 @@ struct RunOutcome {
   // Training steps, and every bucket's all-reduce.
   std::vector<models::TrainingStepResult> training_steps;
   std::vector<models::CollectiveResult> training_all_reduces;
-  std::vector<models::ChakraRankResult> chakra_ranks;       // per rank of a Chakra workload
+  std::vector<models::ChakraRankResult> chakra_ranks;        // per rank of a Chakra workload
   std::vector<models::CollectiveResult> chakra_collectives;  // its collectives, as they ended
   std::vector<RunWarning> warnings;  // summary.json's `warnings`, also logged
   // `run --timeline`: what was recorded (null when not asked for).
@@ -124,6 +124,10 @@ struct RunOptions {
   // --max-memory (bytes; 0 = the machine's memory): the estimate is checked before the network
   // is built and the resident size while it runs (memory_estimate.hpp, memory_guard.hpp).
   int64_t max_memory_bytes = 0;
+  // --partitions N: the fabric split into N partitions (topologies/partition.hpp), each with
+  // its own event list, run in windows of the lookahead on one thread; outputs identical to
+  // one list's (the check of the split that threads will run on; docs/benchmarks.md).
+  int partitions = 1;
 };
 
 // A run in progress: the network built, the scenario's workload started; advanced at once

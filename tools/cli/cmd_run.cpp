@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
-#include "scenarios/loader/param_registry.hpp"
 #include "scenarios/loader/memory_estimate.hpp"
+#include "scenarios/loader/param_registry.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/collectives_table.hpp"
 #include "scenarios/outputs/fabric_comparison.hpp"
@@ -194,7 +194,7 @@ void write_timeline(const scen::RunOutcome& out, const std::string& file, bool q
 // into <out>/<fabric>/, then one table comparing them (also <out>/comparison.csv).
 int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::Scenario& first,
                     const std::string& out_dir, bool quiet, const TimelineRequest& timeline,
-                    bool report) {
+                    bool report, int partitions) {
   std::vector<scen::Scenario> scenarios;
   for (const std::string& f : first.fabrics) {
     lo.fabric = f;
@@ -210,6 +210,7 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
     ro.progress = !quiet && isatty(STDERR_FILENO);
     ro.timeline = timeline.options;
     ro.max_memory_bytes = lo.max_memory_bytes;
+    ro.partitions = partitions;
     outcomes.push_back(scen::run_scenario(scenarios[i], ro));
     const std::string dir = out_dir + "/" + first.fabrics[i];
     if (i == 0) scen::clear_earlier_run(out_dir);  // e.g. a single-fabric run's files at the top
@@ -241,6 +242,7 @@ int cmd_run(int argc, char** argv) {
   std::string timeline_file, timeline_window, timeline_ports;
   int64_t timeline_max = 200000;
   std::string max_memory;
+  int partitions = 1;
   opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
                                             "output folder (default ./out/<scenario name>)")(
       "set", po::value(&sets)->composing(),
@@ -262,7 +264,10 @@ int cmd_run(int argc, char** argv) {
       "ports with pause/stall tracks, NODE:PORT,... (default: the 16 most held)")(
       "timeline-max-spans", po::value(&timeline_max)->default_value(200000),
       "at most this many spans (later ones are counted, not kept)")(
-      "report", "also write OUT/report.html: the results on one page (rdmasim report)");
+      "report", "also write OUT/report.html: the results on one page (rdmasim report)")(
+      "partitions", po::value(&partitions)->default_value(1),
+      "split the fabric into N partitions with an event list each, run in windows of the "
+      "lookahead on one thread: the same outputs (a check of the split threads will use)");
   std::string scenario;
   const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help")) {
@@ -279,6 +284,9 @@ int cmd_run(int argc, char** argv) {
   }
   const TimelineRequest timeline =
       timeline_request(timeline_file, timeline_window, timeline_ports, timeline_max);
+  if (partitions < 1 || partitions > 1024) {
+    throw scen::InputError("--partitions", std::to_string(partitions), "a count from 1 to 1024");
+  }
   scen::LoadOptions lo;
   lo.sets = sets;
   lo.has_seed = vm.count("seed") > 0;
@@ -296,10 +304,11 @@ int cmd_run(int argc, char** argv) {
   }
   if (s.fabrics.size() > 1) {
     return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline,
-                           vm.count("report") > 0);
+                           vm.count("report") > 0, partitions);
   }
   scen::RunOptions ro;
   ro.max_memory_bytes = lo.max_memory_bytes;
+  ro.partitions = partitions;
   ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
   ro.timeline = timeline.options;
   const scen::RunOutcome out = scen::run_scenario(s, ro);

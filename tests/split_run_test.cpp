@@ -1,0 +1,190 @@
+// A run split into partitions (sim/simulator.hpp; `rdmasim run --partitions N`): each partition
+// runs its own event list in windows of the lookahead, events crossing between partitions go
+// through mailboxes, and every output is the same as one event list's.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scenarios/loader/input_error.hpp"
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
+#include "scenarios/run/run_scenario.hpp"
+#include "sim/simulator.hpp"
+#include "temp_dir.hpp"
+#include "topologies/partition.hpp"
+
+namespace {
+
+using test_support::TempDir;
+
+// Every file a run writes (but run_stats.json: wall time, events per second), by path.
+std::map<std::string, std::string> outputs_of(const scen::Scenario& s, int partitions,
+                                              const TempDir& dir) {
+  scen::RunOptions o;
+  o.partitions = partitions;
+  const scen::RunOutcome out = scen::run_scenario(s, o);
+  const std::filesystem::path folder = dir / ("p" + std::to_string(partitions));
+  scen::write_outputs(s, out, folder.string());
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(folder)) {
+    if (!e.is_regular_file() || e.path().filename() == "run_stats.json") continue;
+    files[std::filesystem::relative(e.path(), folder).string()] = test_support::read_file(e.path());
+  }
+  return files;
+}
+
+void check_split_outputs(const std::string& name, const std::vector<int>& partitions) {
+  INFO(name);
+  const scen::Scenario s =
+      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", {});
+  TempDir dir;
+  const auto one = outputs_of(s, 1, dir);
+  REQUIRE(one.size() >= 3);
+  for (int p : partitions) {
+    INFO(p << " partitions");
+    REQUIRE(topo::partition_fabric(s.fabric, p).count == p);  // really split
+    const auto split = outputs_of(s, p, dir);
+    REQUIRE(split.size() == one.size());
+    for (const auto& [file, text] : one) {
+      INFO(file);
+      CHECK(split.at(file) == text);
+    }
+  }
+}
+
+// Handlers that tick: each event pushes its next one `period` later, and may push one for a
+// peer handler `cross` later.
+struct Ticker final : sim::EventHandler {
+  Ticker(sim::Simulator& s, sim::Time period) : EventHandler(s), sim(s), period(period) {}
+  void on_event(uint32_t kind, uint64_t) override {
+    ++fired;
+    log.push_back(sim.now().ps);
+    if (stop_at_tick != 0 && fired >= stop_at_tick && stopped_at < 0) {
+      stopped_at = sim.now().ps;
+      sim.stop();
+    }
+    if (kind == 1) return;  // a peer's event
+    if (peer != nullptr) sim.after(cross, peer, 1);
+    if (sim.now() < until) sim.after(period, this, 0);
+  }
+  sim::Simulator& sim;
+  sim::Time period;
+  sim::Time cross;
+  sim::Time until = sim::Time(1'000'000'000);
+  Ticker* peer = nullptr;
+  uint64_t fired = 0;
+  uint64_t stop_at_tick = 0;
+  int64_t stopped_at = -1;
+  std::vector<int64_t> log;
+};
+
+}  // namespace
+
+TEST_CASE("split run: shipped scenarios give the same outputs in 1, 2 and 3 partitions",
+          "[scenario][split]") {
+  // Lossy go-back-N (incast-8to1, roce-vs-lossy), InfiniBand credits with adaptive routing,
+  // a replayed probe trace: every file byte for byte.
+  for (const char* name :
+       {"incast-8to1", "roce-vs-lossy", "ib-adaptive-routing", "probe-replay-4hosts"}) {
+    check_split_outputs(name, {2, 3});
+  }
+}
+
+TEST_CASE("split run: a 320-host fat-tree with WebSearch flows in 2 partitions",
+          "[scenario][split][slow]") {
+  // Flows starting all through the run (each start the source NIC's event), lossy.
+  check_split_outputs("websearch-fattree", {2});
+}
+
+TEST_CASE("split run: what a split does not yet split is refused, with the reason",
+          "[cli][split]") {
+  const scen::Scenario s =
+      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/alltoall-moe.json", {});
+  scen::RunOptions o;
+  o.partitions = 2;
+  try {
+    (void)scen::run_scenario(s, o);
+    FAIL("a collective scenario ran split");
+  } catch (const scen::InputError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("--partitions") != std::string::npos);
+    CHECK(what.find("collectives") != std::string::npos);
+  }
+}
+
+TEST_CASE("split run: an event crossing partitions inside the window is an error",
+          "[unit][split]") {
+  sim::Simulator s(1);
+  s.split(2, sim::Time(10'000));  // a 10 ns lookahead
+  s.set_building_partition(0);
+  Ticker a(s, sim::Time(1'000));
+  s.set_building_partition(1);
+  Ticker b(s, sim::Time(1'000));
+  a.peer = &b;
+  a.cross = sim::Time(2'000);  // 2 ns: shorter than the lookahead
+  s.at(sim::Time(0), &a, 0);
+  CHECK_THROWS_WITH(s.run(), Catch::Contains("lookahead"));
+}
+
+TEST_CASE("split run: events cross through mailboxes and run where one list runs them",
+          "[unit][split]") {
+  // Two tickers that push each other events a lookahead later: each handler sees the same
+  // times in one list and split in two, and the run ends at the same clock.
+  auto run = [](uint32_t partitions, uint64_t stop_tick) {
+    sim::Simulator s(1);
+    s.split(partitions, sim::Time(10'000));
+    s.set_building_partition(0);
+    auto a = std::make_unique<Ticker>(s, sim::Time(3'000));
+    s.set_building_partition(partitions - 1);
+    auto b = std::make_unique<Ticker>(s, sim::Time(7'000));
+    a->peer = b.get();
+    b->peer = a.get();
+    a->cross = b->cross = sim::Time(10'000);
+    a->until = b->until = sim::Time(5'000'000);
+    b->stop_at_tick = stop_tick;
+    s.at(sim::Time(0), a.get(), 0);
+    s.at(sim::Time(0), b.get(), 0);
+    const sim::StopReason r = s.run();
+    return std::make_tuple(a->log, b->log, s.now(), r, s.events_executed(), b->stopped_at);
+  };
+  const auto one = run(1, 0);
+  const auto two = run(2, 0);
+  CHECK(std::get<0>(one).size() > 1000);
+  CHECK(std::get<0>(one) == std::get<0>(two));
+  CHECK(std::get<1>(one) == std::get<1>(two));
+  CHECK(std::get<2>(one) == std::get<2>(two));
+  CHECK(std::get<3>(two) == sim::StopReason::Idle);
+
+  // A stop asked for in one partition ends the run a grace later in both: partition 0 has
+  // run its window before partition 1's stop, and stops at the same event as one list does.
+  const auto stop_one = run(1, 200);
+  const auto stop_two = run(2, 200);
+  CHECK(std::get<3>(stop_two) == sim::StopReason::Requested);
+  CHECK(std::get<0>(stop_one) == std::get<0>(stop_two));
+  CHECK(std::get<1>(stop_one) == std::get<1>(stop_two));
+  CHECK(std::get<4>(stop_one) == std::get<4>(stop_two));
+  const int64_t stop_time = std::get<5>(stop_one);
+  CHECK(std::get<5>(stop_two) == stop_time);
+  REQUIRE(stop_time > 0);
+  CHECK(std::get<2>(stop_two).ps == stop_time + sim::Simulator::kStopGrace.ps);
+  CHECK(std::get<0>(stop_two).back() <= stop_time + sim::Simulator::kStopGrace.ps);
+  CHECK(std::get<0>(stop_two).back() > stop_time);  // the grace's events ran
+}
+
+TEST_CASE("split run: a timer acts for its owner: no number of its own, the owner's partition",
+          "[unit][split]") {
+  sim::Simulator s(1);
+  s.split(2, sim::Time(1'000));
+  s.set_building_partition(1);
+  Ticker owner(s, sim::Time(1'000));
+  s.set_building_partition(0);
+  Ticker other(s, sim::Time(1'000));
+  sim::Timer t(s, &owner, 0);
+  CHECK(t.origin() == owner.origin());
+  CHECK(t.partition() == 1);
+  CHECK(other.origin() == owner.origin() + 1);  // the timer took no number
+}
