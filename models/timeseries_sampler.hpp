@@ -42,7 +42,8 @@ class TimeseriesSampler final : public sim::EventHandler {
     last_delivered_.assign(flows_.size(), 0);
   }
 
-  void start() { ctx_.sim.at(sim::Time(0), this, 0); }
+  // Samples are boundary events (sim/simulator.hpp): the state before anything due then.
+  void start() { ctx_.sim.at_boundary(sim::Time(0), this, 0); }
   // Stop after the next sample (the run is finishing).
   void stop() { stopped_ = true; }
   const std::vector<PortSample>& samples() const { return samples_; }
@@ -62,7 +63,7 @@ class TimeseriesSampler final : public sim::EventHandler {
 
   void on_event(uint32_t, uint64_t) override {
     take(ctx_.sim.now());
-    if (!stopped_) ctx_.sim.after(interval_, this, 0);
+    if (!stopped_) ctx_.sim.after_boundary(interval_, this, 0);
   }
 
  private:

@@ -161,6 +161,9 @@ class Scheduler {
   // mailbox with this place, and that partition's list pushes it with push_at, where it would
   // have been in one list.
   Place take_place(Time t) { return Place{flip(t.ps), pushed_, next_stamp()}; }
+  // A place before every other event due at `t` (as if pushed before time began): a boundary
+  // event's (simulator.hpp, at_boundary).
+  Place take_first_place(Time t) { return Place{flip(t.ps), 0, next_stamp()}; }
   void push_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
     insert(p, target, kind, arg);
   }

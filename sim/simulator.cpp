@@ -28,6 +28,7 @@ struct Message {
 
 struct Simulator::Split {
   std::vector<std::unique_ptr<Scheduler>> lists;  // partitions 1 .. N-1 (0: scheduler_)
+  Scheduler boundary;                             // at_boundary's events
   std::vector<std::vector<Message>> inbox;        // [partition] events for it, this window
   Time window;                                    // a window's length: lookahead, grace
   Time window_end = Time::max();                  // of the window running (exclusive)
@@ -70,6 +71,7 @@ Scheduler& Simulator::list(uint32_t p) {
 size_t Simulator::pending_events() const {
   size_t n = scheduler_.size();
   if (split_ != nullptr) {
+    n += split_->boundary.size();
     for (const auto& l : split_->lists) n += l->size();
     for (const auto& in : split_->inbox) n += in.size();
   }
@@ -100,6 +102,21 @@ void Simulator::push_split_at(const Place& p, EventHandler* target, uint32_t kin
                            " ps: partitions may meet only across links at least a lookahead long");
   }
   sp.inbox[to].push_back(Message{p, target, arg, kind});
+}
+
+void Simulator::at_boundary(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
+  const Place p = running_list_->take_first_place(t);
+  if (split_ == nullptr) {
+    scheduler_.push_at(p, target, kind, arg);
+    return;
+  }
+  if (split_->in_event && t < split_->window_end) {
+    throw std::logic_error("a boundary event for handler " + std::to_string(target->origin()) +
+                           " due at " + std::to_string(t.ps) +
+                           " ps, pushed inside the window ending at " +
+                           std::to_string(split_->window_end.ps) + " ps");
+  }
+  split_->boundary.push_at(p, target, kind, arg);
 }
 
 void Simulator::stop(Time at) {
@@ -138,6 +155,24 @@ void Simulator::run_list(Scheduler& l, Time end) {
       progress_->on_progress();
     }
   }
+}
+
+// The boundary events due at `t`, between two windows: no partition's event runs meanwhile, and
+// what they push for partitions goes straight into their lists (every partition is at `t`).
+void Simulator::run_boundary(Scheduler& l, Time t) {
+  running_list_ = &l;
+  building_partition_ = 0;
+  while (!l.empty() && l.top_time() == t) {
+    const Event e = l.pop();
+    now_ = e.time;
+    ++events_executed_;
+    e.target->on_event(e.kind, e.arg);
+    if (progress_ != nullptr && --countdown_ == 0) {
+      countdown_ = progress_every_;
+      progress_->on_progress();
+    }
+  }
+  running_list_ = &scheduler_;
 }
 
 StopReason Simulator::run(Time limit) {
@@ -187,8 +222,16 @@ StopReason Simulator::run_split(Time limit) {
         any = true;
       }
     }
+    const bool boundary = !sp.boundary.empty();
+    const Time next_boundary = boundary ? sp.boundary.top_time() : Time::max();
+    if (boundary && (!any || next_boundary <= first)) {
+      if (next_boundary > bound_) break;
+      run_boundary(sp.boundary, next_boundary);
+      latest = std::max(latest, now_);
+      continue;
+    }
     if (!any || first > bound_) break;
-    sp.window_end = first + sp.window;
+    sp.window_end = std::min(first + sp.window, next_boundary);
     sp.in_event = true;
     for (uint32_t p = 0; p < partitions; ++p) {
       sp.running = p;

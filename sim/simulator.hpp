@@ -70,6 +70,16 @@ class Simulator {
     }
   }
 
+  // An event of a handler that reads or changes the whole fabric at once (the deadlock
+  // detector, the timeseries sampler, link failures): due at `t`, it runs before every other
+  // event due at `t`. In a split run it runs between two windows, the first of which ends at
+  // `t`: no partition's event runs meanwhile, and every partition has run exactly its events
+  // before `t`, as in one list. Not for the running event's own time.
+  void at_boundary(Time t, EventHandler* target, uint32_t kind, uint64_t arg = 0);
+  void after_boundary(Time delay, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
+    at_boundary(now_ + delay, target, kind, arg);
+  }
+
   // The event list of the running event's partition (partition 0's outside events): places in
   // the event order, taken now for events that may be needed later (scheduler.hpp).
   Scheduler& scheduler() { return *running_list_; }
@@ -128,6 +138,7 @@ class Simulator {
   void push_split_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
   // Runs `l`'s events due before `end` and not after `bound_`.
   void run_list(Scheduler& l, Time end);
+  void run_boundary(Scheduler& l, Time t);
   StopReason run_split(Time limit);
 
   uint64_t seed_;

@@ -85,18 +85,24 @@ struct Ticker final : sim::EventHandler {
 
 TEST_CASE("split run: shipped scenarios give the same outputs in 1, 2 and 3 partitions",
           "[scenario][split]") {
-  // Lossy go-back-N (incast-8to1, roce-vs-lossy), InfiniBand credits with adaptive routing,
-  // a replayed probe trace: every file byte for byte.
+  // Lossy go-back-N with a timeseries (quickstart, incast-8to1, roce-vs-lossy), InfiniBand
+  // credits with adaptive routing, a replayed probe trace, PFC with the deadlock detector, a
+  // deadlock after a link failure (boundary events), pause storms and the watchdog, a slow
+  // receiver's NIC pauses, a victim flow: every file byte for byte.
   for (const char* name :
-       {"incast-8to1", "roce-vs-lossy", "ib-adaptive-routing", "probe-replay-4hosts"}) {
+       {"quickstart", "incast-8to1", "roce-vs-lossy", "ib-adaptive-routing",
+        "probe-replay-4hosts", "roce-incast-pfc", "deadlock-ring4", "deadlock-routing-loop",
+        "deadlock-valley-routes-tagger", "pause-storm-watchdog", "roce-slow-receiver",
+        "roce-victim-flow"}) {
     check_split_outputs(name, {2, 3});
   }
 }
 
-TEST_CASE("split run: a 320-host fat-tree with WebSearch flows in 2 partitions",
-          "[scenario][split][slow]") {
-  // Flows starting all through the run (each start the source NIC's event), lossy.
+TEST_CASE("split run: 320 and 1,024 hosts in 2 partitions", "[scenario][split][slow]") {
+  // Flows starting all through the run (each start the source NIC's event), lossy; and the
+  // k=16 fat-tree's permutation with PFC.
   check_split_outputs("websearch-fattree", {2});
+  check_split_outputs("permutation-fattree-1024", {2});
 }
 
 TEST_CASE("split run: what a split does not yet split is refused, with the reason",

@@ -26,7 +26,7 @@ void DeadlockDetector::on_event(uint32_t, uint64_t) {
   examine();
   // Keep looking while anything else is still to happen; a run with nothing left would
   // otherwise be kept alive by this check alone.
-  if (ctx_.sim.pending_events() > 0) ctx_.sim.after(params_.interval, this, 0);
+  if (ctx_.sim.pending_events() > 0) ctx_.sim.after_boundary(params_.interval, this, 0);
 }
 
 void DeadlockDetector::examine() {

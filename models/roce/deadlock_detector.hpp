@@ -57,7 +57,8 @@ class DeadlockDetector final : public sim::EventHandler {
   DeadlockDetector(Context& ctx, const DeadlockParams& params, const Transport& transport,
                    std::vector<Port> ports, uint8_t lossless_priorities);
 
-  void start() { ctx_.sim.after(params_.interval, this, 0); }
+  // Its looks are boundary events (sim/simulator.hpp): it reads every switch at once.
+  void start() { ctx_.sim.after_boundary(params_.interval, this, 0); }
   const std::vector<DeadlockEvent>& events() const { return events_; }
   // Looks that scanned the watched queues (a look with no packet in the network and no queue
   // seen held before is skipped: it could change nothing).

@@ -12,7 +12,8 @@ LinkEventSchedule::LinkEventSchedule(const Scenario& s, models::Network& net)
 
 void LinkEventSchedule::start() {
   for (size_t i = 0; i < s_.link_events.size(); ++i) {
-    net_.ctx.sim.at(s_.link_events[i].at, this, kLinkEvent, i);
+    // Boundary events (sim/simulator.hpp): a failure changes links and tables fabric-wide.
+    net_.ctx.sim.at_boundary(s_.link_events[i].at, this, kLinkEvent, i);
   }
 }
 
@@ -39,7 +40,7 @@ void LinkEventSchedule::on_event(uint32_t kind, uint64_t arg) {
   }
   install(i, true, ends);
   if (s_.convergence_delay.ps > 0) {
-    net_.ctx.sim.after(s_.convergence_delay, this, kConverged, i);
+    net_.ctx.sim.after_boundary(s_.convergence_delay, this, kConverged, i);
   } else {
     install(i, false, ends);
   }

@@ -120,13 +120,10 @@ std::string split_blockers(const Scenario& s, const models::Network& net) {
   if (!s.collectives.empty() || !s.training.empty() || !s.chakra.empty()) {
     parts.push_back("collectives or training (one runner posts on every GPU)");
   }
-  if (s.has_timeseries) parts.push_back("outputs.timeseries (one sampler reads every port)");
-  if (!s.link_events.empty()) parts.push_back("link events (one schedule)");
   if (net.dcqcn) parts.push_back("DCQCN (one rate controller for every NIC)");
   if (net.ack_cc) parts.push_back("fabric.cc (one controller for every NIC)");
   if (net.ib_cc) parts.push_back("InfiniBand congestion control (one controller)");
   if (net.tcp) parts.push_back("TCP (one stack)");
-  if (net.deadlock) parts.push_back("deadlock detection (reads every switch)");
   std::string text;
   for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
   return text;
