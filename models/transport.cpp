@@ -56,6 +56,10 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   return flow_id;
 }
 
+sim::EventHandler* Transport::nic_handler(uint32_t host) const {
+  return host < nics_.size() ? nics_[host] : nullptr;  // none: a rig without NICs
+}
+
 // Each start is an event of the flow's source NIC (models/nic.hpp, kStartFlow).
 void Transport::schedule_starts() {
   for (uint32_t i = 0; i < flows_.size(); ++i) {

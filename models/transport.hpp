@@ -105,6 +105,9 @@ class Transport final : public sim::EventHandler {
       : EventHandler(ctx.sim), ctx_(ctx), params_(params) {}
 
   void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
+  // The NIC of `host` as an event handler: what a per-QP timer of a controller acts for
+  // (sim::Timer), so that it runs in that NIC's partition of a split run; null without NICs.
+  sim::EventHandler* nic_handler(uint32_t host) const;
   void add_listener(CompletionListener* l) { listeners_.push_back(l); }
   // TCP messages are cut into segments of `mss` bytes; `by_default`: flows that name no
   // transport run over TCP (fabric.transport "tcp"); `hosts`: the hosts with a kernel stack

@@ -162,9 +162,12 @@ class Simulator {
 // (a retransmission timer pushed back on every ACK costs no heap operation).
 class Timer final : public EventHandler {
  public:
-  // When it fires, the timer calls owner->on_event(owner_kind, owner_arg).
-  Timer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0)
-      : EventHandler(ActingFor{*owner}),
+  // When it fires, the timer calls owner->on_event(owner_kind, owner_arg). It acts for
+  // `acting_for` (default the owner): its events count in that handler's stamp and run in its
+  // partition — a controller's timer for one queue pair acts for the pair's NIC.
+  Timer(Simulator& sim, EventHandler* owner, uint32_t owner_kind, uint64_t owner_arg = 0,
+        EventHandler* acting_for = nullptr)
+      : EventHandler(ActingFor{acting_for != nullptr ? *acting_for : *owner}),
         sim_(sim),
         owner_(owner),
         owner_kind_(owner_kind),

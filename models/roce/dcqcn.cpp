@@ -32,8 +32,10 @@ Dcqcn::Rp& Dcqcn::state(uint32_t qp) {
   if (qp >= rp_.size()) rp_.resize(qp + 1);
   Rp& s = rp_[qp];
   if (!s.increase_timer) {
-    s.increase_timer = std::make_unique<sim::Timer>(ctx_.sim, this, kIncreaseTimer, qp);
-    s.decrease_timer = std::make_unique<sim::Timer>(ctx_.sim, this, kDecreaseTimer, qp);
+    // The reaction point is the sending NIC's: its timers act for it (a split run's partition).
+    sim::EventHandler* nic = transport_.nic_handler(transport_.qp(qp).src_host);
+    s.increase_timer = std::make_unique<sim::Timer>(ctx_.sim, this, kIncreaseTimer, qp, nic);
+    s.decrease_timer = std::make_unique<sim::Timer>(ctx_.sim, this, kDecreaseTimer, qp, nic);
   }
   return s;
 }

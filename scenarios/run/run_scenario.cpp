@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "scenarios/builder/build_network.hpp"
 #include "scenarios/builder/collective_hops.hpp"
@@ -120,7 +121,6 @@ std::string split_blockers(const Scenario& s, const models::Network& net) {
   if (!s.collectives.empty() || !s.training.empty() || !s.chakra.empty()) {
     parts.push_back("collectives or training (one runner posts on every GPU)");
   }
-  if (net.dcqcn) parts.push_back("DCQCN (one rate controller for every NIC)");
   if (net.ack_cc) parts.push_back("fabric.cc (one controller for every NIC)");
   if (net.ib_cc) parts.push_back("InfiniBand congestion control (one controller)");
   if (net.tcp) parts.push_back("TCP (one stack)");
@@ -359,7 +359,12 @@ RunOutcome ScenarioRun::finish() {
     out.samples = st.sampler->samples();
     out.flow_samples = st.sampler->flow_samples();
   }
+  // By (time, QP): a split run's partitions log one after another.
   out.rate_changes = net->rate_log;
+  std::stable_sort(out.rate_changes.begin(), out.rate_changes.end(),
+                   [](const models::RateChange& a, const models::RateChange& b) {
+                     return std::tie(a.time, a.qp) < std::tie(b.time, b.qp);
+                   });
 
   Json res = headline_results(out, transport_totals, fabric_totals, packets);
   add_roce_results(s, *net, fabric_totals, packets, out, res);
