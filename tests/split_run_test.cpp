@@ -88,14 +88,14 @@ TEST_CASE("split run: shipped scenarios give the same outputs in 1, 2 and 3 part
   // Lossy go-back-N with a timeseries (quickstart, incast-8to1, roce-vs-lossy), InfiniBand
   // credits with adaptive routing, a replayed probe trace, PFC with the deadlock detector, a
   // deadlock after a link failure (boundary events), pause storms and the watchdog, a slow
-  // receiver's NIC pauses, a victim flow, DCQCN (its timers act for the sending NIC), both
-  // fabrics of a comparison: every file byte for byte.
+  // receiver's NIC pauses, a victim flow, DCQCN and InfiniBand CC (their timers act for the
+  // sending NIC), HPCC/DCTCP/TIMELY, both fabrics of a comparison: every file byte for byte.
   for (const char* name :
        {"quickstart", "incast-8to1", "roce-vs-lossy", "ib-adaptive-routing", "probe-replay-4hosts",
         "roce-incast-pfc", "deadlock-ring4", "deadlock-routing-loop",
         "deadlock-valley-routes-tagger", "pause-storm-watchdog", "roce-slow-receiver",
-        "roce-victim-flow", "roce-incast-8to1-dcqcn", "roce-dcqcn-convergence",
-        "ib-vs-roce-incast"}) {
+        "roce-victim-flow", "roce-incast-8to1-dcqcn", "roce-dcqcn-convergence", "ib-vs-roce-incast",
+        "cc-compare-incast", "ib-cc-victim"}) {
     check_split_outputs(name, {2, 3});
   }
 }

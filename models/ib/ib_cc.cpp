@@ -21,7 +21,9 @@ IbCongestionControl::QpState& IbCongestionControl::state(uint32_t qp) {
   if (qp >= state_.size()) state_.resize(qp + 1);
   QpState& s = state_[qp];
   if (!s.timer) {
-    s.timer = std::make_unique<sim::Timer>(ctx_.sim, this, 0, qp);
+    // The QP's sending NIC holds its CCTI: the timer acts for it (a split run's partition).
+    s.timer = std::make_unique<sim::Timer>(ctx_.sim, this, 0, qp,
+                                           transport_.nic_handler(transport_.qp(qp).src_host));
     s.ccti = params_.ccti_min;
   }
   return s;

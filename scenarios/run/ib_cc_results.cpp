@@ -1,6 +1,7 @@
 #include "scenarios/run/ib_cc_results.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "scenarios/run/percentiles.hpp"
 
@@ -58,7 +59,11 @@ void add_ib_cc_results(const Scenario& s, const models::Network& net, RunOutcome
               {"max_ccti", max_ccti},
               {"min_rate_Gbps", milli_number(min_rate / 1'000'000)},
               {"per_nic", per_nic}};
+  // By (time, QP): a split run's partitions log one after another.
   out.ccti_changes = net.ccti_log;
+  std::stable_sort(
+      out.ccti_changes.begin(), out.ccti_changes.end(),
+      [](const auto& a, const auto& b) { return std::tie(a.time, a.qp) < std::tie(b.time, b.qp); });
 }
 
 }  // namespace scen

@@ -121,8 +121,6 @@ std::string split_blockers(const Scenario& s, const models::Network& net) {
   if (!s.collectives.empty() || !s.training.empty() || !s.chakra.empty()) {
     parts.push_back("collectives or training (one runner posts on every GPU)");
   }
-  if (net.ack_cc) parts.push_back("fabric.cc (one controller for every NIC)");
-  if (net.ib_cc) parts.push_back("InfiniBand congestion control (one controller)");
   if (net.tcp) parts.push_back("TCP (one stack)");
   std::string text;
   for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
