@@ -15,6 +15,17 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
       wait_last_bit_(wait_last_bit),
       rng_(ctx.sim.rng(rng_stream)) {}
 
+// Inlined into transmit: one call per packet-hop.
+[[gnu::always_inline]] inline void Link::put_in_flight(Ring<InFlight>& ring, Kind kind,
+                                                       PacketHandle h, sim::Time at,
+                                                       sim::Time serialization) {
+  // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
+  const sim::Place place = ctx_.sim.scheduler().take_place(at);
+  const bool idle = ring.empty();
+  ring.push_back({place, serialization, h});
+  if (idle) ctx_.sim.at(place, this, kind, 0);
+}
+
 void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control) {
   ++stats_.packets;
   ++ctx_.packet_hops;
@@ -38,15 +49,6 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
   const sim::Time deliver_at =
       now + propagation_ + receiver_latency_ + (wait_last_bit_ ? serialization : sim::Time(0));
   put_in_flight(in_flight_, kData, h, deliver_at, serialization);
-}
-
-void Link::put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time at,
-                         sim::Time serialization) {
-  // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
-  const sim::Place place = ctx_.sim.scheduler().take_place(at);
-  const bool idle = ring.empty();
-  ring.push_back({place, serialization, h});
-  if (idle) ctx_.sim.at(place, this, kind, 0);
 }
 
 // One packet per event: the front, whose place this event holds; then the next one's place.

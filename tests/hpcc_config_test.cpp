@@ -279,7 +279,8 @@ TEST_CASE("import hpcc --config reproduces the peer's per-flow FCTs on its incas
     const Comparison flows = compare_with_peer(shared, workload, cc);
     CHECK(flows.ratios.size() == 8);
     const Comparison c = by_rank ? flows.by_rank() : flows;
-    INFO("median " << c.median() << ", worst " << c.worst());
+    INFO("median " << c.median() << ", worst " << c.worst() << " (per flow: median "
+                    << flows.median() << ", worst " << flows.worst() << ")");
     std::vector<double> ours = flows.ours, theirs = flows.theirs;
     std::sort(ours.begin(), ours.end());
     std::sort(theirs.begin(), theirs.end());

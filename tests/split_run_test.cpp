@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -19,6 +20,10 @@
 namespace {
 
 using test_support::TempDir;
+
+uint64_t u64(const scen::Json& v) {
+  return v.get<uint64_t>();
+}
 
 // Every file a run writes (but run_stats.json: wall time, events per second), by path.
 std::map<std::string, std::string> outputs_of(const scen::Scenario& s, int partitions,
@@ -122,6 +127,29 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
     CHECK(what.find("--partitions") != std::string::npos);
     CHECK(what.find("collectives") != std::string::npos);
   }
+}
+
+TEST_CASE("split run: links of no latency are refused, of 1 ps split with windows of 1 ps",
+          "[cli][split]") {
+  // h0 - s1 - s2 - s3 - h1: a cut link of no latency would leave no lookahead; the loader
+  // refuses such a link. With 1 ps cables the windows are 1 ps long, and the outputs the same.
+  scen::Json j;
+  j["name"] = "short-cables";
+  j["topology"] = test_support::chain_topology({"100Gbps", "100Gbps", "100Gbps", "100Gbps"},
+                                               {"0ns", "1ps", "1ps", "1ps"});
+  j["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "64KB"}}};
+  CHECK(test_support::refused_path(j) == "topology.links[0].latency");
+  j["topology"]["links"][0]["latency"] = "1ps";
+  const scen::Scenario s = test_support::load(j);
+  const topo::Partitioning part = topo::partition_fabric(s.fabric, 2);
+  REQUIRE(part.count == 2);
+  CHECK(part.lookahead_ps == 1);
+  scen::RunOptions one, two;
+  two.partitions = 2;
+  const scen::RunOutcome a = scen::run_scenario(s, one), b = scen::run_scenario(s, two);
+  CHECK(u64(a.results["flows_completed"]) == 1);
+  CHECK(a.results.dump() == b.results.dump());
+  CHECK(a.flows.at(0).fct == b.flows.at(0).fct);
 }
 
 TEST_CASE("split run: an event crossing partitions inside the window is an error",

@@ -189,6 +189,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   std::vector<int> node_partition;
   if (options.partitions > 1) {
     const topo::Partitioning part = topo::partition_fabric(s.fabric, options.partitions);
+    // The loader refuses links of no latency: the lookahead is at least 1 ps.
     sim.split(static_cast<uint32_t>(part.count), sim::Time(part.lookahead_ps));
     if (part.count > 1) node_partition = part.partition;
   }
