@@ -17,13 +17,12 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
 
 // Inlined into transmit: one call per packet-hop.
 [[gnu::always_inline]] inline void Link::put_in_flight(Ring<InFlight>& ring, Kind kind,
-                                                       PacketHandle h, sim::Time at,
-                                                       sim::Time serialization) {
+                                                       PacketHandle h, sim::Time serialization) {
   // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
-  const sim::Place place = ctx_.sim.scheduler().take_place(at);
+  const sim::Place p = ctx_.sim.scheduler().take_place(ctx_.sim.now() + delay(kind, serialization));
   const bool idle = ring.empty();
-  ring.push_back({place, serialization, h});
-  if (idle) ctx_.sim.at(place, this, kind, 0);
+  ring.push_back({p.pushed, p.stamp, serialization, h});
+  if (idle) ctx_.sim.at(p, this, kind, 0);
 }
 
 void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control) {
@@ -40,15 +39,8 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
     ctx_.pool.release(h);
     return;
   }
-  const sim::Time now = ctx_.sim.now();
-  if (control) {
-    put_in_flight(control_in_flight_, kControl, h, now + propagation_ + serialization,
-                  serialization);
-    return;
-  }
-  const sim::Time deliver_at =
-      now + propagation_ + receiver_latency_ + (wait_last_bit_ ? serialization : sim::Time(0));
-  put_in_flight(in_flight_, kData, h, deliver_at, serialization);
+  put_in_flight(control ? control_in_flight_ : in_flight_, control ? kControl : kData, h,
+                serialization);
 }
 
 // One packet per event: the front, whose place this event holds; then the next one's place.
@@ -57,13 +49,15 @@ void Link::on_event(uint32_t kind, uint64_t) {
   if (kind == kControl) {
     const InFlight f = control_in_flight_.front();
     control_in_flight_.pop_front();
-    if (!control_in_flight_.empty()) s.at(control_in_flight_.front().place, this, kControl, 0);
+    if (!control_in_flight_.empty()) {
+      s.at(place(control_in_flight_.front(), kControl), this, kControl, 0);
+    }
     receiver_->receive(f.packet, receiver_port_);
     return;
   }
   const InFlight f = in_flight_.front();
   in_flight_.pop_front();
-  if (!in_flight_.empty()) s.at(in_flight_.front().place, this, kData, 0);
+  if (!in_flight_.empty()) s.at(place(in_flight_.front(), kData), this, kData, 0);
   ctx_.pool[f.packet].ser_in = f.serialization;
   receiver_->receive(f.packet, receiver_port_);
 }

@@ -58,15 +58,26 @@ class Link final : public sim::EventHandler {
 
  private:
   enum Kind : uint32_t { kData = 0, kControl = 1 };
+  // A packet in flight and the place of its delivery in the event order, less the time due,
+  // which its sending time and serialisation give (flipped times add as plain ones: the sign
+  // flip is a constant added modulo 2^64).
   struct InFlight {
-    sim::Place place;         // of its delivery: time due, and when and by whom it was sent
+    uint64_t pushed;          // the place's time pushed (flipped): when it was sent
+    uint64_t stamp;           // the place's stamp: the sender's number and count
     sim::Time serialization;  // stamped on the packet at delivery, when it is touched anyway
     PacketHandle packet;
   };
-  static_assert(sizeof(InFlight) == 40, "five words per packet in flight");
-  // Puts `h` in flight on `ring`, delivered at `at`; its event is pushed when it is the front.
-  void put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time at,
-                     sim::Time serialization);
+  static_assert(sizeof(InFlight) == 32, "four words per packet in flight");
+  sim::Time delay(Kind kind, sim::Time serialization) const {
+    if (kind == kControl) return propagation_ + serialization;
+    return propagation_ + receiver_latency_ + (wait_last_bit_ ? serialization : sim::Time(0));
+  }
+  sim::Place place(const InFlight& f, Kind kind) const {
+    return sim::Place{f.pushed + static_cast<uint64_t>(delay(kind, f.serialization).ps), f.pushed,
+                      f.stamp};
+  }
+  // Puts `h` in flight on `ring`; its event is pushed when it is the front.
+  void put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time serialization);
   // Hot fields first (every packet reads them); the random stream only matters with loss.
   Context& ctx_;
   PacketReceiver* receiver_;
