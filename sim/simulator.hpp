@@ -86,7 +86,11 @@ class Simulator {
   void reserve(Reservation& r, Time t) { running_list_->reserve(r, t); }
   // `target` is the handler that reserved `r`: its partition's list.
   void at(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
-    list(target->partition()).push_reserved(r, target, kind, arg);
+    if (split_ == nullptr) {
+      scheduler_.push_reserved(r, target, kind, arg);
+    } else {
+      list(target->partition()).push_reserved(r, target, kind, arg);
+    }
   }
   void release(Reservation& r) { running_list_->release(r); }
   bool passed(const Reservation& r) const { return running_list_->passed(r); }
@@ -114,10 +118,9 @@ class Simulator {
   StopReason run(Time limit = Time::max());
   // Ends the run kStopGrace after `at` (not before the running event; default now): events
   // due until then still run, later ones do not, the clock ends there, and run() returns
-  // StopReason::Requested. The
-  // grace is what lets a split run stop at the same event in every partition: a partition may
-  // have run up to a window (at most kStopGrace) past the event that asked for the stop.
-  // `stopped_at()` is `at`; the earliest request wins.
+  // StopReason::Requested. The grace is what lets a split run stop at the same event in every
+  // partition: a partition may have run up to a window (at most kStopGrace) past the event that
+  // asked for the stop. `stopped_at()` is `at`; the earliest request wins.
   void stop(Time at);
   void stop() { stop(now_); }
   Time stopped_at() const { return stopped_at_; }

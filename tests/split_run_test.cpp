@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -127,6 +128,34 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
     CHECK(what.find("--partitions") != std::string::npos);
     CHECK(what.find("collectives") != std::string::npos);
   }
+}
+
+TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit 2",
+          "[cli][split]") {
+  TempDir dir;
+  const std::string incast = RDMASIM_SOURCE_DIR "/scenarios/incast-8to1.json";
+  const std::string moe = RDMASIM_SOURCE_DIR "/scenarios/alltoall-moe.json";
+  const auto out = [&](const char* name) { return (dir / name).string(); };
+  for (const char* bad : {"0", "1025", "-3"}) {
+    INFO(bad);
+    const test_support::Run r =
+        test_support::rdmasim({"run", incast, "--out", out("bad"), "-q", "--partitions", bad}, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(test_support::contains(r.err, "--partitions"));
+  }
+  const test_support::Run refused =
+      test_support::rdmasim({"run", moe, "--out", out("moe"), "-q", "--partitions", "2"}, dir);
+  CHECK(refused.exit_code == 2);
+  CHECK(test_support::contains(refused.err, "collectives"));
+  CHECK(!std::filesystem::exists(dir / "moe" / "summary.json"));  // nothing written
+  const test_support::Run one =
+      test_support::rdmasim({"run", incast, "--out", out("p1"), "-q"}, dir);
+  const test_support::Run two =
+      test_support::rdmasim({"run", incast, "--out", out("p2"), "-q", "--partitions", "2"}, dir);
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(two.exit_code == 0);
+  CHECK(test_support::read_file(dir / "p1" / "flows.csv") ==
+        test_support::read_file(dir / "p2" / "flows.csv"));
 }
 
 TEST_CASE("split run: links of no latency are refused, of 1 ps split with windows of 1 ps",
