@@ -127,6 +127,17 @@ void Simulator::stop(Time at) {
   if (end < bound_) bound_ = end;
 }
 
+// One event: the clock at its time, the count, the handler, every so often the progress hook.
+[[gnu::always_inline]] inline void Simulator::execute(const Event& e) {
+  now_ = e.time;
+  ++events_executed_;
+  e.target->on_event(e.kind, e.arg);
+  if (progress_ != nullptr && --countdown_ == 0) {
+    countdown_ = progress_every_;
+    progress_->on_progress();
+  }
+}
+
 // The run loop of one list: its events due before `end` and not after `bound_` (which a stop
 // may lower while it runs).
 void Simulator::run_list(Scheduler& l, Time end) {
@@ -147,13 +158,7 @@ void Simulator::run_list(Scheduler& l, Time end) {
     if (const Event e1 = l.upcoming(0); e1.target != nullptr) {
       e1.target->prefetch(e1.kind, e1.arg, 1);
     }
-    now_ = e.time;
-    ++events_executed_;
-    e.target->on_event(e.kind, e.arg);
-    if (progress_ != nullptr && --countdown_ == 0) {
-      countdown_ = progress_every_;
-      progress_->on_progress();
-    }
+    execute(e);
   }
 }
 
@@ -163,14 +168,7 @@ void Simulator::run_boundary(Scheduler& l, Time t) {
   running_list_ = &l;
   building_partition_ = 0;
   while (!l.empty() && l.top_time() == t) {
-    const Event e = l.pop();
-    now_ = e.time;
-    ++events_executed_;
-    e.target->on_event(e.kind, e.arg);
-    if (progress_ != nullptr && --countdown_ == 0) {
-      countdown_ = progress_every_;
-      progress_->on_progress();
-    }
+    execute(l.pop());
   }
   running_list_ = &scheduler_;
 }

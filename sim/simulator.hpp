@@ -142,6 +142,7 @@ class Simulator {
   // Runs `l`'s events due before `end` and not after `bound_`.
   void run_list(Scheduler& l, Time end);
   void run_boundary(Scheduler& l, Time t);
+  void execute(const Event& e);
   StopReason run_split(Time limit);
 
   uint64_t seed_;
