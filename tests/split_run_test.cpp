@@ -1,6 +1,7 @@
 // A run split into partitions (sim/simulator.hpp; `rdmasim run --partitions N`): each partition
 // runs its own event list in windows of the lookahead, events crossing between partitions go
 // through mailboxes, and every output is the same as one event list's.
+#include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -238,6 +239,54 @@ TEST_CASE("split run: events cross through mailboxes and run where one list runs
   CHECK(std::get<2>(stop_two).ps == stop_time + sim::Simulator::kStopGrace.ps);
   CHECK(std::get<0>(stop_two).back() <= stop_time + sim::Simulator::kStopGrace.ps);
   CHECK(std::get<0>(stop_two).back() > stop_time);  // the grace's events ran
+}
+
+TEST_CASE("split run: a boundary event runs before every other event of its time, between windows",
+          "[unit][split]") {
+  // A ticker in each partition ticks every 1 ns, and one every 10 ns; an observer at the
+  // boundary every 10 ns reads their counts. It reads every tick before its time and none of its
+  // time — though the 10 ns ticker, numbered before it, pushes its tick at the same time as the
+  // observer pushes its look, which would otherwise put the tick first — and the same counts in
+  // one list and split in two (where a look in partition 0's list would see partition 1 behind).
+  struct Observer final : sim::EventHandler {
+    Observer(sim::Simulator& s, const Ticker& a, const Ticker& b, const Ticker& c)
+        : EventHandler(s), sim(s), a(a), b(b), c(c) {}
+    void on_event(uint32_t, uint64_t) override {
+      seen.push_back({sim.now().ps, static_cast<int64_t>(a.fired), static_cast<int64_t>(b.fired),
+                      static_cast<int64_t>(c.fired)});
+      if (seen.size() < 50) sim.after_boundary(sim::Time(10'000), this, 0);
+    }
+    sim::Simulator& sim;
+    const Ticker& a;
+    const Ticker& b;
+    const Ticker& c;
+    std::vector<std::array<int64_t, 4>> seen;
+  };
+  auto run = [](uint32_t partitions) {
+    sim::Simulator s(1);
+    s.split(partitions, sim::Time(2'000));
+    s.set_building_partition(0);
+    Ticker a(s, sim::Time(1'000));
+    Ticker c(s, sim::Time(10'000));
+    s.set_building_partition(partitions - 1);
+    Ticker b(s, sim::Time(1'000));
+    a.until = b.until = c.until = sim::Time(600'000);
+    s.set_building_partition(0);
+    Observer o(s, a, b, c);
+    s.at(sim::Time(0), &a, 0);
+    s.at(sim::Time(0), &b, 0);
+    s.at(sim::Time(0), &c, 0);
+    s.at_boundary(sim::Time(10'000), &o, 0);
+    s.run();
+    return o.seen;
+  };
+  const auto one = run(1);
+  REQUIRE(one.size() == 50);
+  // At 10 ns the ticks of 0 .. 9 ns have run (10 each) and the slow ticker's at 0; at 20 ns,
+  // 20 each and the slow one's at 0 and 10, not its tick of 20 ns.
+  CHECK(one[0] == std::array<int64_t, 4>{10'000, 10, 10, 1});
+  CHECK(one[1] == std::array<int64_t, 4>{20'000, 20, 20, 2});
+  CHECK(run(2) == one);
 }
 
 TEST_CASE("split run: a timer acts for its owner: no number of its own, the owner's partition",
