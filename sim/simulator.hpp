@@ -120,10 +120,9 @@ class Simulator {
   // due until then still run, later ones do not, the clock ends there, and run() returns
   // StopReason::Requested. The grace is what lets a split run stop at the same event in every
   // partition: a partition may have run up to a window (at most kStopGrace) past the event that
-  // asked for the stop. `stopped_at()` is `at`; the earliest request wins.
+  // asked for the stop. The earliest request wins.
   void stop(Time at);
   void stop() { stop(now_); }
-  Time stopped_at() const { return stopped_at_; }
   static constexpr Time kStopGrace = Time(1'000'000);  // 1 us
 
   void set_progress(ProgressHook* hook, uint64_t every_events) {
