@@ -3,19 +3,26 @@
 // with it.)
 #pragma once
 
+#include <vector>
+
 #include "models/packet.hpp"
 #include "models/packet_receiver.hpp"
 #include "models/traffic_classes.hpp"
+#include "sim/per_partition.hpp"
 #include "sim/simulator.hpp"
 
 namespace models {
 
 class TimelineRecorder;
 
+// A log appended by handlers of every partition of a split run (pfc.csv's frames, rates.csv's
+// changes, ...): a vector per partition, gathered once the run is over (Network::gather_logs).
+template <class T>
+using PartitionLog = sim::PerPartition<std::vector<T>>;
+
 struct Context {
   sim::Simulator& sim;
   PacketPool& pool;
-  uint64_t packet_hops = 0;  // packets put on a wire, all links together (benchmark figure)
   TimelineRecorder* timeline = nullptr;  // `run --timeline`: spans of interest, else none
 };
 

@@ -20,14 +20,18 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
                                                        PacketHandle h, sim::Time serialization) {
   // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
   const sim::Place p = ctx_.sim.scheduler().take_place(ctx_.sim.now() + delay(kind, serialization));
+  if (cut_) {  // into the receiver's partition's mailbox: an event of its own
+    ctx_.pool[h].ser_in = serialization;
+    ctx_.sim.at(p, this, kind + kCutOffset, h);
+    return;
+  }
   const bool idle = ring.empty();
   ring.push_back({p.pushed, p.stamp, serialization, h});
   if (idle) ctx_.sim.at(p, this, kind, 0);
 }
 
 void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control) {
-  ++stats_.packets;
-  ++ctx_.packet_hops;
+  ++stats_.packets;  // the run's packet-hops are their sum (Network::packet_hops)
   stats_.wire_bytes += wire_bytes;
   const sim::Time start = ctx_.sim.now();
   if (start < wire_free_at_) ++stats_.overlapping_packets;
@@ -44,8 +48,12 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
 }
 
 // One packet per event: the front, whose place this event holds; then the next one's place.
-void Link::on_event(uint32_t kind, uint64_t) {
+void Link::on_event(uint32_t kind, uint64_t arg) {
   sim::Simulator& s = ctx_.sim;
+  if (kind >= kCutOffset) {
+    receiver_->receive(static_cast<PacketHandle>(arg), receiver_port_);
+    return;
+  }
   if (kind == kControl) {
     const InFlight f = control_in_flight_.front();
     control_in_flight_.pop_front();

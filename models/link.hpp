@@ -41,7 +41,15 @@ class Link final : public sim::EventHandler {
 
   void on_event(uint32_t kind, uint64_t arg) override;
   // Depth 0: the ring slot of the packet due next, and the receiver; depth 1: the packet.
-  void prefetch(uint32_t kind, uint64_t, int depth) const override {
+  void prefetch(uint32_t kind, uint64_t arg, int depth) const override {
+    if (kind == kCutData) {
+      if (depth == 0) {
+        __builtin_prefetch(receiver_);
+      } else {
+        __builtin_prefetch(&ctx_.pool[static_cast<PacketHandle>(arg)]);
+      }
+      return;
+    }
     if (kind != kData || in_flight_.empty()) return;
     if (depth == 0) {
       __builtin_prefetch(&in_flight_.front());
@@ -51,13 +59,21 @@ class Link final : public sim::EventHandler {
     }
   }
 
+  // The sending port's partition (a split run): a link between two partitions hands each packet
+  // over as an event of its own through the simulator's mailboxes, its FIFO being written by
+  // one thread and read by another otherwise (sim/simulator.hpp).
+  void set_sender_partition(uint32_t p) { cut_ = p != partition(); }
+  bool cut() const { return cut_; }
+
   const LinkStats& stats() const { return stats_; }
   sim::Time propagation() const { return propagation_; }
   bool up() const { return up_; }
   void set_up(bool up) { up_ = up; }
 
  private:
-  enum Kind : uint32_t { kData = 0, kControl = 1 };
+  // A cut link's events carry their packet (kCut = kData or kControl + kCutOffset).
+  enum Kind : uint32_t { kData = 0, kControl = 1, kCutData = 2, kCutControl = 3 };
+  static constexpr uint32_t kCutOffset = 2;
   // A packet in flight and the place of its delivery in the event order, less the time due,
   // which its sending time and serialisation give (flipped times add as plain ones: the sign
   // flip is a constant added modulo 2^64).
@@ -87,6 +103,7 @@ class Link final : public sim::EventHandler {
   uint16_t receiver_port_;
   bool wait_last_bit_;
   bool up_ = true;
+  bool cut_ = false;
   sim::Time wire_free_at_;  // the last bit of the latest packet sent leaves the sender then
   Ring<InFlight> in_flight_;
   // MAC control frames (PFC) are consumed by the receiving MAC at their last bit, without

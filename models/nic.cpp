@@ -32,7 +32,7 @@ void Nic::set_host_path(const HostPathParams& host) {
   rx_.set_drain_rate(drain);
 }
 
-void Nic::enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log) {
+void Nic::enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, PartitionLog<PfcEvent>* log) {
   rx_.enable_pfc(port_, lossless, quanta, node, host_, log);
 }
 

@@ -105,7 +105,7 @@ class Nic final : public PacketReceiver, public sim::EventHandler, private NicRx
   void set_sharp(SharpAllReduce* sharp) { sharp_ = sharp; }
   // NIC-sent PFC on the receive buffer: the priorities in `lossless` pause upstream with
   // `quanta`; frames are logged as node `node`, port 0.
-  void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, std::vector<PfcEvent>* log);
+  void enable_rx_pfc(uint8_t lossless, uint32_t quanta, int node, PartitionLog<PfcEvent>* log);
   // Bytes of `priority` in the receive buffer now.
   int64_t rx_buffer_bytes(uint8_t priority) const { return rx_.class_bytes(priority); }
   // Adds the time XOFF has been held up to now (end of run).

@@ -8,7 +8,7 @@
 namespace models {
 
 void NicRxBuffer::enable_pfc(EgressPort& port, uint8_t lossless, uint32_t quanta, int node,
-                             uint32_t host, std::vector<PfcEvent>* log) {
+                             uint32_t host, PartitionLog<PfcEvent>* log) {
   pfc_lossless_ = lossless;
   const PfcHeldBytes& held = *this;  // the buffer's bytes, for the refreshes' log
   pfc_ =

@@ -56,7 +56,7 @@ class NicRxBuffer final : public sim::EventHandler, private PfcHeldBytes {
   // NIC-sent PFC: the priorities in `lossless` pause upstream through `port` with `quanta`;
   // frames are logged as node `node`, port 0, from `host`.
   void enable_pfc(EgressPort& port, uint8_t lossless, uint32_t quanta, int node, uint32_t host,
-                  std::vector<PfcEvent>* log);
+                  PartitionLog<PfcEvent>* log);
 
   // A data packet arrives from the wire.
   void arrive(PacketHandle h);

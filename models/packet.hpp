@@ -1,11 +1,13 @@
 // Packets live in a pool and move by 32-bit handle; nothing on the hot path allocates.
 #pragma once
 
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "models/slot_store.hpp"
 #include "sim/time.hpp"
 
 namespace models {
@@ -130,57 +132,44 @@ struct IntRecord {
   uint32_t count() const { return hops < kMaxIntHops ? hops : kMaxIntHops; }
 };
 
-// Chunked storage: handles stay valid and references stay stable while the pool grows.
+// Chunked storage (slot_store.hpp): handles stay valid and references stay stable while the pool
+// grows; each partition of a split run takes and gives back packets on its own free list.
 class PacketPool {
  public:
-  PacketHandle alloc() {
-    ++allocated_total_;
-    ++live_;
-    if (!free_.empty()) {
-      const PacketHandle h = free_.back();
-      free_.pop_back();
-      (*this)[h] = Packet{};
-      return h;
-    }
-    if (next_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Packet[]>(kChunk));
-    return next_++;
-  }
+  PacketHandle alloc() { return packets_.take(); }
   void release(PacketHandle h) {
-    --live_;
     if (track_qps_) {
       const Packet& p = (*this)[h];
       if ((p.flags & kFlagQpCounted) != 0) --qp_live_[p.qp];
     }
-    if (telemetry_on_) {
+    if (telemetry_on_.load(std::memory_order_relaxed)) {
       Packet& p = (*this)[h];
       if (p.int_slot != 0) release_telemetry(p.int_slot);
     }
-    free_.push_back(h);
+    packets_.give_back(h);
+  }
+  // One free list per partition of a split run (before it runs).
+  void set_partitions(uint32_t n) {
+    packets_.set_partitions(n);
+    records_.set_partitions(n);
   }
   // In-band telemetry records (HPCC): a slot for a data packet, taken over by its ACK, freed
   // with whichever packet holds it last. Slot 0 is never used (it means none).
   uint32_t alloc_telemetry() {
-    telemetry_on_ = true;
-    if (!int_free_.empty()) {
-      const uint32_t s = int_free_.back();
-      int_free_.pop_back();
-      int_records_[s] = IntRecord{};
-      return s;
+    if (!telemetry_on_.load(std::memory_order_relaxed)) {
+      telemetry_on_.store(true, std::memory_order_relaxed);
     }
-    if (int_records_.empty()) int_records_.emplace_back();  // slot 0
-    int_records_.emplace_back();
-    return static_cast<uint32_t>(int_records_.size() - 1);
+    return records_.take();
   }
-  void release_telemetry(uint32_t slot) { int_free_.push_back(slot); }
-  IntRecord& telemetry(uint32_t slot) { return int_records_[slot]; }
-  const IntRecord& telemetry(uint32_t slot) const { return int_records_[slot]; }
+  void release_telemetry(uint32_t slot) { records_.give_back(slot); }
+  IntRecord& telemetry(uint32_t slot) { return records_[slot]; }
+  const IntRecord& telemetry(uint32_t slot) const { return records_[slot]; }
   // Records in use (a test of their conservation).
-  size_t telemetry_in_use() const {
-    return int_records_.empty() ? 0 : int_records_.size() - 1 - int_free_.size();
-  }
+  size_t telemetry_in_use() const { return records_.in_use(); }
   // Per-QP count of live packets, on once a transport reuses the ids of finished queue pairs
   // (models/transport.hpp): a finished QP's id is reused only when none of its packets (a late
-  // ACK, a duplicate, a CNP) is left anywhere in the network.
+  // ACK, a duplicate, a CNP) is left anywhere in the network. (Not with a split run: the
+  // transport's recycling is refused there.)
   void track_qp_packets() { track_qps_ = true; }
   // `p` (its `qp` set) is a packet of a queue pair: counted until released.
   void count_qp_packet(Packet& p) {
@@ -190,25 +179,19 @@ class PacketPool {
     p.flags |= kFlagQpCounted;
   }
   uint32_t qp_packets(uint32_t qp) const { return qp < qp_live_.size() ? qp_live_[qp] : 0; }
-  Packet& operator[](PacketHandle h) { return chunks_[h / kChunk][h % kChunk]; }
-  const Packet& operator[](PacketHandle h) const { return chunks_[h / kChunk][h % kChunk]; }
+  Packet& operator[](PacketHandle h) { return packets_[h]; }
+  const Packet& operator[](PacketHandle h) const { return packets_[h]; }
 
-  uint64_t live() const { return live_; }
-  uint64_t allocated_total() const { return allocated_total_; }
-  uint64_t capacity() const { return chunks_.size() * kChunk; }
+  uint64_t live() const { return packets_.in_use(); }
+  uint64_t allocated_total() const { return packets_.taken_total(); }
+  uint64_t capacity() const { return packets_.capacity(); }
 
  private:
-  static constexpr uint32_t kChunk = 4096;
-  std::vector<std::unique_ptr<Packet[]>> chunks_;
-  std::vector<PacketHandle> free_;
-  uint32_t next_ = 0;
-  uint64_t live_ = 0;
-  uint64_t allocated_total_ = 0;
+  SlotStore<Packet, 4096> packets_;
+  SlotStore<IntRecord, 1024> records_{1};
   bool track_qps_ = false;
-  std::vector<uint32_t> qp_live_;  // by QP id, while track_qps_
-  bool telemetry_on_ = false;
-  std::vector<IntRecord> int_records_;
-  std::vector<uint32_t> int_free_;
+  std::vector<uint32_t> qp_live_;          // by QP id, while track_qps_
+  std::atomic<bool> telemetry_on_{false};  // set by any partition (a benign race otherwise)
 };
 
 }  // namespace models

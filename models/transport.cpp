@@ -107,7 +107,7 @@ void Transport::on_qp_complete(QueuePair& qp) {
   if (--f.qps_remaining == 0) {
     f.done = true;
     f.finish = ctx_.sim.now();
-    ++flows_done_;
+    flows_done_.fetch_add(1, std::memory_order_release);
     const uint32_t flow = qp.flow;
     for (auto* l : listeners_) l->on_flow_complete(flow);
     if (flows_[flow].recycle) retire(flow);

@@ -3,6 +3,7 @@
 // this holds what a QP context holds in NIC memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -151,7 +152,9 @@ class Transport final : public sim::EventHandler {
   size_t qp_count() const { return qps_.size(); }
   const FlowState& flow(uint32_t id) const { return flows_[id]; }
   size_t flow_count() const { return flows_.size(); }
-  size_t flows_done() const { return flows_done_; }
+  // Flows done: a flow's state (its finish) is set before it counts here, and whoever reads
+  // the count sees the states of the flows it counts (a split run's partitions count at once).
+  size_t flows_done() const { return flows_done_.load(std::memory_order_acquire); }
   const NicParams& params() const { return params_; }
   // Finished recycle flows waiting for reuse (their slots count in flow_count()).
   size_t flows_retired() const { return retired_count_; }
@@ -172,7 +175,7 @@ class Transport final : public sim::EventHandler {
   std::vector<std::unique_ptr<QueuePair>> qps_;
   std::vector<FlowState> flows_;
   std::vector<CompletionListener*> listeners_;
-  size_t flows_done_ = 0;
+  std::atomic<size_t> flows_done_{0};  // counted by every partition's NICs
   int64_t tcp_mss_ = 0;
   bool tcp_by_default_ = false;
   std::vector<bool> tcp_hosts_;

@@ -150,7 +150,7 @@ class Scheduler {
   void push_reserved(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg) {
     insert(r.place_, target, kind, arg);
   }
-  void release(Reservation& r) { r.live_ = false; }
+  static void release(Reservation& r) { r.live_ = false; }
   // The event being executed (the last one popped) is at `r`'s place.
   bool is_current(const Reservation& r) const { return r.place_ == current_; }
   // `r`'s place is before the event being executed: an event pushed there (when it was

@@ -1,8 +1,13 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
+#include <barrier>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace sim {
 
@@ -26,14 +31,29 @@ struct Message {
   uint32_t kind;
 };
 
+// A partition while the windows run: its clock and list, and what its events left for the
+// others — events for their handlers (by destination), boundary events, a stop — which the
+// thread between windows collects. Each lane is written by the one thread running it.
+struct Simulator::Lane : Running {
+  std::vector<std::vector<Message>> outbox;  // [partition]
+  std::vector<Message> boundary_out;
+  uint64_t events = 0;
+  Time stop_at = Time::max();
+  bool stop_requested = false;
+  Time latest;  // its latest event's time
+};
+
 struct Simulator::Split {
   std::vector<std::unique_ptr<Scheduler>> lists;  // partitions 1 .. N-1 (0: scheduler_)
   Scheduler boundary;                             // at_boundary's events
-  std::vector<std::vector<Message>> inbox;        // [partition] events for it, this window
+  std::vector<Lane> lanes;                        // [partition]
+  Running serial;                                 // between windows: the boundary events' clock
   Time window;                                    // a window's length: lookahead, grace
   Time window_end = Time::max();                  // of the window running (exclusive)
-  uint32_t running = 0;                           // the running event's partition
-  bool in_event = false;
+  Time latest;                                    // the latest event executed (the clock's end)
+  uint64_t base = 0;                              // events executed before this run
+  uint64_t serial_count = 0;                      // boundary events executed in this run
+  uint64_t next_progress = 0;
 };
 
 Simulator::Simulator(uint64_t seed) : seed_(seed) {}
@@ -51,17 +71,48 @@ void Simulator::split(uint32_t partitions, Time lookahead) {
   }
   split_ = std::make_unique<Split>();
   for (uint32_t p = 1; p < partitions; ++p) split_->lists.push_back(std::make_unique<Scheduler>());
-  split_->inbox.resize(partitions);
+  split_->lanes.resize(partitions);
+  for (uint32_t p = 0; p < partitions; ++p) {
+    Lane& l = split_->lanes[p];
+    l.list = &list(p);
+    l.partition = p;
+    l.in_window = true;
+    l.outbox.resize(partitions);
+  }
+  split_->serial.list = &split_->boundary;
   split_->window = std::min(lookahead, kStopGrace);
 }
 
 uint32_t Simulator::partitions() const {
-  return split_ == nullptr ? 1 : static_cast<uint32_t>(split_->inbox.size());
+  return split_ == nullptr ? 1 : static_cast<uint32_t>(split_->lanes.size());
+}
+
+void Simulator::set_threads(uint32_t threads) {
+  if (threads < 1 || threads > partitions()) {
+    throw std::invalid_argument("threads " + std::to_string(threads) + " for " +
+                                std::to_string(partitions()) +
+                                " partitions: from 1 to the partitions' count");
+  }
+  threads_ = threads;
 }
 
 void Simulator::set_building_partition(uint32_t p) {
   if (p >= partitions()) throw std::out_of_range("partition " + std::to_string(p));
   building_partition_ = p;
+}
+
+uint32_t Simulator::building_partition() const {
+  if (windows_) {
+    throw std::logic_error(
+        "a handler built while a split run runs: its number would depend on the order in which "
+        "partitions ran");
+  }
+  return building_partition_;
+}
+
+Scheduler& Simulator::numbering() {
+  (void)building_partition();  // refuses a handler built while the windows run
+  return scheduler_;
 }
 
 Scheduler& Simulator::list(uint32_t p) {
@@ -73,54 +124,74 @@ size_t Simulator::pending_events() const {
   if (split_ != nullptr) {
     n += split_->boundary.size();
     for (const auto& l : split_->lists) n += l->size();
-    for (const auto& in : split_->inbox) n += in.size();
+    for (const Lane& l : split_->lanes) {
+      for (const auto& out : l.outbox) n += out.size();
+      n += l.boundary_out.size();
+    }
   }
   return n;
 }
 
 void Simulator::push_split(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
-  push_split_at(running_list_->take_place(t), target, kind, arg);
+  push_split_at(scheduler().take_place(t), target, kind, arg);
 }
 
-// Into the target's list when it is the running partition's (or no event runs: set-up, between
-// runs), else into its mailbox: it must then be due after the window, or a partition that has
-// already run past its time would miss it.
+// Into the target's list when it is the running partition's (or no window runs: set-up,
+// between windows, between runs), else into the running lane's outbox for the target's
+// partition: it must then be due after the window, or a partition that has already run past
+// its time would miss it.
 void Simulator::push_split_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
-  Split& sp = *split_;
   const uint32_t to = target->partition();
-  if (!sp.in_event || to == sp.running) {
+  if (!windows_ || !t_running_->in_window || to == t_running_->partition) {
     list(to).push_at(p, target, kind, arg);
     return;
   }
   const Time due(static_cast<int64_t>(p.due ^ (uint64_t{1} << 63)));
-  if (due < sp.window_end) {
+  if (due < split_->window_end) {
     throw std::logic_error("an event for handler " + std::to_string(target->origin()) +
                            " of partition " + std::to_string(to) + " due at " +
                            std::to_string(due.ps) + " ps, pushed from partition " +
-                           std::to_string(sp.running) + " inside the window ending at " +
-                           std::to_string(sp.window_end.ps) +
+                           std::to_string(t_running_->partition) + " inside the window ending at " +
+                           std::to_string(split_->window_end.ps) +
                            " ps: partitions may meet only across links at least a lookahead long");
   }
-  sp.inbox[to].push_back(Message{p, target, arg, kind});
+  static_cast<Lane*>(t_running_)->outbox[to].push_back(Message{p, target, arg, kind});
 }
 
 void Simulator::at_boundary(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
-  const Place p = running_list_->take_first_place(t);
+  const Place p = scheduler().take_first_place(t);
   if (split_ == nullptr) {
     scheduler_.push_at(p, target, kind, arg);
     return;
   }
-  if (split_->in_event && t < split_->window_end) {
-    throw std::logic_error("a boundary event for handler " + std::to_string(target->origin()) +
-                           " due at " + std::to_string(t.ps) +
-                           " ps, pushed inside the window ending at " +
-                           std::to_string(split_->window_end.ps) + " ps");
+  if (windows_ && t_running_->in_window) {
+    if (t < split_->window_end) {
+      throw std::logic_error("a boundary event for handler " + std::to_string(target->origin()) +
+                             " due at " + std::to_string(t.ps) +
+                             " ps, pushed inside the window ending at " +
+                             std::to_string(split_->window_end.ps) + " ps");
+    }
+    static_cast<Lane*>(t_running_)->boundary_out.push_back(Message{p, target, arg, kind});
+    return;
   }
   split_->boundary.push_at(p, target, kind, arg);
 }
 
+// Within a window a stop is the lane's until the window ends: the bound it sets (at least the
+// running event's time plus the grace) is past the window's end, so no partition of this window
+// would have read it.
 void Simulator::stop(Time at) {
-  at = std::max(at, now_);
+  at = std::max(at, now());
+  if (windows_ && t_running_->in_window) {
+    Lane& l = *static_cast<Lane*>(t_running_);
+    l.stop_at = std::min(l.stop_at, at);
+    l.stop_requested = true;
+    return;
+  }
+  request_stop(at);
+}
+
+void Simulator::request_stop(Time at) {
   if (at < stopped_at_) stopped_at_ = at;
   stop_requested_ = true;
   const Time end = stopped_at_ + kStopGrace;
@@ -162,15 +233,29 @@ void Simulator::run_list(Scheduler& l, Time end) {
   }
 }
 
-// The boundary events due at `t`, between two windows: no partition's event runs meanwhile, and
-// what they push for partitions goes straight into their lists (every partition is at `t`).
-void Simulator::run_boundary(Scheduler& l, Time t) {
-  running_list_ = &l;
-  building_partition_ = 0;
-  while (!l.empty() && l.top_time() == t) {
-    execute(l.pop());
+// A partition's events of one window, on the thread running it (`t_running_` is the lane):
+// run_list's loop with the lane's clock and count; `bound_` does not change while windows run.
+void Simulator::run_lane(Lane& lane, Time end) {
+  Scheduler& l = *lane.list;
+  while (!l.empty()) {
+    const Time next = l.top_time();
+    if (next >= end || next > bound_) break;
+    const Event e = l.pop();
+    if (const Event e3 = l.upcoming(2); e3.target != nullptr) {
+      __builtin_prefetch(e3.target);
+      __builtin_prefetch(reinterpret_cast<const char*>(e3.target) + 64);
+    }
+    if (const Event e2 = l.upcoming(1); e2.target != nullptr) {
+      e2.target->prefetch(e2.kind, e2.arg, 0);
+    }
+    if (const Event e1 = l.upcoming(0); e1.target != nullptr) {
+      e1.target->prefetch(e1.kind, e1.arg, 1);
+    }
+    lane.now = e.time;
+    ++lane.events;
+    e.target->on_event(e.kind, e.arg);
   }
-  running_list_ = &scheduler_;
+  lane.latest = std::max(lane.latest, lane.now);
 }
 
 StopReason Simulator::run(Time limit) {
@@ -178,8 +263,7 @@ StopReason Simulator::run(Time limit) {
   struct LeaveEvent {
     Simulator& s;
     ~LeaveEvent() {
-      s.running_list_ = &s.scheduler_;
-      if (s.split_ != nullptr) s.split_->in_event = false;
+      s.windows_ = false;
       s.scheduler_.leave_event(s.now_);
     }
   } leave{*this};
@@ -198,20 +282,44 @@ StopReason Simulator::run(Time limit) {
   return StopReason::TimeLimit;
 }
 
-// Windows: from the earliest pending event, each partition runs its events due within the
-// window (one after another here; each reads and writes only its own handlers), then the
-// mailboxes are emptied into the lists. The window is no longer than the lookahead, so an
-// event crossing into another partition is due after the window, and no longer than the stop
-// grace, so a stop asked for in one partition is still ahead of every other one.
-StopReason Simulator::run_split(Time limit) {
+// Between two windows, on one thread while the others wait: every lane's mailboxes emptied
+// into the lists (by destination, then source: the order of pushes does not matter, places are
+// unique), its boundary events and stop gathered; then the boundary events due before any
+// partition's next event run (every partition is exactly at their time), and the next window
+// is set: from the earliest pending event, at most `window` long, ending at the next boundary
+// event. The window is no longer than the lookahead, so an event crossing into another
+// partition is due after it, and no longer than the stop grace, so a stop asked for in one
+// partition is still ahead of every other one.
+bool Simulator::between_windows() {
   Split& sp = *split_;
-  const auto partitions = static_cast<uint32_t>(sp.inbox.size());
-  Time latest = now_;  // the clock ends at the latest event executed, as in one list
-  for (;;) {
-    for (uint32_t p = 0; p < partitions; ++p) {
-      for (const Message& m : sp.inbox[p]) list(p).push_at(m.place, m.target, m.kind, m.arg);
-      sp.inbox[p].clear();
+  const auto partitions = static_cast<uint32_t>(sp.lanes.size());
+  for (uint32_t to = 0; to < partitions; ++to) {
+    Scheduler& l = list(to);
+    for (Lane& from : sp.lanes) {
+      for (const Message& m : from.outbox[to]) l.push_at(m.place, m.target, m.kind, m.arg);
+      from.outbox[to].clear();
     }
+  }
+  uint64_t events = 0;
+  for (Lane& lane : sp.lanes) {
+    for (const Message& m : lane.boundary_out)
+      sp.boundary.push_at(m.place, m.target, m.kind, m.arg);
+    lane.boundary_out.clear();
+    events += lane.events;
+    sp.latest = std::max(sp.latest, lane.latest);
+    if (lane.stop_requested) {
+      lane.stop_requested = false;
+      request_stop(lane.stop_at);
+      lane.stop_at = Time::max();
+    }
+  }
+  t_running_ = &sp.serial;
+  events_executed_ = sp.base + events + sp.serial_count;
+  if (progress_ != nullptr && events_executed_ >= sp.next_progress) {
+    sp.next_progress = events_executed_ + progress_every_;
+    progress_->on_progress();
+  }
+  for (;;) {
     Time first = Time::max();
     bool any = false;
     for (uint32_t p = 0; p < partitions; ++p) {
@@ -223,27 +331,85 @@ StopReason Simulator::run_split(Time limit) {
     const bool boundary = !sp.boundary.empty();
     const Time next_boundary = boundary ? sp.boundary.top_time() : Time::max();
     if (boundary && (!any || next_boundary <= first)) {
-      if (next_boundary > bound_) break;
-      run_boundary(sp.boundary, next_boundary);
-      latest = std::max(latest, now_);
+      if (next_boundary > bound_) return false;
+      // The boundary events due at `next_boundary`: what they push for partitions goes straight
+      // into their lists (no window runs).
+      sp.serial.now = next_boundary;
+      while (!sp.boundary.empty() && sp.boundary.top_time() == next_boundary) {
+        const Event e = sp.boundary.pop();
+        ++sp.serial_count;
+        e.target->on_event(e.kind, e.arg);
+      }
+      sp.latest = std::max(sp.latest, next_boundary);
       continue;
     }
-    if (!any || first > bound_) break;
+    if (!any || first > bound_) return false;
     sp.window_end = std::min(first + sp.window, next_boundary);
-    sp.in_event = true;
-    for (uint32_t p = 0; p < partitions; ++p) {
-      sp.running = p;
-      running_list_ = &list(p);
-      building_partition_ = p;  // a handler built by an event (a timer) is its partition's
-      run_list(list(p), sp.window_end);
-      latest = std::max(latest, now_);
-    }
-    sp.in_event = false;
-    running_list_ = &scheduler_;
-    building_partition_ = 0;
+    return true;
   }
+}
+
+// Windows until none is left: between_windows on one thread, then each thread runs its
+// partitions' events due within the window (each reads and writes only its own handlers and
+// its lane), and again. Threads meet at a barrier whose completion step is between_windows.
+StopReason Simulator::run_split(Time limit) {
+  Split& sp = *split_;
+  const auto partitions = static_cast<uint32_t>(sp.lanes.size());
+  sp.latest = now_;
+  sp.serial.now = now_;
+  sp.serial_count = 0;
+  sp.next_progress = progress_every_;
+  for (Lane& l : sp.lanes) {
+    l.now = now_;
+    l.latest = now_;
+    l.events = 0;
+  }
+  sp.base = events_executed_;
+  bool more = false;
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto fail = [&] {
+    const std::lock_guard<std::mutex> hold(error_mutex);
+    if (error == nullptr) error = std::current_exception();
+  };
+  auto step = [&]() noexcept {
+    try {
+      more = error == nullptr && between_windows();
+    } catch (...) {
+      fail();
+      more = false;
+    }
+  };
+  std::barrier sync(static_cast<std::ptrdiff_t>(threads_), step);
+  auto work = [&](uint32_t k) {
+    for (;;) {
+      sync.arrive_and_wait();
+      if (!more) break;
+      for (uint32_t p = k; p < partitions; p += threads_) {
+        Lane& lane = sp.lanes[p];
+        t_running_ = &lane;
+        try {
+          run_lane(lane, sp.window_end);
+        } catch (...) {
+          fail();
+        }
+      }
+    }
+    t_running_ = nullptr;
+  };
+  windows_ = true;
+  {
+    std::vector<std::jthread> helpers;
+    for (uint32_t k = 1; k < threads_; ++k) helpers.emplace_back(work, k);
+    work(0);
+  }
+  windows_ = false;
+  t_running_ = nullptr;
   sp.window_end = Time::max();
-  now_ = latest;
+  events_executed_ = sp.base + sp.serial_count;
+  for (const Lane& l : sp.lanes) events_executed_ += l.events;
+  if (error != nullptr) std::rethrow_exception(error);
+  now_ = sp.latest;
   if (stop_requested_) {
     now_ = bound_;
     return StopReason::Requested;

@@ -38,8 +38,9 @@ const char* to_string(StopReason r);
 // take_place) and is pushed there at the end of the window, and the lists run in windows of
 // the lookahead — the shortest time an event crosses between partitions (a link's latency).
 // Every handler's events run in the same order as in one list, so results do not depend on the
-// split (ARCHITECTURE.md, "Partitions"). This is the ground for running partitions on threads;
-// today the windows run one after another on one thread.
+// split (ARCHITECTURE.md, "Partitions"). A window's partitions run on `threads` threads
+// (set_threads), each reading and writing only its own partitions' handlers; between windows one
+// thread empties the mailboxes and runs the boundary events.
 class Simulator {
  public:
   explicit Simulator(uint64_t seed);
@@ -47,7 +48,8 @@ class Simulator {
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  Time now() const { return now_; }
+  // The running event's time: in a split run, its partition's (each thread has its own clock).
+  Time now() const { return windows_ ? t_running_->now : now_; }
   uint64_t seed() const { return seed_; }
 
   void at(Time t, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
@@ -58,7 +60,7 @@ class Simulator {
     }
   }
   void after(Time delay, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
-    at(now_ + delay, target, kind, arg);
+    at(now() + delay, target, kind, arg);
   }
   // An event at a place taken with `scheduler().take_place` (a link's delivery, taken when
   // the packet was sent and pushed when it is the next one due).
@@ -77,13 +79,13 @@ class Simulator {
   // before `t`, as in one list. Not for the running event's own time.
   void at_boundary(Time t, EventHandler* target, uint32_t kind, uint64_t arg = 0);
   void after_boundary(Time delay, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
-    at_boundary(now_ + delay, target, kind, arg);
+    at_boundary(now() + delay, target, kind, arg);
   }
 
   // The event list of the running event's partition (partition 0's outside events): places in
   // the event order, taken now for events that may be needed later (scheduler.hpp).
-  Scheduler& scheduler() { return *running_list_; }
-  void reserve(Reservation& r, Time t) { running_list_->reserve(r, t); }
+  Scheduler& scheduler() { return windows_ ? *t_running_->list : scheduler_; }
+  void reserve(Reservation& r, Time t) { scheduler().reserve(r, t); }
   // `target` is the handler that reserved `r`: its partition's list.
   void at(const Reservation& r, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
     if (split_ == nullptr) {
@@ -92,19 +94,29 @@ class Simulator {
       list(target->partition()).push_reserved(r, target, kind, arg);
     }
   }
-  void release(Reservation& r) { running_list_->release(r); }
-  bool passed(const Reservation& r) const { return running_list_->passed(r); }
-  bool is_current(const Reservation& r) const { return running_list_->is_current(r); }
+  void release(Reservation& r) { Scheduler::release(r); }
+  bool passed(const Reservation& r) const { return running_list().passed(r); }
+  bool is_current(const Reservation& r) const { return running_list().is_current(r); }
 
   // Splits the run into `partitions` event lists that run in windows of at most `lookahead`
   // (and of kStopGrace: see stop). Before any handler is built.
   void split(uint32_t partitions, Time lookahead);
   uint32_t partitions() const;
+  // The windows' partitions run on `threads` threads (1 .. partitions(); default 1), thread k
+  // taking partitions k, k + threads, ... Results are the same at every count.
+  void set_threads(uint32_t threads);
+  uint32_t threads() const { return threads_; }
   // Handlers built from now on belong to partition `p` (< partitions()).
   void set_building_partition(uint32_t p);
-  uint32_t building_partition() const { return building_partition_; }
-  // The event list handlers take their numbers from (partition 0's).
-  Scheduler& numbering() { return scheduler_; }
+  // Refuses a handler built while a split run runs: its number would depend on what other
+  // partitions built before it (handlers built by events take their owner's: sim::Timer).
+  uint32_t building_partition() const;
+  // The partition the calling thread runs an event of (0 outside a split run's windows): what
+  // per-partition state shared by every handler (the packet pool's free lists) is indexed by.
+  static uint32_t thread_partition() { return t_running_ != nullptr ? t_running_->partition : 0; }
+  // The event list handlers take their numbers from (partition 0's); refused while a split
+  // run's windows run (building_partition).
+  Scheduler& numbering();
 
   // Random stream for a component with a stable id (see rng.hpp).
   Rng rng(uint64_t stream_id) const { return Rng(seed_, stream_id); }
@@ -122,7 +134,7 @@ class Simulator {
   // partition: a partition may have run up to a window (at most kStopGrace) past the event that
   // asked for the stop. The earliest request wins.
   void stop(Time at);
-  void stop() { stop(now_); }
+  void stop() { stop(now()); }
   static constexpr Time kStopGrace = Time(1'000'000);  // 1 us
 
   void set_progress(ProgressHook* hook, uint64_t every_events) {
@@ -134,21 +146,37 @@ class Simulator {
   size_t pending_events() const;
 
  private:
+  // What the running event's thread runs with: its partition's clock and list.
+  struct Running {
+    Time now;
+    Scheduler* list = nullptr;
+    uint32_t partition = 0;
+    bool in_window = false;  // a partition's event within a window (not a boundary event)
+  };
+  struct Lane;
   struct Split;
+  const Scheduler& running_list() const { return windows_ ? *t_running_->list : scheduler_; }
   Scheduler& list(uint32_t p);
   void push_split(Time t, EventHandler* target, uint32_t kind, uint64_t arg);
   void push_split_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
   // Runs `l`'s events due before `end` and not after `bound_`.
   void run_list(Scheduler& l, Time end);
-  void run_boundary(Scheduler& l, Time t);
   void execute(const Event& e);
+  void run_lane(Lane& l, Time end);
   StopReason run_split(Time limit);
+  // Between two windows (one thread): mailboxes into the lists, stops and counts gathered,
+  // boundary events run; then the next window's end, or the run's end (`false`).
+  bool between_windows();
+  void request_stop(Time at);  // stop's effect, `at` not before the asking event
 
+  // Set by a split run on each of its threads while its windows run.
+  static inline thread_local Running* t_running_ = nullptr;
   uint64_t seed_;
   Time now_;
-  Scheduler scheduler_;                    // partition 0's list (the only one unless split)
-  Scheduler* running_list_ = &scheduler_;  // the running event's partition's list
+  Scheduler scheduler_;  // partition 0's list (the only one unless split)
   std::unique_ptr<Split> split_;
+  bool windows_ = false;  // a split run's windows are running: clocks are per thread
+  uint32_t threads_ = 1;
   uint32_t building_partition_ = 0;
   std::map<std::string, Counter> counters_;  // std::map: node addresses are stable
   uint64_t events_executed_ = 0;

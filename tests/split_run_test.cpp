@@ -1,6 +1,8 @@
-// A run split into partitions (sim/simulator.hpp; `rdmasim run --partitions N`): each partition
-// runs its own event list in windows of the lookahead, events crossing between partitions go
-// through mailboxes, and every output is the same as one event list's.
+// A run split into partitions (sim/simulator.hpp; `rdmasim run --partitions N --threads N`):
+// each partition runs its own event list in windows of the lookahead, on threads of their own,
+// events crossing between partitions go through mailboxes, and every output is the same as one
+// event list's on one thread.
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "models/slot_store.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -32,6 +35,7 @@ std::map<std::string, std::string> outputs_of(const scen::Scenario& s, int parti
                                               const TempDir& dir) {
   scen::RunOptions o;
   o.partitions = partitions;
+  o.threads = partitions;  // a thread per partition
   const scen::RunOutcome out = scen::run_scenario(s, o);
   const std::filesystem::path folder = dir / ("p" + std::to_string(partitions));
   scen::write_outputs(s, out, folder.string());
@@ -90,7 +94,7 @@ struct Ticker final : sim::EventHandler {
 
 }  // namespace
 
-TEST_CASE("split run: shipped scenarios give the same outputs in 1, 2 and 3 partitions",
+TEST_CASE("split run: shipped scenarios give the same outputs on 1, 2 and 3 threads",
           "[scenario][split]") {
   // Lossy go-back-N with a timeseries (quickstart, incast-8to1, roce-vs-lossy), InfiniBand
   // credits with adaptive routing, a replayed probe trace, PFC with the deadlock detector, a
@@ -107,7 +111,7 @@ TEST_CASE("split run: shipped scenarios give the same outputs in 1, 2 and 3 part
   }
 }
 
-TEST_CASE("split run: 320 and 1,024 hosts in 2 partitions", "[scenario][split][slow]") {
+TEST_CASE("split run: 320 and 1,024 hosts on 2 threads", "[scenario][split][slow]") {
   // Flows starting all through the run (each start the source NIC's event), lossy; and the
   // k=16 fat-tree's permutation with PFC.
   check_split_outputs("websearch-fattree", {2});
@@ -149,14 +153,57 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
   CHECK(refused.exit_code == 2);
   CHECK(test_support::contains(refused.err, "collectives"));
   CHECK(!std::filesystem::exists(dir / "moe" / "summary.json"));  // nothing written
+  for (const char* bad : {"0", "1025", "x", "2x", ""}) {
+    INFO(bad);
+    const test_support::Run r =
+        test_support::rdmasim({"run", incast, "--out", out("bad"), "-q", "--threads", bad}, dir);
+    CHECK(r.exit_code == 2);
+    CHECK(test_support::contains(r.err, "--threads"));
+  }
+  const test_support::Run more_threads = test_support::rdmasim(
+      {"run", incast, "--out", out("bad"), "-q", "--threads", "3", "--partitions", "2"}, dir);
+  CHECK(more_threads.exit_code == 2);
+  CHECK(test_support::contains(more_threads.err, "at most the partitions"));
+  const test_support::Run refused_threads =
+      test_support::rdmasim({"run", moe, "--out", out("moe"), "-q", "--threads", "2"}, dir);
+  CHECK(refused_threads.exit_code == 2);
+  CHECK(test_support::contains(refused_threads.err, "--threads"));
+  CHECK(!std::filesystem::exists(dir / "bad" / "summary.json"));
+  CHECK(!std::filesystem::exists(dir / "moe" / "summary.json"));
   const test_support::Run one =
       test_support::rdmasim({"run", incast, "--out", out("p1"), "-q"}, dir);
   const test_support::Run two =
       test_support::rdmasim({"run", incast, "--out", out("p2"), "-q", "--partitions", "2"}, dir);
+  const test_support::Run threads =
+      test_support::rdmasim({"run", incast, "--out", out("t2"), "-q", "--threads", "2"}, dir);
+  const test_support::Run automatic =
+      test_support::rdmasim({"run", incast, "--out", out("ta"), "-q", "--threads", "auto"}, dir);
   REQUIRE(one.exit_code == 0);
   REQUIRE(two.exit_code == 0);
-  CHECK(test_support::read_file(dir / "p1" / "flows.csv") ==
-        test_support::read_file(dir / "p2" / "flows.csv"));
+  REQUIRE(threads.exit_code == 0);
+  REQUIRE(automatic.exit_code == 0);
+  for (const char* run : {"p2", "t2", "ta"}) {
+    INFO(run);
+    CHECK(test_support::read_file(dir / "p1" / "flows.csv") ==
+          test_support::read_file(dir / run / "flows.csv"));
+    CHECK(test_support::read_file(dir / "p1" / "summary.json") ==
+          test_support::read_file(dir / run / "summary.json"));
+  }
+}
+
+TEST_CASE("split run: --threads auto runs a scenario a split cannot run yet on one thread",
+          "[scenario][split]") {
+  // The smallest collective scenario: auto falls back to one thread, and the results are the
+  // one-thread run's.
+  const scen::Scenario s =
+      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/allreduce-1gpu-4nic.json", {});
+  scen::RunOptions one, automatic;
+  automatic.threads = 0;
+  const scen::RunOutcome a = scen::run_scenario(s, one), b = scen::run_scenario(s, automatic);
+  CHECK(a.results.dump() == b.results.dump());
+  scen::RunOptions two;
+  two.threads = 2;
+  CHECK_THROWS_AS(scen::run_scenario(s, two), scen::InputError);
 }
 
 TEST_CASE("split run: links of no latency are refused, of 1 ps split with windows of 1 ps",
@@ -203,6 +250,7 @@ TEST_CASE("split run: events cross through mailboxes and run where one list runs
   auto run = [](uint32_t partitions, uint64_t stop_tick) {
     sim::Simulator s(1);
     s.split(partitions, sim::Time(10'000));
+    s.set_threads(partitions);
     s.set_building_partition(0);
     auto a = std::make_unique<Ticker>(s, sim::Time(3'000));
     s.set_building_partition(partitions - 1);
@@ -265,6 +313,7 @@ TEST_CASE("split run: a boundary event runs before every other event of its time
   auto run = [](uint32_t partitions) {
     sim::Simulator s(1);
     s.split(partitions, sim::Time(2'000));
+    s.set_threads(partitions);
     s.set_building_partition(0);
     Ticker a(s, sim::Time(1'000));
     Ticker c(s, sim::Time(10'000));
@@ -301,4 +350,88 @@ TEST_CASE("split run: a timer acts for its owner: no number of its own, the owne
   CHECK(t.origin() == owner.origin());
   CHECK(t.partition() == 1);
   CHECK(other.origin() == owner.origin() + 1);  // the timer took no number
+}
+
+TEST_CASE("split run: a handler built while the windows run is refused", "[unit][split]") {
+  // Its number would be taken from a counter every partition's thread shares, in whatever
+  // order they ran.
+  struct Builder final : sim::EventHandler {
+    explicit Builder(sim::Simulator& s) : EventHandler(s), sim(s) {}
+    void on_event(uint32_t, uint64_t) override {
+      built = std::make_unique<Ticker>(sim, sim::Time(1));
+    }
+    sim::Simulator& sim;
+    std::unique_ptr<Ticker> built;
+  };
+  sim::Simulator s(1);
+  s.split(2, sim::Time(1'000));
+  s.set_building_partition(1);
+  Builder b(s);
+  s.at(sim::Time(5), &b, 0);
+  CHECK_THROWS_WITH(s.run(), Catch::Contains("built while a split run runs"));
+  CHECK(b.built == nullptr);
+}
+
+TEST_CASE("split run: threads, their counts and the partitions they need", "[unit][split]") {
+  sim::Simulator s(1);
+  CHECK_THROWS_AS(s.set_threads(2), std::invalid_argument);  // one partition: one thread
+  s.split(3, sim::Time(1'000));
+  CHECK_THROWS_AS(s.set_threads(0), std::invalid_argument);
+  CHECK_THROWS_AS(s.set_threads(4), std::invalid_argument);
+  s.set_threads(3);
+  CHECK(s.threads() == 3);
+}
+
+TEST_CASE("split run: slots taken in one partition and given back in another", "[unit][split]") {
+  // A packet crosses a cut link by handle: taken from the sender's partition's free list, given
+  // back to the receiver's; each partition reuses what it was given, and the counts add up.
+  struct Passer final : sim::EventHandler {
+    Passer(sim::Simulator& s, models::SlotStore<uint64_t, 64>& store)
+        : EventHandler(s), sim(s), store(store) {}
+    void on_event(uint32_t kind, uint64_t arg) override {
+      if (kind == 0) {  // take one and hand it to the peer a lookahead later
+        const uint32_t h = store.take();
+        store[h] = base + arg;
+        handles.push_back(h);
+        sim.after(sim::Time(1'000), peer, 1, h);
+        if (arg < 500) sim.after(sim::Time(10), this, 0, arg + 1);
+      } else {  // a peer's slot: check its value, give it back here
+        values.push_back(store[static_cast<uint32_t>(arg)]);
+        store.give_back(static_cast<uint32_t>(arg));
+      }
+    }
+    sim::Simulator& sim;
+    models::SlotStore<uint64_t, 64>& store;
+    Passer* peer = nullptr;
+    uint64_t base = 0;
+    std::vector<uint32_t> handles;
+    std::vector<uint64_t> values;
+  };
+  sim::Simulator s(1);
+  s.split(2, sim::Time(1'000));
+  s.set_threads(2);
+  models::SlotStore<uint64_t, 64> store(1);
+  store.set_partitions(2);
+  s.set_building_partition(0);
+  Passer a(s, store);
+  s.set_building_partition(1);
+  Passer b(s, store);
+  a.peer = &b;
+  b.peer = &a;
+  b.base = 1000;
+  s.at(sim::Time(0), &a, 0, 0);
+  s.at(sim::Time(0), &b, 0, 0);
+  s.run();
+  REQUIRE(a.values.size() == 501);
+  REQUIRE(b.values.size() == 501);
+  for (uint64_t i = 0; i <= 500; ++i) {
+    CHECK(b.values[i] == i);  // a's slots arrive intact, in order
+    CHECK(a.values[i] == 1000 + i);
+  }
+  CHECK(store.in_use() == 0);
+  CHECK(store.taken_total() == 1002);
+  // Each side holds about a lookahead's worth (100 slots) at once, and reuses what its peer
+  // gave back: far fewer slots than taken.
+  CHECK(store.capacity() <= 6 * 64);
+  CHECK(std::find(a.handles.begin(), a.handles.end(), 0u) == a.handles.end());  // 0 kept
 }

@@ -4,15 +4,31 @@
 
 namespace models {
 
+CcStats AckRateControl::stats() const {
+  CcStats t;
+  for (uint32_t p = 0; p < stats_.size(); ++p) {
+    const CcStats& s = stats_[p];
+    t.updates += s.updates;
+    t.fast_reactions += s.fast_reactions;
+    t.decreases += s.decreases;
+    t.increases += s.increases;
+    if (s.min_rate_bps != 0 && (t.min_rate_bps == 0 || s.min_rate_bps < t.min_rate_bps)) {
+      t.min_rate_bps = s.min_rate_bps;
+    }
+  }
+  return t;
+}
+
 void AckRateControl::set_rate(QueuePair& qp, int64_t rate_bps, int64_t line_rate_bps) {
   rate_bps = bounded(rate_bps, line_rate_bps);
   if (rate_bps == qp.rate_bps) return;
+  CcStats& st = stats_.local();
   if (rate_bps < qp.rate_bps) {
-    ++stats_.decreases;
+    ++st.decreases;
   } else {
-    ++stats_.increases;
+    ++st.increases;
   }
-  if (stats_.min_rate_bps == 0 || rate_bps < stats_.min_rate_bps) stats_.min_rate_bps = rate_bps;
+  if (st.min_rate_bps == 0 || rate_bps < st.min_rate_bps) st.min_rate_bps = rate_bps;
   qp.rate_bps = rate_bps;
   transport_.rate_changed(qp);
 }
@@ -97,9 +113,9 @@ void Hpcc::update(State& s, QueuePair& qp, const IntRecord& rec, bool fast, int6
     rate = bounded(rate, line_rate_bps);  // also the reference kept below
     set_rate(qp, rate, line_rate_bps);
     if (fast) {
-      ++stats_.fast_reactions;
+      ++stats_.local().fast_reactions;
     } else {
-      ++stats_.updates;
+      ++stats_.local().updates;
       s.reference_bps = rate;
       s.stage = stage;
     }
@@ -133,7 +149,7 @@ void Dctcp::on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) {
       s.last_update_psn = qp.snd_nxt;
       s.marked = 0;
       s.batch = qp.snd_nxt - ack_psn + 1;
-      ++stats_.updates;
+      ++stats_.local().updates;
     }
   }
   if (s.cwr && ack_psn > s.cwr_until) s.cwr = false;  // the marked window is acknowledged
@@ -189,7 +205,7 @@ void Timely::on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) {
     set_rate(qp, rate, line_rate_bps);
     s.reference_bps = rate;
     s.rtt_diff_ps = diff;
-    ++stats_.updates;
+    ++stats_.local().updates;
   }
   if (next_psn > s.last_update_psn) {
     s.last_update_psn = next_psn;

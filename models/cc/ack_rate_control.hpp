@@ -31,13 +31,19 @@ struct CcStats {
 class AckRateControl {
  public:
   AckRateControl(Context& ctx, const CcParams& params, Transport& transport)
-      : ctx_(ctx), params_(params), transport_(transport) {}
+      : ctx_(ctx), params_(params), transport_(transport) {
+    stats_.resize(ctx.sim.partitions());
+  }
   virtual ~AckRateControl() = default;
   AckRateControl(const AckRateControl&) = delete;
   AckRateControl& operator=(const AckRateControl&) = delete;
 
   const CcParams& params() const { return params_; }
-  const CcStats& stats() const { return stats_; }
+  // The partitions' statistics together.
+  CcStats stats() const;
+  // State for QP ids below `n` allocated now: a split run's partitions then never grow the
+  // vector another one reads (before the run, once the flows are added).
+  virtual void reserve_qps(size_t n) = 0;
   // The QP is posted at `line_rate_bps`: its state starts afresh.
   virtual void on_post(const QueuePair& qp, int64_t line_rate_bps) = 0;
   // An ACK or NACK of `qp` arrived (snd_una already advanced); `line_rate_bps` is its NIC's.
@@ -54,7 +60,7 @@ class AckRateControl {
   Context& ctx_;
   CcParams params_;
   Transport& transport_;
-  CcStats stats_;
+  sim::PerPartition<CcStats> stats_;  // the sending NIC's partition
 };
 
 // HPCC (Li et al., SIGCOMM 2019, Algorithm 1). Per hop of the newest ACK's telemetry, against
@@ -69,6 +75,9 @@ class Hpcc final : public AckRateControl {
   Hpcc(Context& ctx, const CcParams& params, Transport& transport, int64_t window_bytes);
   void on_post(const QueuePair& qp, int64_t line_rate_bps) override;
   void on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) override;
+  void reserve_qps(size_t n) override {
+    if (state_.size() < n) state_.resize(n);
+  }
   // The QP's utilisation estimate (tests).
   double utilisation(uint32_t qp) const { return qp < state_.size() ? state_[qp].u : 0.0; }
 
@@ -95,6 +104,9 @@ class Dctcp final : public AckRateControl {
   using AckRateControl::AckRateControl;
   void on_post(const QueuePair& qp, int64_t line_rate_bps) override;
   void on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) override;
+  void reserve_qps(size_t n) override {
+    if (state_.size() < n) state_.resize(n);
+  }
   double alpha(uint32_t qp) const { return qp < state_.size() ? state_[qp].alpha : 0.0; }
 
  private:
@@ -119,6 +131,9 @@ class Timely final : public AckRateControl {
   using AckRateControl::AckRateControl;
   void on_post(const QueuePair& qp, int64_t line_rate_bps) override;
   void on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) override;
+  void reserve_qps(size_t n) override {
+    if (state_.size() < n) state_.resize(n);
+  }
 
  private:
   struct State {

@@ -29,7 +29,7 @@ class IbCreditGate final : public FlowControlGate {
  public:
   // Stalls of at least `log_min_stall` are appended to `log` (when not null).
   IbCreditGate(Context& ctx, EgressPort& port, int node, int vls, uint32_t initial_limit_blocks,
-               std::vector<CreditStall>* log, sim::Time log_min_stall = sim::Time(0))
+               PartitionLog<CreditStall>* log, sim::Time log_min_stall = sim::Time(0))
       : ctx_(ctx),
         port_(port),
         node_(node),
@@ -124,7 +124,7 @@ class IbCreditGate final : public FlowControlGate {
     ++v.stats.stalls;
     v.stats.stalled_time += now - v.stall_start;
     if (log_ != nullptr && now - v.stall_start >= log_min_stall_) {
-      log_->push_back({v.stall_start, now, node_, port_.index(), vl});
+      log_->local().push_back({v.stall_start, now, node_, port_.index(), vl});
     }
   }
 
@@ -132,7 +132,7 @@ class IbCreditGate final : public FlowControlGate {
   EgressPort& port_;
   int node_;
   std::vector<Vl> vls_;
-  std::vector<CreditStall>* log_;
+  PartitionLog<CreditStall>* log_;
   sim::Time log_min_stall_;
   uint64_t flow_control_received_ = 0;
 };

@@ -35,7 +35,7 @@ uint64_t IbCongestionControl::becns_received() const {
   return n;
 }
 
-void IbCongestionControl::trace(uint32_t qp, std::vector<CctiChange>* log) {
+void IbCongestionControl::trace(uint32_t qp, PartitionLog<CctiChange>* log) {
   log_ = log;
   state(qp).traced = true;
 }
@@ -74,8 +74,8 @@ void IbCongestionControl::apply(QpState& s, QueuePair& qp) {
   st.max_ccti = std::max(st.max_ccti, s.ccti);
   if (st.min_rate_bps == 0 || qp.rate_bps < st.min_rate_bps) st.min_rate_bps = qp.rate_bps;
   if (s.traced && log_ != nullptr) {
-    log_->push_back({ctx_.sim.now(), qp.flow, qp.id, s.ccti,
-                     cct_ipd(s.line_bps, e, mtu_wire_bytes_), qp.rate_bps});
+    log_->local().push_back({ctx_.sim.now(), qp.flow, qp.id, s.ccti,
+                             cct_ipd(s.line_bps, e, mtu_wire_bytes_), qp.rate_bps});
   }
 }
 

@@ -60,9 +60,14 @@ class IbCongestionControl final : public sim::EventHandler {
   int64_t ccti(uint32_t qp) const { return qp < state_.size() ? state_[qp].ccti : 0; }
   const IbCcNicStats& nic_stats(uint32_t host) const { return stats_[host]; }
   uint64_t becns_received() const;
+  // State for QP ids below `n` allocated now (a split run: before it runs, once the flows are
+  // added), so that no partition grows the vector another one reads.
+  void reserve_qps(size_t n) {
+    if (state_.size() < n) state_.resize(n);
+  }
 
   // Record every CCTI change of `qp` into `log`.
-  void trace(uint32_t qp, std::vector<CctiChange>* log);
+  void trace(uint32_t qp, PartitionLog<CctiChange>* log);
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -83,7 +88,7 @@ class IbCongestionControl final : public sim::EventHandler {
   uint32_t mtu_wire_bytes_;
   std::vector<QpState> state_;  // by QP id
   std::vector<IbCcNicStats> stats_;
-  std::vector<CctiChange>* log_ = nullptr;
+  PartitionLog<CctiChange>* log_ = nullptr;
 };
 
 }  // namespace models

@@ -14,6 +14,30 @@ Dcqcn::Dcqcn(Context& ctx, const DcqcnParams& params, Transport& transport)
       transport_(transport),
       one_minus_g_(static_cast<double>(params.dce_tcp_g) / 1024.0) {
   transport.keep_qp_ids();  // rate state and CNP times by QP id outlive the QPs
+  stats_.resize(ctx.sim.partitions());
+}
+
+DcqcnStats Dcqcn::stats() const {
+  DcqcnStats t;
+  for (uint32_t p = 0; p < stats_.size(); ++p) {
+    const DcqcnStats& s = stats_[p];
+    t.notifications += s.notifications;
+    t.rate_decreases += s.rate_decreases;
+    t.rate_increases += s.rate_increases;
+    t.limiters_released += s.limiters_released;
+    if (s.min_rate_bps != 0 && (t.min_rate_bps == 0 || s.min_rate_bps < t.min_rate_bps)) {
+      t.min_rate_bps = s.min_rate_bps;
+    }
+  }
+  return t;
+}
+
+void Dcqcn::reserve_qps(size_t n) {
+  if (rp_.size() < n) rp_.resize(n);
+  if (last_cnp_.size() < n) {
+    last_cnp_.resize(n);
+    cnp_sent_.resize(n, 0);
+  }
 }
 
 bool Dcqcn::cnp_due(uint32_t qp) {
@@ -40,7 +64,7 @@ Dcqcn::Rp& Dcqcn::state(uint32_t qp) {
   return s;
 }
 
-void Dcqcn::trace(uint32_t qp, std::vector<RateChange>* log) {
+void Dcqcn::trace(uint32_t qp, PartitionLog<RateChange>* log) {
   log_ = log;
   state(qp).traced = true;
 }
@@ -64,7 +88,7 @@ void Dcqcn::advance_alpha(Rp& s, sim::Time now) {
 }
 
 void Dcqcn::on_notification(QueuePair& qp, int64_t line_rate_bps) {
-  ++stats_.notifications;
+  ++stats_.local().notifications;
   if (qp.done) return;
   const sim::Time now = ctx_.sim.now();
   Rp& s = state(qp.id);
@@ -123,7 +147,7 @@ void Dcqcn::decrease(Rp& s, QueuePair& qp) {
   s.time_stage = s.byte_stage = 0;
   s.bytes = 0;
   s.last_decrease = now;
-  ++stats_.rate_decreases;
+  ++stats_.local().rate_decreases;
   s.increase_timer->cancel();
   s.increase_timer->arm(now + params_.rpg_time_reset);
   apply(s, qp);
@@ -149,7 +173,7 @@ void Dcqcn::increase(Rp& s, QueuePair& qp, bool by_timer) {
   } else {
     ++s.byte_stage;
   }
-  ++stats_.rate_increases;
+  ++stats_.local().rate_increases;
   if (s.current >= s.max_rate) {
     release(s, qp);
   } else {
@@ -174,16 +198,17 @@ void Dcqcn::release(Rp& s, QueuePair& qp) {
   s.increase_timer->cancel();
   s.decrease_timer->cancel();
   s.decrease_pending = false;
-  ++stats_.limiters_released;
+  ++stats_.local().limiters_released;
   apply(s, qp);
 }
 
 void Dcqcn::apply(Rp& s, QueuePair& qp) {
   qp.rate_bps = s.current;
   transport_.rate_changed(qp);
-  if (stats_.min_rate_bps == 0 || s.current < stats_.min_rate_bps) stats_.min_rate_bps = s.current;
+  DcqcnStats& st = stats_.local();
+  if (st.min_rate_bps == 0 || s.current < st.min_rate_bps) st.min_rate_bps = s.current;
   if (s.traced && log_ != nullptr) {
-    log_->push_back({ctx_.sim.now(), qp.flow, qp.id, s.current, s.target, s.alpha});
+    log_->local().push_back({ctx_.sim.now(), qp.flow, qp.id, s.current, s.target, s.alpha});
   }
 }
 

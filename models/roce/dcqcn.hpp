@@ -40,7 +40,11 @@ class Dcqcn final : public sim::EventHandler {
   Dcqcn(Context& ctx, const DcqcnParams& params, Transport& transport);
 
   const DcqcnParams& params() const { return params_; }
-  const DcqcnStats& stats() const { return stats_; }
+  // The partitions' statistics together.
+  DcqcnStats stats() const;
+  // State for QP ids below `n` allocated now: a split run's partitions then never grow the
+  // vectors another one reads (call before the run, once the flows are added).
+  void reserve_qps(size_t n);
 
   // Notification point, CNP mode: a CE-marked data packet of `qp` arrived; true when a CNP is
   // due (none sent for this QP within min_time_between_cnps).
@@ -61,7 +65,7 @@ class Dcqcn final : public sim::EventHandler {
   int64_t target_rate(uint32_t qp) const { return qp < rp_.size() ? rp_[qp].target : 0; }
 
   // Record every rate change of `qp` into `log`.
-  void trace(uint32_t qp, std::vector<RateChange>* log);
+  void trace(uint32_t qp, PartitionLog<RateChange>* log);
 
   void on_event(uint32_t kind, uint64_t arg) override;
   enum Kind : uint32_t { kIncreaseTimer = 0, kDecreaseTimer = 1 };
@@ -95,8 +99,8 @@ class Dcqcn final : public sim::EventHandler {
   std::vector<Rp> rp_;               // by QP id
   std::vector<sim::Time> last_cnp_;  // by QP id, notification point
   std::vector<uint8_t> cnp_sent_;    // by QP id: a CNP was ever sent
-  std::vector<RateChange>* log_ = nullptr;
-  DcqcnStats stats_;
+  PartitionLog<RateChange>* log_ = nullptr;
+  sim::PerPartition<DcqcnStats> stats_;  // the sending or receiving NIC's partition
 };
 
 }  // namespace models

@@ -8,7 +8,7 @@
 namespace models {
 
 PauseStorm::PauseStorm(Context& ctx, EgressPort& nic_port, int node, const PauseStormParams& params,
-                       std::vector<PfcEvent>* log)
+                       PartitionLog<PfcEvent>* log)
     : EventHandler(ctx.sim), ctx_(ctx), port_(nic_port), node_(node), params_(params), log_(log) {
   if (params_.interval.ps <= 0) {
     // Half the pause time, as a healthy NIC refreshes XOFF: the class never resumes between.
@@ -26,7 +26,8 @@ void PauseStorm::on_event(uint32_t, uint64_t) {
     Packet& f = make_pfc_frame(ctx_.pool, h, prio, params_.quanta);
     f.src_host = params_.host;
     ++frames_sent_;
-    if (log_ != nullptr) log_->push_back({ctx_.sim.now(), node_, 0, prio, PfcEvent::Pause, 0});
+    if (log_ != nullptr)
+      log_->local().push_back({ctx_.sim.now(), node_, 0, prio, PfcEvent::Pause, 0});
     port_.send_control(h, f);
   }
   ctx_.sim.after(params_.interval, this, 0);

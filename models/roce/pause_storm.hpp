@@ -28,7 +28,7 @@ class PauseStorm final : public sim::EventHandler {
  public:
   // `node` is the NIC's topology node (for pfc.csv); `log` may be null.
   PauseStorm(Context& ctx, EgressPort& nic_port, int node, const PauseStormParams& params,
-             std::vector<PfcEvent>* log);
+             PartitionLog<PfcEvent>* log);
   void start() { ctx_.sim.at(params_.start, this, 0); }
   void on_event(uint32_t kind, uint64_t arg) override;
   uint64_t frames_sent() const { return frames_sent_; }
@@ -39,7 +39,7 @@ class PauseStorm final : public sim::EventHandler {
   EgressPort& port_;
   int node_;
   PauseStormParams params_;
-  std::vector<PfcEvent>* log_;
+  PartitionLog<PfcEvent>* log_;
   uint64_t frames_sent_ = 0;
 };
 

@@ -61,7 +61,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   WatchdogAction watchdog_action() const { return watchdog_action_; }
   void on_send(uint8_t, uint32_t) override {}
   // Every held interval, once it ends (or at finish_accounting), goes to `log` with `tag`.
-  void record_pauses(std::vector<PauseInterval>* log, uint32_t tag) {
+  void record_pauses(PartitionLog<PauseInterval>* log, uint32_t tag) {
     pause_log_ = log;
     pause_tag_ = tag;
   }
@@ -146,7 +146,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
     if (end > hold_[p].from) {
       stats_.paused_time += end - hold_[p].from;
       stats_.paused_by_priority[p] += end - hold_[p].from;
-      if (pause_log_ != nullptr) pause_log_->push_back({hold_[p].from, end, pause_tag_, p});
+      if (pause_log_ != nullptr) pause_log_->local().push_back({hold_[p].from, end, pause_tag_, p});
     }
   }
 
@@ -166,7 +166,7 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
   sim::Time watchdog_recovery_{0};
   WatchdogAction watchdog_action_ = WatchdogAction::IgnorePause;
   PfcGateStats stats_;
-  std::vector<PauseInterval>* pause_log_ = nullptr;
+  PartitionLog<PauseInterval>* pause_log_ = nullptr;
   uint32_t pause_tag_ = 0;
 };
 

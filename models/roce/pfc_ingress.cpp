@@ -3,7 +3,7 @@
 namespace models {
 
 PfcIngress::PfcIngress(Context& ctx, Switch& sw, const PfcParams& params,
-                       std::vector<PfcEvent>* log) {
+                       PartitionLog<PfcEvent>* log) {
   ports_.reserve(sw.port_count());
   for (size_t p = 0; p < sw.port_count(); ++p) {
     ports_.push_back(std::make_unique<Port>(ctx, sw, static_cast<uint16_t>(p),

@@ -18,7 +18,7 @@ using PfcPortStats = PfcSendStats;
 
 class PfcIngress final : public XoffListener {
  public:
-  PfcIngress(Context& ctx, Switch& sw, const PfcParams& params, std::vector<PfcEvent>* log);
+  PfcIngress(Context& ctx, Switch& sw, const PfcParams& params, PartitionLog<PfcEvent>* log);
 
   void on_xoff(uint16_t in_port, uint8_t priority, int64_t held_bytes) override;
   void on_xon(uint16_t in_port, uint8_t priority, int64_t held_bytes) override;
@@ -28,7 +28,7 @@ class PfcIngress final : public XoffListener {
  private:
   // One port's sender, and what its refreshes log: the port's ingress bytes of the priority.
   struct Port final : PfcHeldBytes {
-    Port(Context& ctx, Switch& sw, uint16_t index, uint32_t quanta, std::vector<PfcEvent>* log)
+    Port(Context& ctx, Switch& sw, uint16_t index, uint32_t quanta, PartitionLog<PfcEvent>* log)
         : buffer(sw.buffer()),
           index(index),
           sender(ctx, sw.port(index), quanta, *this, sw.node(), index, -1, log) {}

@@ -53,7 +53,7 @@ void PfcSender::send(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind, int
     ++stats_.pause_frames_sent;
   }
   if (log_ != nullptr) {
-    log_->push_back({ctx_.sim.now(), node_, port_index_, priority, kind, held_bytes});
+    log_->local().push_back({ctx_.sim.now(), node_, port_index_, priority, kind, held_bytes});
   }
   port_.send_control(h, frame);
 }

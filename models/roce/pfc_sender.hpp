@@ -38,7 +38,7 @@ class PfcSender final : public sim::EventHandler {
   // with `log`, logged as sent by (`node`, `port_index`). A NIC's frames carry its `src_host`
   // (-1: a switch's, which carry none).
   PfcSender(Context& ctx, EgressPort& port, uint32_t quanta, const PfcHeldBytes& held, int node,
-            uint16_t port_index, int src_host, std::vector<PfcEvent>* log)
+            uint16_t port_index, int src_host, PartitionLog<PfcEvent>* log)
       : EventHandler(ctx.sim),
         ctx_(ctx),
         port_(port),
@@ -65,7 +65,7 @@ class PfcSender final : public sim::EventHandler {
   Context& ctx_;
   EgressPort& port_;
   const PfcHeldBytes& held_;
-  std::vector<PfcEvent>* log_;
+  PartitionLog<PfcEvent>* log_;
   uint32_t quanta_;
   int node_;
   int src_host_;

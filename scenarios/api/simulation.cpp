@@ -423,7 +423,7 @@ std::map<std::string, uint64_t> Simulation::counters() const {
   std::map<std::string, uint64_t> c(run.simulator().counters().begin(),
                                     run.simulator().counters().end());
   c["events"] = run.simulator().events_executed();
-  c["packet_hops"] = run.network().ctx.packet_hops;
+  c["packet_hops"] = run.network().packet_hops();
   c["packets_in_flight"] = run.network().packets_in_flight();
   c["flows_done"] = run.network().transport->flows_done();
   c["flows"] = run.network().transport->flow_count();

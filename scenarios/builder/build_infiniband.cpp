@@ -26,7 +26,7 @@ void wire_infiniband(const Scenario& s, models::Network& net) {
   // (build_nvlink.hpp).
   std::vector<bool> fabric(nodes, true);
   for (size_t n = 0; n < nodes; ++n) fabric[n] = !net.nvlink_node[n];  // sized by build_network
-  wire_credit_domain(f, net, fabric, s.ib, sl_to_vl, &net.credit_log);
+  wire_credit_domain(f, net, fabric, s.ib, sl_to_vl, &net.credit_logs);
   // VL arbitration on every sending port (one VL needs none).
   if (s.ib.data_vls > 1 || s.ib.arbitration_given) {
     const models::VlArbitrationParams arb = infiniband_arbitration(s.ib);

@@ -113,7 +113,7 @@ void wire_pfc(const Scenario& s, models::Network& net) {
     models::Switch* sw = net.switches[k].get();
     if (net.nvlink_node[sw->node()]) continue;  // NVLink: credits (build_nvlink.hpp)
     net.build_at(sw->node());
-    net.pfc_ingress[k] = std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_log);
+    net.pfc_ingress[k] = std::make_unique<models::PfcIngress>(net.ctx, *sw, s.pfc, &net.pfc_logs);
     models::SwitchBuffer& b = sw->buffer();
     b.set_xoff_listener(net.pfc_ingress[k].get());
     b.set_lossless_thresholds(
@@ -187,6 +187,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   const topo::Fabric& f = s.fabric;
   auto net = std::make_unique<models::Network>(sim);
   net->node_partition = std::move(node_partition);
+  net->pool.set_partitions(sim.partitions());
   net->build_at(-1);                       // the transport, and what serves the whole fabric
   net->routes = routes_for(s, s.link_up);  // the scenario's routing (routing_section.hpp)
   const size_t nodes = f.topo.nodes.size();
@@ -301,6 +302,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
           net->ctx, sim::Time(l.latency_ps), l.loss_rate, kStreamLinks + 2 * i + dir,
           receiver_of(to), static_cast<uint16_t>(to_port), rx_latency, wait_last_bit);
       link->set_up(s.link_up[i]);
+      link->set_sender_partition(net->partition_of(from));
       models::EgressPort& sender = port_of(from, from_port);
       sender.connect(link.get());
       net->link_sender.push_back(&sender);
@@ -342,14 +344,14 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
   for (const models::PauseStormParams& storm : s.pause_storms) {
     net->build_at(f.host_node[storm.host]);
     net->pause_storms.push_back(std::make_unique<models::PauseStorm>(
-        net->ctx, net->nics[storm.host]->port(), f.host_node[storm.host], storm, &net->pfc_log));
+        net->ctx, net->nics[storm.host]->port(), f.host_node[storm.host], storm, &net->pfc_logs));
   }
   if (s.pfc.enabled && s.nic.pfc_xoff_bytes > 0) {
     for (size_t h = 0; h < hosts; ++h) {
       if (net->nvlink_node[f.host_node[h]]) continue;  // GPU memory, credits
       net->build_at(f.host_node[h]);
       net->nics[h]->enable_rx_pfc(s.pfc.lossless_priorities, static_cast<uint32_t>(s.pfc.quanta),
-                                  f.host_node[h], &net->pfc_log);
+                                  f.host_node[h], &net->pfc_logs);
     }
   }
   net->build_at(-1);

@@ -18,7 +18,7 @@ models::SwitchBufferParams credit_switch_buffer(size_t ports, int classes,
 void wire_credit_domain(const topo::Fabric& f, models::Network& net,
                         const std::vector<bool>& in_domain, const models::IbParams& p,
                         const std::array<uint8_t, 16>& sl_to_vl,
-                        std::vector<models::CreditStall>* log) {
+                        models::PartitionLog<models::CreditStall>* log) {
   const size_t nodes = f.topo.nodes.size();
   net.ib_receivers.resize(nodes);
   for (size_t n = 0; n < nodes; ++n) {

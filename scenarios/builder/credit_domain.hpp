@@ -26,6 +26,6 @@ models::SwitchBufferParams credit_switch_buffer(size_t ports, int classes,
 void wire_credit_domain(const topo::Fabric& f, models::Network& net,
                         const std::vector<bool>& in_domain, const models::IbParams& p,
                         const std::array<uint8_t, 16>& sl_to_vl,
-                        std::vector<models::CreditStall>* log);
+                        models::PartitionLog<models::CreditStall>* log);
 
 }  // namespace scen

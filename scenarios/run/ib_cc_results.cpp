@@ -11,7 +11,7 @@ void trace_ib_cc(const Scenario& s, models::Network& net) {
   if (!net.ib_cc) return;
   for (uint32_t id : s.timeseries.flows) {
     const models::FlowState& fl = net.transport->flow(id);
-    for (uint32_t k = 0; k < fl.qp_count; ++k) net.ib_cc->trace(fl.first_qp + k, &net.ccti_log);
+    for (uint32_t k = 0; k < fl.qp_count; ++k) net.ib_cc->trace(fl.first_qp + k, &net.ccti_logs);
   }
 }
 

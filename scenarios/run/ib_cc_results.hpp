@@ -7,7 +7,7 @@
 
 namespace scen {
 
-// Before the run: the sampled flows' QPs log their CCTI changes into net.ccti_log.
+// Before the run: the sampled flows' QPs log their CCTI changes into net.ccti_logs.
 void trace_ib_cc(const Scenario& s, models::Network& net);
 
 // After the run: fills out.links[*].fecn_marks, out.ccti_changes and res["infiniband"]["cc"]

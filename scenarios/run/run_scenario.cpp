@@ -3,11 +3,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 #include "scenarios/builder/build_network.hpp"
@@ -41,6 +43,12 @@ class DoneWatcher final : public models::CompletionListener {
   DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
       : sim_(sim), transport_(t), sampler_(sampler) {}
   void on_flow_complete(uint32_t) override { check(); }
+  void note_time() {
+    const int64_t t = sim_.now().ps;
+    int64_t seen = latest_ps_.load(std::memory_order_relaxed);
+    while (seen < t && !latest_ps_.compare_exchange_weak(seen, t, std::memory_order_relaxed)) {
+    }
+  }
   // Collectives post messages while running: the workload is done once they have finished too.
   bool all_done() const {
     for (const auto& c : collectives_) {
@@ -57,12 +65,18 @@ class DoneWatcher final : public models::CompletionListener {
   // Called at every completion: the last one ends the workload. The stop is asked for at the
   // latest completion's time, not at the running event's: in a split run the partitions' events
   // of one window run one partition after another (sim/simulator.hpp).
+  // In a split run on threads, flows complete in several partitions at once: the one that
+  // finds them all done reads every flow's finish (each set before its count: transport.hpp)
+  // rather than trusting the times noted so far, which another partition may not have noted yet.
   void check() {
-    latest_ = std::max(latest_, sim_.now());
-    if (all_done() && !stopped_) {
-      stopped_ = true;
+    note_time();
+    if (all_done() && !stopped_.exchange(true, std::memory_order_acq_rel)) {
       if (sampler_ != nullptr) sampler_->stop();
-      if (stop_) sim_.stop(latest_);
+      int64_t latest = latest_ps_.load(std::memory_order_relaxed);
+      for (size_t f = 0; f < transport_.flow_count(); ++f) {
+        latest = std::max(latest, transport_.flow(static_cast<uint32_t>(f)).finish.ps);
+      }
+      if (stop_) sim_.stop(sim::Time(latest));
     }
   }
   bool stop_ = true;
@@ -74,8 +88,8 @@ class DoneWatcher final : public models::CompletionListener {
   sim::Simulator& sim_;
   const models::Transport& transport_;
   models::TimeseriesSampler* sampler_;
-  sim::Time latest_;
-  bool stopped_ = false;
+  std::atomic<int64_t> latest_ps_{0};  // the latest completion's time noted
+  std::atomic<bool> stopped_{false};
 };
 
 namespace {
@@ -116,12 +130,12 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
 // What a split run cannot run yet: parts of the model that act on several partitions' nodes
 // at once within a window (global handlers, or direct calls across partitions). Each needs its
 // own step (issue "Speed"; ARCHITECTURE.md, "Partitions").
-std::string split_blockers(const Scenario& s, const models::Network& net) {
+std::string split_blockers(const Scenario& s) {
   std::vector<std::string> parts;
   if (!s.collectives.empty() || !s.training.empty() || !s.chakra.empty()) {
     parts.push_back("collectives or training (one runner posts on every GPU)");
   }
-  if (net.tcp) parts.push_back("TCP (one stack)");
+  if (s.uses_tcp()) parts.push_back("TCP (one stack)");
   std::string text;
   for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
   return text;
@@ -166,7 +180,7 @@ struct ScenarioRun::State {
   std::unique_ptr<models::TimeseriesSampler> sampler;
   RunOutcome out;
   std::shared_ptr<models::TimelineRecorder> timeline;
-  std::vector<models::PauseInterval> pauses;  // tagged with the link direction
+  models::PartitionLog<models::PauseInterval> pauses;  // tagged with the link direction
   std::unique_ptr<DoneWatcher> watcher;
   std::unique_ptr<LinkEventSchedule> link_events;  // link_event_schedule.hpp
   bool finished = false;
@@ -187,21 +201,34 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
                   std::to_string(st.memory.total() >> 20) + " MiB");
   }
   std::vector<int> node_partition;
-  if (options.partitions > 1) {
-    const topo::Partitioning part = topo::partition_fabric(s.fabric, options.partitions);
+  const std::string blockers = split_blockers(s);
+  int threads = options.threads;
+  if (threads == 0) {  // auto: the machine's cores, when the scenario can be split
+    threads =
+        blockers.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
+  }
+  const int partitions = options.partitions > 1 ? options.partitions : threads;
+  if (partitions > 1 && !blockers.empty()) {
+    const bool asked = options.partitions > 1;
+    throw InputError(asked ? "--partitions" : "--threads",
+                     std::to_string(asked ? options.partitions : options.threads),
+                     "1 for this scenario: a split run does not yet split " + blockers);
+  }
+  if (threads > partitions) {
+    throw InputError(
+        "--threads", std::to_string(threads),
+        "at most the partitions' count (--partitions " + std::to_string(partitions) + ")");
+  }
+  if (partitions > 1) {
+    const topo::Partitioning part = topo::partition_fabric(s.fabric, partitions);
     // The loader refuses links of no latency: the lookahead is at least 1 ps.
     sim.split(static_cast<uint32_t>(part.count), sim::Time(part.lookahead_ps));
+    // A small fabric may have fewer units than asked for: a thread per partition at most.
+    sim.set_threads(static_cast<uint32_t>(std::min(threads, part.count)));
     if (part.count > 1) node_partition = part.partition;
   }
   st.net = build_network(s, sim, std::move(node_partition));
   auto& net = st.net;
-  if (options.partitions > 1) {
-    const std::string blockers = split_blockers(s, *net);
-    if (!blockers.empty()) {
-      throw InputError("--partitions", std::to_string(options.partitions),
-                       "1 for this scenario: a split run does not yet split " + blockers);
-    }
-  }
   const topo::Fabric& f = s.fabric;
   RunOutcome& out = st.out;
   std::unique_ptr<models::TimeseriesSampler>& sampler = st.sampler;
@@ -223,7 +250,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
         for (uint32_t id : s.timeseries.flows) {
           const models::FlowState& fl = net->transport->flow(id);
           for (uint32_t k = 0; k < fl.qp_count; ++k) {
-            net->dcqcn->trace(fl.first_qp + k, &net->rate_log);
+            net->dcqcn->trace(fl.first_qp + k, &net->rate_logs);
           }
         }
       }
@@ -234,6 +261,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   if (options.timeline.enabled) {
     check_timeline_ports(options.timeline, f);
     st.timeline = std::make_shared<models::TimelineRecorder>(options.timeline);
+    st.pauses.resize(sim.partitions());
     net->ctx.timeline = st.timeline.get();
     for (size_t d = 0; d < net->link_gate.size(); ++d) {
       if (net->link_gate[d] != nullptr) {
@@ -279,6 +307,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   }
   net->transport->add_listener(&watcher);
   net->transport->schedule_starts();
+  if (sim.partitions() > 1) net->reserve_qps();
   if (net->deadlock) net->deadlock->start();
   for (auto& storm : net->pause_storms) storm->start();
   if (!s.link_events.empty()) {
@@ -344,10 +373,11 @@ RunOutcome ScenarioRun::finish() {
   auto& net = st.net;
   const topo::Fabric& f = s.fabric;
   RunOutcome out = std::move(st.out);
+  net->gather_logs();
   // A run stopped when its workload was done ends a grace of 1 us later (sim/simulator.hpp).
   out.end_time = sim.now();
   out.events = sim.events_executed();
-  out.packet_hops = net->ctx.packet_hops;
+  out.packet_hops = net->packet_hops();
 
   const TransportTotals transport_totals = collect_flow_results(s, *net, out);
   const FabricTotals fabric_totals = collect_link_results(s, *net, out);
@@ -387,7 +417,7 @@ RunOutcome ScenarioRun::finish() {
   counters["packets_consumed"] = packets.consumed;
   counters["control_packets_sent"] = packets.acks;
   counters["packet_hops"] = out.packet_hops;
-  counters["packet_pool_capacity"] = net->pool.capacity();
+  out.packet_pool_capacity = net->pool.capacity();
   counters["events"] = out.events;
   for (const auto& [name, value] : sim.counters()) counters[name] = value;
   int64_t peak_buffer = 0;
@@ -397,7 +427,15 @@ RunOutcome ScenarioRun::finish() {
   out.counters = std::move(counters);
 
   if (st.timeline) {
-    add_run_spans(*st.timeline, st.pauses, out);
+    // In the order they ended (a split run's partitions log apart): by end, port, priority.
+    std::vector<models::PauseInterval> pauses;
+    models::Network::gather(st.pauses, pauses);
+    std::stable_sort(pauses.begin(), pauses.end(),
+                     [](const models::PauseInterval& a, const models::PauseInterval& b) {
+                       return std::tie(a.end, a.tag, a.priority) <
+                              std::tie(b.end, b.tag, b.priority);
+                     });
+    add_run_spans(*st.timeline, pauses, out);
     net->ctx.timeline = nullptr;
     out.timeline = std::move(st.timeline);
   }

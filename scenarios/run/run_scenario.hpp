@@ -89,6 +89,7 @@ struct RunOutcome {
   uint64_t events = 0;
   uint64_t packet_hops = 0;
   int64_t peak_rss_kb = 0;
+  uint64_t packet_pool_capacity = 0;  // packet slots allocated (each partition grows its own)
   std::vector<FlowResult> flows;
   std::vector<LinkResult> links;
   std::vector<std::string> sampled_ports;
@@ -125,9 +126,12 @@ struct RunOptions {
   // is built and the resident size while it runs (memory_estimate.hpp, memory_guard.hpp).
   int64_t max_memory_bytes = 0;
   // --partitions N: the fabric split into N partitions (topologies/partition.hpp), each with
-  // its own event list, run in windows of the lookahead on one thread; outputs identical to
-  // one list's (the check of the split that threads will run on; docs/benchmarks.md).
+  // its own event list, run in windows of the lookahead; outputs identical to one list's.
+  // 1 with threads above 1: one partition per thread.
   int partitions = 1;
+  // --threads N: the partitions' windows run on N threads (0: as many as the machine has
+  // cores, or 1 for a scenario a split run cannot run yet); outputs identical at every count.
+  int threads = 1;
 };
 
 // A run in progress: the network built, the scenario's workload started; advanced at once

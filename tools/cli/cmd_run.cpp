@@ -190,11 +190,26 @@ void write_timeline(const scen::RunOutcome& out, const std::string& file, bool q
   }
 }
 
+// --threads: a count from 1 to 1024, or `auto` (0: the run decides, run_scenario.hpp).
+int threads_option(const std::string& text) {
+  if (text == "auto") return 0;
+  int n = 0;
+  bool ok = !text.empty() && text.size() <= 4;
+  for (char c : text) {
+    ok = ok && c >= '0' && c <= '9';
+    if (ok) n = n * 10 + (c - '0');
+  }
+  if (!ok || n < 1 || n > 1024) {
+    throw scen::InputError("--threads", text, "a count from 1 to 1024, or auto");
+  }
+  return n;
+}
+
 // "fabric": [...]: every fabric loaded first (bad input refused before any run), then each run
 // into <out>/<fabric>/, then one table comparing them (also <out>/comparison.csv).
 int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::Scenario& first,
                     const std::string& out_dir, bool quiet, const TimelineRequest& timeline,
-                    bool report, int partitions) {
+                    bool report, int partitions, int threads) {
   std::vector<scen::Scenario> scenarios;
   for (const std::string& f : first.fabrics) {
     lo.fabric = f;
@@ -211,6 +226,7 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
     ro.timeline = timeline.options;
     ro.max_memory_bytes = lo.max_memory_bytes;
     ro.partitions = partitions;
+    ro.threads = threads;
     outcomes.push_back(scen::run_scenario(scenarios[i], ro));
     const std::string dir = out_dir + "/" + first.fabrics[i];
     if (i == 0) scen::clear_earlier_run(out_dir);  // e.g. a single-fabric run's files at the top
@@ -243,6 +259,7 @@ int cmd_run(int argc, char** argv) {
   int64_t timeline_max = 200000;
   std::string max_memory;
   int partitions = 1;
+  std::string threads_text;
   opts.add_options()("help,h", "this help")("out,o", po::value(&out_dir),
                                             "output folder (default ./out/<scenario name>)")(
       "set", po::value(&sets)->composing(),
@@ -267,7 +284,10 @@ int cmd_run(int argc, char** argv) {
       "report", "also write OUT/report.html: the results on one page (rdmasim report)")(
       "partitions", po::value(&partitions)->default_value(1),
       "split the fabric into N partitions with an event list each, run in windows of the "
-      "lookahead on one thread: the same outputs (a check of the split threads will use)");
+      "lookahead (default: one per thread): the same outputs")(
+      "threads", po::value(&threads_text)->default_value("1"),
+      "run the partitions on N threads, or `auto` (this machine's cores; 1 for a scenario a "
+      "split run cannot run yet): the same outputs at every count");
   std::string scenario;
   const po::variables_map vm = parse_options(argc, argv, opts, "scenario", scenario);
   if (vm.count("help")) {
@@ -287,6 +307,7 @@ int cmd_run(int argc, char** argv) {
   if (partitions < 1 || partitions > 1024) {
     throw scen::InputError("--partitions", std::to_string(partitions), "a count from 1 to 1024");
   }
+  const int threads = threads_option(threads_text);
   scen::LoadOptions lo;
   lo.sets = sets;
   lo.has_seed = vm.count("seed") > 0;
@@ -304,11 +325,12 @@ int cmd_run(int argc, char** argv) {
   }
   if (s.fabrics.size() > 1) {
     return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline,
-                           vm.count("report") > 0, partitions);
+                           vm.count("report") > 0, partitions, threads);
   }
   scen::RunOptions ro;
   ro.max_memory_bytes = lo.max_memory_bytes;
   ro.partitions = partitions;
+  ro.threads = threads;
   ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
   ro.timeline = timeline.options;
   const scen::RunOutcome out = scen::run_scenario(s, ro);
