@@ -17,9 +17,10 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
 
 // Inlined into transmit: one call per packet-hop.
 [[gnu::always_inline]] inline void Link::put_in_flight(Ring<InFlight>& ring, Kind kind,
-                                                       PacketHandle h, sim::Time serialization) {
+                                                       PacketHandle h, sim::Time now,
+                                                       sim::Time serialization) {
   // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
-  const sim::Place p = ctx_.sim.scheduler().take_place(ctx_.sim.now() + delay(kind, serialization));
+  const sim::Place p = ctx_.sim.scheduler().take_place(now + delay(kind, serialization));
   if (cut_) {  // into the receiver's partition's mailbox: an event of its own
     ctx_.pool[h].ser_in = serialization;
     ctx_.sim.at(p, this, kind + kCutOffset, h);
@@ -43,7 +44,7 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
     ctx_.pool.release(h);
     return;
   }
-  put_in_flight(control ? control_in_flight_ : in_flight_, control ? kControl : kData, h,
+  put_in_flight(control ? control_in_flight_ : in_flight_, control ? kControl : kData, h, start,
                 serialization);
 }
 

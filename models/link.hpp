@@ -93,7 +93,8 @@ class Link final : public sim::EventHandler {
                       f.stamp};
   }
   // Puts `h` in flight on `ring`; its event is pushed when it is the front.
-  void put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time serialization);
+  void put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time now,
+                     sim::Time serialization);
   // Hot fields first (every packet reads them); the random stream only matters with loss.
   Context& ctx_;
   PacketReceiver* receiver_;

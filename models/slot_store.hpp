@@ -36,7 +36,10 @@ class SlotStore {
   SlotStore& operator=(const SlotStore&) = delete;
 
   // One free list per partition of a split run (before it runs).
-  void set_partitions(uint32_t n) { lanes_.resize(n); }
+  void set_partitions(uint32_t n) {
+    lanes_.resize(n);
+    split_ = n > 1;
+  }
 
   // A slot holding a value-initialised T.
   uint32_t take() {
@@ -86,7 +89,7 @@ class SlotStore {
     uint64_t taken = 0;
     uint64_t given = 0;
   };
-  Lane& lane() { return lanes_[sim::Simulator::thread_partition()]; }
+  Lane& lane() { return split_ ? lanes_[sim::Simulator::thread_partition()] : lanes_.front(); }
   void add_chunk(Lane& l) {
     const uint32_t c = chunk_count_.fetch_add(1, std::memory_order_relaxed);
     if (c >= kMaxChunks) throw std::bad_alloc();
@@ -99,6 +102,7 @@ class SlotStore {
   uint32_t first_;
   std::atomic<uint32_t> chunk_count_{0};
   std::vector<Lane> lanes_;
+  bool split_ = false;  // more than one lane
 };
 
 }  // namespace models
