@@ -106,15 +106,18 @@ TEST_CASE("split run: shipped scenarios give the same outputs on 1, 2 and 3 thre
         "roce-incast-pfc", "deadlock-ring4", "deadlock-routing-loop",
         "deadlock-valley-routes-tagger", "pause-storm-watchdog", "roce-slow-receiver",
         "roce-victim-flow", "roce-incast-8to1-dcqcn", "roce-dcqcn-convergence", "ib-vs-roce-incast",
-        "cc-compare-incast", "ib-cc-victim"}) {
+        "cc-compare-incast", "ib-cc-victim", "deadlock-ring4-watchdog",
+        "deadlock-routing-loop-watchdog", "deadlock-valley-routes", "deadlock-valley-routes-updown",
+        "pause-storm", "roce-incast-8to1-dcqcn-1mb", "ib-vs-roce-permutation"}) {
     check_split_outputs(name, {2, 3});
   }
 }
 
 TEST_CASE("split run: 320 and 1,024 hosts on 2 threads", "[scenario][split][slow]") {
-  // Flows starting all through the run (each start the source NIC's event), lossy; and the
-  // k=16 fat-tree's permutation with PFC.
+  // Flows starting all through the run (each start the source NIC's event), lossy, and with
+  // each congestion control; and the k=16 fat-tree's permutation with PFC.
   check_split_outputs("websearch-fattree", {2});
+  check_split_outputs("cc-compare-websearch", {2});
   check_split_outputs("permutation-fattree-1024", {2});
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with warnings as errors, runs the whole test
-# suite, runs it again under AddressSanitizer + UndefinedBehaviorSanitizer, then runs each
-# libFuzzer target for a bounded time (tools/fuzz.sh; any crash fails).
+# suite, runs it again under AddressSanitizer + UndefinedBehaviorSanitizer, runs scenarios on
+# threads under ThreadSanitizer (tools/tsan.sh), then runs each libFuzzer target for a bounded
+# time (tools/fuzz.sh; any crash fails).
 # Tests that need third-party data read it from $RDMASIM_SHARED (../shared); without it they
 # are reported as skipped.
 #
@@ -47,6 +48,11 @@ if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   cmake --build build-asan -j "$jobs" --target rdmasim rdmasim_tests rdmasim_api_tests
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure --no-tests=error -LE "golden|install|python|examples|browser" -j "$jobs")
+fi
+
+if [ "${RDMASIM_SKIP_TSAN:-0}" != "1" ]; then
+  echo "== ThreadSanitizer: scenarios split over threads (tools/tsan.sh)"
+  bash tools/tsan.sh
 fi
 
 if [ "${RDMASIM_SKIP_FUZZ:-0}" != "1" ]; then

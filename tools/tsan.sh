@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs shipped scenarios split over three partitions on three threads under ThreadSanitizer:
+# any data race between the partitions' threads (state two partitions' handlers share without
+# going through the mailboxes, the per-partition copies or the windows' barrier) fails it, and
+# the outputs must equal the one-thread run's of the Release build (build/bin/rdmasim, which it
+# builds if missing). Called by tools/test.sh; `bash tools/tsan.sh [SCENARIO...]` alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="$(nproc)"
+# -O1 -g1: a third of -O2's compile time under TSan, and lines in the reports.
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+  -DRDMASIM_WERROR=ON -DRDMASIM_BUILD_TESTS=OFF -DRDMASIM_TSAN=ON >/dev/null
+cmake --build build-tsan -j "$jobs" --target rdmasim
+if [ ! -x build/bin/rdmasim ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build -j "$jobs" --target rdmasim
+fi
+# Each a mechanism that acts across partitions: lossy go-back-N with a timeseries sampler
+# (boundary events), PFC with the deadlock detector, a link failure that deadlocks (a stop from
+# a boundary event), pause storms and the watchdog, DCQCN with its rate log, HPCC/DCTCP/TIMELY
+# with in-band telemetry records, InfiniBand credits and congestion control.
+scenarios=("$@")
+if [ ${#scenarios[@]} -eq 0 ]; then
+  scenarios=(quickstart roce-incast-pfc deadlock-routing-loop pause-storm-watchdog
+             roce-dcqcn-convergence cc-compare-incast ib-cc-victim)
+fi
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+failed=0
+for s in "${scenarios[@]}"; do
+  file="scenarios/$s.json"
+  build/bin/rdmasim run "$file" -q --out "$out/$s-one" >/dev/null 2>"$out/$s-one.log"
+  if ! TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+       build-tsan/bin/rdmasim run "$file" -q --out "$out/$s-threads" --partitions 3 --threads 3 \
+       >"$out/$s.log" 2>&1; then
+    echo "tsan: $s failed under ThreadSanitizer:"
+    cat "$out/$s.log"
+    failed=1
+    continue
+  fi
+  if ! diff -r -q -x run_stats.json "$out/$s-one" "$out/$s-threads"; then
+    echo "tsan: $s on 3 threads differs from the one-thread run"
+    failed=1
+    continue
+  fi
+  echo "tsan: $s: no race, the same outputs on 3 threads"
+done
+exit "$failed"
