@@ -1,6 +1,7 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <exception>
 #include <mutex>
@@ -351,7 +352,9 @@ bool Simulator::between_windows() {
 
 // Windows until none is left: between_windows on one thread, then each thread runs its
 // partitions' events due within the window (each reads and writes only its own handlers and
-// its lane), and again. Threads meet at a barrier whose completion step is between_windows.
+// its lane) — thread k partition k, then the partitions beyond the threads' count, each taken by
+// the first thread free — and again. Threads meet at a barrier whose completion step is
+// between_windows.
 StopReason Simulator::run_split(Time limit) {
   Split& sp = *split_;
   const auto partitions = static_cast<uint32_t>(sp.lanes.size());
@@ -372,7 +375,9 @@ StopReason Simulator::run_split(Time limit) {
     const std::lock_guard<std::mutex> hold(error_mutex);
     if (error == nullptr) error = std::current_exception();
   };
+  std::atomic<uint32_t> next_partition{threads_};  // the next partition nobody has taken
   auto step = [&]() noexcept {
+    next_partition.store(threads_, std::memory_order_relaxed);
     try {
       more = error == nullptr && between_windows();
     } catch (...) {
@@ -385,7 +390,9 @@ StopReason Simulator::run_split(Time limit) {
     for (;;) {
       sync.arrive_and_wait();
       if (!more) break;
-      for (uint32_t p = k; p < partitions; p += threads_) {
+      // Its own partition first (it stays on one core: its lines stay in that core's cache),
+      // then whichever is left: the first thread done with its own takes the next one.
+      for (uint32_t p = k; p < partitions; p = next_partition.fetch_add(1)) {
         Lane& lane = sp.lanes[p];
         t_running_ = &lane;
         try {

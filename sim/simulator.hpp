@@ -103,7 +103,8 @@ class Simulator {
   void split(uint32_t partitions, Time lookahead);
   uint32_t partitions() const;
   // The windows' partitions run on `threads` threads (1 .. partitions(); default 1), thread k
-  // taking partitions k, k + threads, ... Results are the same at every count.
+  // taking partition k, then any left beyond the threads' count that no other thread has taken
+  // yet. Results are the same at every count.
   void set_threads(uint32_t threads);
   uint32_t threads() const { return threads_; }
   // Handlers built from now on belong to partition `p` (< partitions()).
