@@ -13,6 +13,9 @@
 //   build/bin/rdmasim_bench --partitions N [...]  instead of running them, how the scenarios'
 //                                                 fabrics split into N partitions (threads):
 //                                                 lookahead, load balance, links cut
+//   build/bin/rdmasim_bench --threads N [...]     run them on N threads (`rdmasim run
+//                                                 --threads`; one for a scenario a split
+//                                                 cannot run yet, marked so)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +29,7 @@
 
 #include "scenarios/import/hpcc_import.hpp"
 #include "scenarios/import/htsim_import.hpp"
+#include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "topologies/partition.hpp"
@@ -39,13 +43,23 @@ std::string slurp(const std::string& f) {
   return ss.str();
 }
 
-double run_report(const std::string& label, const scen::Scenario& s) {
-  const scen::RunOutcome o = scen::run_scenario(s);
+double run_report(const std::string& label, const scen::Scenario& s, int threads) {
+  scen::RunOptions options;
+  options.threads = threads;
+  std::string name = label;
+  scen::RunOutcome o;
+  try {
+    o = scen::run_scenario(s, options);
+  } catch (const scen::InputError&) {
+    if (threads == 1) throw;
+    o = scen::run_scenario(s);  // collectives, training, Chakra or TCP: not split yet
+    name += " [1 thread]";
+  }
   const double sim_ms = o.end_time.seconds() * 1e3;
   std::printf(
       "%-34s wall %8.3f s  events %11llu  %6.2f M ev/s  hops %10llu  %6.2f M hops/s  "
       "%8.3f s/sim-ms  rss %6.1f MB  flows %s/%s\n",
-      label.c_str(), o.wall_seconds, static_cast<unsigned long long>(o.events),
+      name.c_str(), o.wall_seconds, static_cast<unsigned long long>(o.events),
       o.events / o.wall_seconds / 1e6, static_cast<unsigned long long>(o.packet_hops),
       o.packet_hops / o.wall_seconds / 1e6, sim_ms > 0 ? o.wall_seconds / sim_ms : 0.0,
       o.peak_rss_kb / 1024.0, o.results["flows_completed"].dump().c_str(),
@@ -113,10 +127,10 @@ int run_shipped() {
       for (const std::string& f : first.fabrics) {
         scen::LoadOptions o;
         o.fabric = f;
-        wall += run_report(name + " [" + f + "]", scen::load_scenario_file(file, o));
+        wall += run_report(name + " [" + f + "]", scen::load_scenario_file(file, o), 1);
       }
     } else {
-      wall += run_report(name, first);
+      wall += run_report(name, first, 1);
     }
     const auto it = budgets.find(name);
     if (it == budgets.end()) {
@@ -176,8 +190,17 @@ int main(int argc, char** argv) {
   bool gpu1024_only = false;
   bool shipped = false;
   int partitions = 0;  // > 0: print the partitioning instead of running
+  int threads = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--threads") {
+      if (i + 1 >= argc || std::atoi(argv[i + 1]) < 1 || std::atoi(argv[i + 1]) > 1024) {
+        std::fprintf(stderr, "rdmasim_bench: --threads needs a count from 1 to 1024\n");
+        return 2;
+      }
+      threads = std::atoi(argv[++i]);
+      continue;
+    }
     if (a == "--partitions") {
       if (i + 1 >= argc || std::atoi(argv[i + 1]) < 1) {
         std::fprintf(stderr, "rdmasim_bench: --partitions needs a count of at least 1\n");
@@ -189,13 +212,15 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::printf(
           "usage: rdmasim_bench [FILE.json...] [--peers] [--shipped] [--gpu1024] [--partitions N]\n"
+          "                     [--threads N]\n"
           "  (no argument)  the named benchmark scenarios: events/s, packet-hops/s, wall time\n"
           "  FILE.json...   these scenarios instead\n"
           "  --peers        the htsim and HPCC peers' scenarios (needs RDMASIM_SHARED)\n"
           "  --shipped      every shipped scenario against bench/shipped_budgets.txt\n"
           "  --gpu1024      the 1,024-GPU all-reduce (bench/allreduce-1024gpu.json)\n"
           "  --partitions N instead of running them, the scenarios' fabrics split into N\n"
-          "                 partitions: lookahead, load balance, links cut\n");
+          "                 partitions: lookahead, load balance, links cut\n"
+          "  --threads N    run them on N threads (one where a split cannot run yet)\n");
       return 0;
     }
     if (a.rfind("--", 0) == 0 && a != "--peers" && a != "--shipped" && a != "--gpu1024") {
@@ -212,12 +237,12 @@ int main(int argc, char** argv) {
       files.push_back(a);
     }
   }
-  const auto report = [partitions](const std::string& label, const scen::Scenario& s) {
+  const auto report = [partitions, threads](const std::string& label, const scen::Scenario& s) {
     if (partitions > 0) {
       partition_report(label, s, partitions);
       return 0.0;
     }
-    return run_report(label, s);
+    return run_report(label, s, threads);
   };
   try {
     if (shipped) return run_shipped() == 0 ? 0 : 1;
