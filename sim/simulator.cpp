@@ -315,6 +315,7 @@ bool Simulator::between_windows() {
     }
   }
   t_running_ = &sp.serial;
+  sp.serial.now = sp.latest;  // what the progress hook reads: the latest event's time
   events_executed_ = sp.base + events + sp.serial_count;
   if (progress_ != nullptr && events_executed_ >= sp.next_progress) {
     sp.next_progress = events_executed_ + progress_every_;
