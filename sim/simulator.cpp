@@ -210,6 +210,22 @@ void Simulator::request_stop(Time at) {
   }
 }
 
+// Prefetching as a pipeline: three events ahead, the handler's own lines; two ahead, what
+// they point to; one ahead, one level further. On a large fabric each is likely a cache miss,
+// and the order of the next events is known (docs/benchmarks.md).
+[[gnu::always_inline]] static inline void prefetch_upcoming(const Scheduler& l) {
+  if (const Event e3 = l.upcoming(2); e3.target != nullptr) {
+    __builtin_prefetch(e3.target);
+    __builtin_prefetch(reinterpret_cast<const char*>(e3.target) + 64);
+  }
+  if (const Event e2 = l.upcoming(1); e2.target != nullptr) {
+    e2.target->prefetch(e2.kind, e2.arg, 0);
+  }
+  if (const Event e1 = l.upcoming(0); e1.target != nullptr) {
+    e1.target->prefetch(e1.kind, e1.arg, 1);
+  }
+}
+
 // The run loop of one list: its events due before `end` and not after `bound_` (which a stop
 // may lower while it runs).
 void Simulator::run_list(Scheduler& l, Time end) {
@@ -217,19 +233,7 @@ void Simulator::run_list(Scheduler& l, Time end) {
     const Time next = l.top_time();
     if (next >= end || next > bound_) return;
     const Event e = l.pop();
-    // Prefetching as a pipeline: three events ahead, the handler's own lines; two ahead, what
-    // they point to; one ahead, one level further. On a large fabric each is likely a cache
-    // miss, and the order of the next events is known (docs/benchmarks.md).
-    if (const Event e3 = l.upcoming(2); e3.target != nullptr) {
-      __builtin_prefetch(e3.target);
-      __builtin_prefetch(reinterpret_cast<const char*>(e3.target) + 64);
-    }
-    if (const Event e2 = l.upcoming(1); e2.target != nullptr) {
-      e2.target->prefetch(e2.kind, e2.arg, 0);
-    }
-    if (const Event e1 = l.upcoming(0); e1.target != nullptr) {
-      e1.target->prefetch(e1.kind, e1.arg, 1);
-    }
+    prefetch_upcoming(l);
     execute(e);
   }
 }
@@ -242,16 +246,7 @@ void Simulator::run_lane(Lane& lane, Time end) {
     const Time next = l.top_time();
     if (next >= end || next > bound_) break;
     const Event e = l.pop();
-    if (const Event e3 = l.upcoming(2); e3.target != nullptr) {
-      __builtin_prefetch(e3.target);
-      __builtin_prefetch(reinterpret_cast<const char*>(e3.target) + 64);
-    }
-    if (const Event e2 = l.upcoming(1); e2.target != nullptr) {
-      e2.target->prefetch(e2.kind, e2.arg, 0);
-    }
-    if (const Event e1 = l.upcoming(0); e1.target != nullptr) {
-      e1.target->prefetch(e1.kind, e1.arg, 1);
-    }
+    prefetch_upcoming(l);
     lane.now = e.time;
     ++lane.events;
     e.target->on_event(e.kind, e.arg);
