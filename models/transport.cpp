@@ -14,7 +14,10 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   const int64_t mtu = tcp ? tcp_mss_ : params_.mtu;
   const int64_t packets = (spec.bytes + mtu - 1) / mtu;
   const int64_t used_qps = std::min<int64_t>(spec.qps, packets);
-  recycle = recycle && !keep_qp_ids_;
+  const bool split = ctx_.sim.partitions() > 1;
+  recycle = recycle && !keep_qp_ids_ && !split;
+  std::unique_lock<std::mutex> hold(add_mutex_, std::defer_lock);
+  if (split) hold.lock();
   if (recycle) ctx_.pool.track_qp_packets();
   const uint32_t reused = recycle ? reuse_slot(static_cast<uint32_t>(used_qps)) : UINT32_MAX;
   const uint32_t flow_id = reused != UINT32_MAX ? reused : static_cast<uint32_t>(flows_.size());
@@ -26,24 +29,24 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   f.qps_remaining = f.qp_count;
   f.qps_undelivered = f.qp_count;
   for (int64_t k = 0; k < used_qps; ++k) {
-    auto qp = std::make_unique<QueuePair>();
-    qp->id = f.first_qp + static_cast<uint32_t>(k);
-    qp->flow = flow_id;
-    qp->src_host = static_cast<uint32_t>(spec.src_host);
-    qp->dst_host = static_cast<uint32_t>(spec.dst_host);
-    qp->udp_sport = static_cast<uint16_t>(first_udp_sport + k);
-    qp->priority = static_cast<uint8_t>(spec.priority);
-    qp->dscp = static_cast<uint8_t>(spec.dscp);
-    qp->route_id = route_id;
-    qp->tcp = tcp;
+    QueuePair qp;
+    qp.id = f.first_qp + static_cast<uint32_t>(k);
+    qp.flow = flow_id;
+    qp.src_host = static_cast<uint32_t>(spec.src_host);
+    qp.dst_host = static_cast<uint32_t>(spec.dst_host);
+    qp.udp_sport = static_cast<uint16_t>(first_udp_sport + k);
+    qp.priority = static_cast<uint8_t>(spec.priority);
+    qp.dscp = static_cast<uint8_t>(spec.dscp);
+    qp.route_id = route_id;
+    qp.tcp = tcp;
     const int64_t my_packets = packets / used_qps + (k < packets % used_qps ? 1 : 0);
     int64_t bytes = my_packets * mtu;
     if (k == used_qps - 1) bytes -= packets * mtu - spec.bytes;
-    qp->bytes = bytes;
-    qp->total_packets = static_cast<uint32_t>(my_packets);
-    qp->last_payload = static_cast<uint32_t>(bytes - (my_packets - 1) * mtu);
+    qp.bytes = bytes;
+    qp.total_packets = static_cast<uint32_t>(my_packets);
+    qp.last_payload = static_cast<uint32_t>(bytes - (my_packets - 1) * mtu);
     if (reused != UINT32_MAX) {
-      qps_[qp->id] = std::move(qp);
+      qps_[qp.id] = std::move(qp);
     } else {
       qps_.push_back(std::move(qp));
     }
@@ -71,7 +74,7 @@ void Transport::schedule_starts() {
 void Transport::on_event(uint32_t, uint64_t flow_id) {
   const FlowState& f = flows_[flow_id];
   for (uint32_t k = 0; k < f.qp_count; ++k) {
-    QueuePair& q = *qps_[f.first_qp + k];
+    QueuePair& q = qps_[f.first_qp + k];
     nics_[q.src_host]->post(q);
   }
 }
@@ -79,13 +82,13 @@ void Transport::on_event(uint32_t, uint64_t flow_id) {
 void Transport::start_flow_in_order(uint32_t flow) {
   const FlowState& f = flows_[flow];
   if (f.qp_count == 1) {
-    QueuePair& q = *qps_[f.first_qp];
+    QueuePair& q = qps_[f.first_qp];
     const uint64_t connection =
         (uint64_t{q.src_host} << 40) ^ (uint64_t{q.dst_host} << 16) ^ q.udp_sport;
-    const auto [it, fresh] = connection_tail_.try_emplace(connection, q.id);
+    const auto [it, fresh] = connection_tail_.local().try_emplace(connection, q.id);
     if (!fresh) {
       // The latest message's QP, unless its id went to another connection's message since.
-      QueuePair& ahead = *qps_[it->second];
+      QueuePair& ahead = qps_[it->second];
       if (ahead.id != q.id && ahead.src_host == q.src_host && ahead.dst_host == q.dst_host &&
           ahead.udp_sport == q.udp_sport && flows_[ahead.flow].qp_count == 1 && !ahead.done &&
           ahead.snd_nxt < ahead.total_packets && ahead.fifo_next == UINT32_MAX) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "models/nic_params.hpp"
 #include "models/received_psns.hpp"
 #include "models/workloads/flow_spec.hpp"
+#include "sim/per_partition.hpp"
+#include "sim/stable_vector.hpp"
 
 namespace models {
 
@@ -76,6 +79,10 @@ struct FlowState {
   bool done = false;
   bool recycle = false;  // its slot and QPs are reused once it is finished (add_flow)
   sim::Time finish;
+  // What the workload that posted it knows it by (a collective's message), its own to set and
+  // read: the transport calls back with the flow id only.
+  const void* owner = nullptr;
+  int64_t owner_tag = 0;
 };
 
 // Counters of the messages whose slots were reused: what the per-flow sums of the run's
@@ -103,7 +110,9 @@ class CompletionListener {
 class Transport final : public sim::EventHandler {
  public:
   Transport(Context& ctx, const NicParams& params)
-      : EventHandler(ctx.sim), ctx_(ctx), params_(params) {}
+      : EventHandler(ctx.sim), ctx_(ctx), params_(params) {
+    connection_tail_.resize(ctx.sim.partitions());
+  }
 
   void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
   // The NIC of `host` as an event handler: what a per-QP timer of a controller acts for
@@ -124,7 +133,12 @@ class Transport final : public sim::EventHandler {
     return asked && static_cast<size_t>(spec.src_host) < tcp_hosts_.size() &&
            tcp_hosts_[spec.src_host];
   }
-  // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP). A `recycle`
+  // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP). In a split
+  // run any partition may add flows while others read theirs: ids are taken under a lock, the
+  // tables never move (sim::StableVector), and no id is reused (its readers would need to
+  // agree when it is free). Ids then follow the order in which threads took them: nothing
+  // depends on an id's value but the output of flows.csv, which lists only the workload's
+  // flows, added before the run. A `recycle`
   // flow (a collective's message) gives its flow id and QP ids back once it has finished and
   // every listener has heard of it; a later recycle flow with as many QPs reuses them when
   // nothing refers to them any more (transport_recycling.cpp: no packet of them left, out of
@@ -147,8 +161,13 @@ class Transport final : public sim::EventHandler {
   // last (its post latency runs meanwhile). Flows of several QPs start as start_flow.
   void start_flow_in_order(uint32_t flow);
 
-  QueuePair& qp(uint32_t id) { return *qps_[id]; }
-  const QueuePair& qp(uint32_t id) const { return *qps_[id]; }
+  QueuePair& qp(uint32_t id) { return qps_[id]; }
+  const QueuePair& qp(uint32_t id) const { return qps_[id]; }
+  // The workload that posted `flow` names it (FlowState::owner, owner_tag).
+  void set_owner(uint32_t flow, const void* owner, int64_t tag) {
+    flows_[flow].owner = owner;
+    flows_[flow].owner_tag = tag;
+  }
   size_t qp_count() const { return qps_.size(); }
   const FlowState& flow(uint32_t id) const { return flows_[id]; }
   size_t flow_count() const { return flows_.size(); }
@@ -172,8 +191,9 @@ class Transport final : public sim::EventHandler {
   Context& ctx_;
   NicParams params_;
   std::vector<Nic*> nics_;
-  std::vector<std::unique_ptr<QueuePair>> qps_;
-  std::vector<FlowState> flows_;
+  sim::StableVector<QueuePair, 256> qps_;
+  sim::StableVector<FlowState, 256> flows_;
+  std::mutex add_mutex_;  // add_flow in a split run
   std::vector<CompletionListener*> listeners_;
   std::atomic<size_t> flows_done_{0};  // counted by every partition's NICs
   int64_t tcp_mss_ = 0;
@@ -188,8 +208,9 @@ class Transport final : public sim::EventHandler {
   std::vector<std::deque<uint32_t>> retired_by_qps_;  // [QP count] finished recycle flows
   size_t retired_count_ = 0;
   RetiredFlowTotals retired_;
-  // start_flow_in_order: per connection, the QP of its latest message.
-  std::unordered_map<uint64_t, uint32_t> connection_tail_;
+  // start_flow_in_order: per connection, the QP of its latest message (per partition: a
+  // connection's messages are posted where its source is).
+  sim::PerPartition<std::unordered_map<uint64_t, uint32_t>> connection_tail_;
   // RTO timers of reused QPs: a cancelled timer keeps its last event queued until at most
   // one RTO after its QP finished; it lives until then (FIFO by that time).
   std::deque<std::pair<sim::Time, std::unique_ptr<sim::Timer>>> timer_graveyard_;

@@ -29,7 +29,7 @@ namespace models {
 
 bool Transport::ready_for_reuse(const FlowState& f) const {
   for (uint32_t k = 0; k < f.qp_count; ++k) {
-    const QueuePair& q = *qps_[f.first_qp + k];
+    const QueuePair& q = qps_[f.first_qp + k];
     if (q.in_active_list || ctx_.pool.qp_packets(q.id) != 0) return false;
   }
   return true;
@@ -66,7 +66,7 @@ uint32_t Transport::reuse_slot(uint32_t qp_count) {
   const FlowState& f = flows_[slot];
   uint64_t delivered = 0;
   for (uint32_t k = 0; k < f.qp_count; ++k) {
-    QueuePair& q = *qps_[f.first_qp + k];
+    QueuePair& q = qps_[f.first_qp + k];
     retired_.retransmitted_packets += q.retransmitted_packets;
     retired_.timeouts += q.timeouts;
     retired_.nacks_received += q.nacks_received;

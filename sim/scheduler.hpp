@@ -164,6 +164,15 @@ class Scheduler {
   // A place before every other event due at `t` (as if pushed before time began): a boundary
   // event's (simulator.hpp, at_boundary).
   Place take_first_place(Time t) { return Place{flip(t.ps), 0, next_stamp()}; }
+  // The same, stamped by `h` rather than by the running event's origin: for a boundary event
+  // that a handler asks for from whichever event happens to find it due (a collective's last
+  // completion, which in a split run may be any partition's), so that its place depends on
+  // `h`'s own history only.
+  static Place take_first_place_for(Time t, EventHandler& h) {
+    const uint64_t s = (*h.stamp_ptr_)++;
+    if (((s + 1) & kCountMask) == 0) count_exhausted();
+    return Place{flip(t.ps), 0, s};
+  }
   void push_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
     insert(p, target, kind, arg);
   }

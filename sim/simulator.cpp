@@ -160,7 +160,15 @@ void Simulator::push_split_at(const Place& p, EventHandler* target, uint32_t kin
 }
 
 void Simulator::at_boundary(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
-  const Place p = scheduler().take_first_place(t);
+  push_boundary(scheduler().take_first_place(t), target, kind, arg);
+}
+
+void Simulator::at_boundary_stamped(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
+  push_boundary(Scheduler::take_first_place_for(t, *target), target, kind, arg);
+}
+
+void Simulator::push_boundary(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
+  const Time t(static_cast<int64_t>(p.due ^ (uint64_t{1} << 63)));
   if (split_ == nullptr) {
     scheduler_.push_at(p, target, kind, arg);
     return;

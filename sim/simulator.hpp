@@ -81,6 +81,10 @@ class Simulator {
   void after_boundary(Time delay, EventHandler* target, uint32_t kind, uint64_t arg = 0) {
     at_boundary(now() + delay, target, kind, arg);
   }
+  // A boundary event whose place `target` stamps itself (Scheduler::take_first_place_for): for
+  // a handler that acts on the whole fabric once one of many events, in any partition, finds
+  // it due. At least a window ahead when asked for within a split run's window.
+  void at_boundary_stamped(Time t, EventHandler* target, uint32_t kind, uint64_t arg = 0);
 
   // The event list of the running event's partition (partition 0's outside events): places in
   // the event order, taken now for events that may be needed later (scheduler.hpp).
@@ -160,6 +164,7 @@ class Simulator {
   Scheduler& list(uint32_t p);
   void push_split(Time t, EventHandler* target, uint32_t kind, uint64_t arg);
   void push_split_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
+  void push_boundary(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
   // Runs `l`'s events due before `end` and not after `bound_`.
   void run_list(Scheduler& l, Time end);
   void execute(const Event& e);

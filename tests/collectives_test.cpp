@@ -106,6 +106,26 @@ TEST_CASE("collective runs are identical on rerun", "[mechanism][collectives]") 
   CHECK(a.results.dump() == b.results.dump());
 }
 
+TEST_CASE("a sweep's next size starts size_gap after the last one ends, its time unchanged",
+          "[mechanism][collectives]") {
+  // Between two sizes nccl-tests runs an untimed call and host barriers: the fabric idle
+  // for size_gap. With nothing in the fabric to carry over, each size's time is the same
+  // whatever the gap.
+  scen::Json c = {{"op", "all_reduce"}, {"algorithm", "ring"}, {"min", "64KiB"},
+                  {"max", "256KiB"},    {"factor", 4},         {"size_gap", "7us"}};
+  const scen::RunOutcome a =
+      scen::run_scenario(test_support::load(collective_scenario(star(4), c)));
+  c["size_gap"] = "40us";
+  const scen::RunOutcome b =
+      scen::run_scenario(test_support::load(collective_scenario(star(4), c)));
+  REQUIRE(a.collectives.size() == 2);
+  REQUIRE(b.collectives.size() == 2);
+  CHECK(a.collectives[1].start == a.collectives[0].end + sim::Time(7'000'000));
+  CHECK(b.collectives[1].start == b.collectives[0].end + sim::Time(40'000'000));
+  CHECK(a.collectives[0].time == b.collectives[0].time);
+  CHECK(a.collectives[1].time == b.collectives[1].time);
+}
+
 TEST_CASE("collective input errors name the path", "[mechanism][collectives]") {
   auto refused = [](const scen::Json& collective, const std::string& path) {
     try {

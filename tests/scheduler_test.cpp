@@ -485,3 +485,36 @@ TEST_CASE(
   REQUIRE(ties > 1'000);  // equal times abound, so the order among them is tested
   CHECK(two == one);
 }
+
+TEST_CASE("scheduler: a stamped boundary event takes its target's count, not the asker's",
+          "[unit][sim]") {
+  // Whichever handler's event finds a collective's call over (in a split run, any partition's
+  // last completion) asks for the next size's start: its place must not depend on who asked.
+  // Handlers numbered target 1, other 2, asker 3: two boundary events due together, one asked
+  // for by `other` (stamped 2), one by the asker for the target (stamped 1: first).
+  struct Asker final : sim::EventHandler {
+    Asker(sim::Simulator& s, sim::EventHandler& t, bool stamped)
+        : EventHandler(s), sim(s), target(t), stamped(stamped) {}
+    void on_event(uint32_t, uint64_t) override {
+      if (stamped) {
+        sim.at_boundary_stamped(sim::Time(15), &target, 0, 1);
+      } else {
+        sim.at_boundary(sim::Time(15), &target, 0, 2);
+      }
+    }
+    sim::Simulator& sim;
+    sim::EventHandler& target;
+    bool stamped;
+  };
+  for (const bool asker_first : {true, false}) {
+    sim::Simulator sim(1);
+    OrderLog target(sim.numbering());
+    Asker other(sim, target, false), asker(sim, target, true);
+    CHECK(target.origin() < other.origin());
+    CHECK(other.origin() < asker.origin());
+    sim.at(sim::Time(10), asker_first ? &asker : &other, 0, 0);
+    sim.at(sim::Time(10), asker_first ? &other : &asker, 0, 0);
+    sim.run();
+    CHECK(target.order == std::vector<uint64_t>{1, 2});
+  }
+}

@@ -101,14 +101,42 @@ TEST_CASE("split run: shipped scenarios give the same outputs on 1, 2 and 3 thre
   // deadlock after a link failure (boundary events), pause storms and the watchdog, a slow
   // receiver's NIC pauses, a victim flow, DCQCN and InfiniBand CC (their timers act for the
   // sending NIC), HPCC/DCTCP/TIMELY, both fabrics of a comparison: every file byte for byte.
-  for (const char* name :
-       {"quickstart", "incast-8to1", "roce-vs-lossy", "ib-adaptive-routing", "probe-replay-4hosts",
-        "roce-incast-pfc", "deadlock-ring4", "deadlock-routing-loop",
-        "deadlock-valley-routes-tagger", "pause-storm-watchdog", "roce-slow-receiver",
-        "roce-victim-flow", "roce-incast-8to1-dcqcn", "roce-dcqcn-convergence", "ib-vs-roce-incast",
-        "cc-compare-incast", "ib-cc-victim", "deadlock-ring4-watchdog",
-        "deadlock-routing-loop-watchdog", "deadlock-valley-routes", "deadlock-valley-routes-updown",
-        "pause-storm", "roce-incast-8to1-dcqcn-1mb", "ib-vs-roce-permutation"}) {
+  for (const char* name : {"quickstart",
+                           "incast-8to1",
+                           "roce-vs-lossy",
+                           "ib-adaptive-routing",
+                           "probe-replay-4hosts",
+                           "roce-incast-pfc",
+                           "deadlock-ring4",
+                           "deadlock-routing-loop",
+                           "deadlock-valley-routes-tagger",
+                           "pause-storm-watchdog",
+                           "roce-slow-receiver",
+                           "roce-victim-flow",
+                           "roce-incast-8to1-dcqcn",
+                           "roce-dcqcn-convergence",
+                           "ib-vs-roce-incast",
+                           "cc-compare-incast",
+                           "ib-cc-victim",
+                           "deadlock-ring4-watchdog",
+                           "deadlock-routing-loop-watchdog",
+                           "deadlock-valley-routes",
+                           "deadlock-valley-routes-updown",
+                           "pause-storm",
+                           "roce-incast-8to1-dcqcn-1mb",
+                           "ib-vs-roce-permutation"}) {
+    check_split_outputs(name, {2, 3});
+  }
+}
+
+TEST_CASE("split run: collectives give the same outputs on 1, 2 and 3 threads",
+          "[scenario][split]") {
+  // Each rank's posts run where its GPU server is (RankAgent), completions count in the
+  // partition that sees them and the last one ends the call; a sweep's next size starts at a
+  // boundary: a ring over a 4-NIC GPU, an oversubscribed leaf-spine, all-to-all with PFC, the
+  // hierarchical all-reduce on RoCE and on InfiniBand credits.
+  for (const char* name : {"allreduce-1gpu-4nic", "allreduce-oversubscribed", "alltoall-moe",
+                           "allreduce-sweep-roce-16x8", "allreduce-sweep-ib-16x8"}) {
     check_split_outputs(name, {2, 3});
   }
 }
@@ -119,30 +147,51 @@ TEST_CASE("split run: 320 and 1,024 hosts on 2 threads", "[scenario][split][slow
   check_split_outputs("websearch-fattree", {2});
   check_split_outputs("cc-compare-websearch", {2});
   check_split_outputs("permutation-fattree-1024", {2});
+  // GPUDirect RDMA off: staging through host memory and the PCIe path.
+  check_split_outputs("allreduce-gdr-off", {2});
 }
 
 TEST_CASE("split run: what a split does not yet split is refused, with the reason",
           "[cli][split]") {
-  const scen::Scenario s =
-      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/alltoall-moe.json", {});
-  scen::RunOptions o;
-  o.partitions = 2;
-  try {
-    (void)scen::run_scenario(s, o);
-    FAIL("a collective scenario ran split");
-  } catch (const scen::InputError& e) {
-    const std::string what = e.what();
-    INFO(what);
-    CHECK(what.find("--partitions") != std::string::npos);
-    CHECK(what.find("collectives") != std::string::npos);
-  }
+  const auto refused = [](const scen::Scenario& s, const std::string& reason,
+                          const scen::RunOptions& base = {}) {
+    INFO(reason);
+    scen::RunOptions o = base;
+    o.partitions = 2;
+    try {
+      (void)scen::run_scenario(s, o);
+      FAIL("ran split");
+    } catch (const scen::InputError& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find("--partitions") != std::string::npos);
+      CHECK(what.find(reason) != std::string::npos);
+    }
+  };
+  const auto load = [](const std::string& name) {
+    return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", {});
+  };
+  refused(load("training-step-dp16"), "training");
+  refused(load("allreduce-gb200-nvl72"), "algorithm nvls");
+  scen::Scenario moe = load("alltoall-moe");
+  moe.collectives[0].iterations = 2;
+  refused(moe, "iterations above 1");
+  moe = load("alltoall-moe");
+  moe.collectives[0].size_gap = sim::Time(999'999);
+  refused(moe, "size_gap below 1 us");
+  moe = load("alltoall-moe");
+  moe.dcqcn.enabled = true;
+  refused(moe, "per-queue-pair congestion control");
+  scen::RunOptions timeline;
+  timeline.timeline.enabled = true;
+  refused(load("alltoall-moe"), "--timeline", timeline);
 }
 
 TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit 2",
           "[cli][split]") {
   TempDir dir;
   const std::string incast = RDMASIM_SOURCE_DIR "/scenarios/incast-8to1.json";
-  const std::string moe = RDMASIM_SOURCE_DIR "/scenarios/alltoall-moe.json";
+  const std::string moe = RDMASIM_SOURCE_DIR "/scenarios/training-step-dp16.json";
   const auto out = [&](const char* name) { return (dir / name).string(); };
   for (const char* bad : {"0", "1025", "-3"}) {
     INFO(bad);
@@ -154,7 +203,7 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
   const test_support::Run refused =
       test_support::rdmasim({"run", moe, "--out", out("moe"), "-q", "--partitions", "2"}, dir);
   CHECK(refused.exit_code == 2);
-  CHECK(test_support::contains(refused.err, "collectives"));
+  CHECK(test_support::contains(refused.err, "training"));
   CHECK(!std::filesystem::exists(dir / "moe" / "summary.json"));  // nothing written
   for (const char* bad : {"0", "1025", "x", "2x", ""}) {
     INFO(bad);
@@ -196,10 +245,10 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
 
 TEST_CASE("split run: --threads auto runs a scenario a split cannot run yet on one thread",
           "[scenario][split]") {
-  // The smallest collective scenario: auto falls back to one thread, and the results are the
+  // A small training scenario: auto falls back to one thread, and the results are the
   // one-thread run's.
   const scen::Scenario s =
-      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/allreduce-1gpu-4nic.json", {});
+      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/training-step-dp16.json", {});
   scen::RunOptions one, automatic;
   automatic.threads = 0;
   const scen::RunOutcome a = scen::run_scenario(s, one), b = scen::run_scenario(s, automatic);

@@ -26,11 +26,31 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
       spec_(std::move(spec)),
       index_(index),
       seed_(seed),
-      sizes_(sweep_sizes(spec_)) {}
+      sizes_(sweep_sizes(spec_)) {
+  // Each rank's agent in the partition of its first endpoint (a GPU server's endpoints are
+  // one partition's: topologies/partition.hpp).
+  const uint32_t building = ctx_.sim.building_partition();
+  for (const auto& ends : spec_.rank_endpoints) {
+    const sim::EventHandler* nic = ends.empty() ? nullptr : transport_.nic_handler(ends.front());
+    ctx_.sim.set_building_partition(nic != nullptr ? nic->partition() : building);
+    agents_.push_back(std::make_unique<RankAgent>(ctx_.sim, *this));
+  }
+  ctx_.sim.set_building_partition(building);
+  tally_.resize(ctx_.sim.partitions());
+  released_.resize(ctx_.sim.partitions());
+}
+
+void CollectiveRunner::clear_tally() {
+  for (uint32_t p = 0; p < tally_.size(); ++p) tally_[p] = Tally{};
+}
+
+void RankAgent::on_event(uint32_t kind, uint64_t arg) {
+  runner_.on_rank_event(kind, arg);
+}
 
 void CollectiveRunner::start() {
   attach();
-  ctx_.sim.at(spec_.start, this, kBegin, 0);
+  ctx_.sim.at_boundary(spec_.start, this, kBegin, 0);
 }
 
 void CollectiveRunner::run_one(int64_t size, std::function<void()> done) {
@@ -61,7 +81,7 @@ sim::Time CollectiveRunner::step_latency(CollectiveProtocol p) const {
   }
 }
 
-void CollectiveRunner::begin_iteration() {
+void CollectiveRunner::begin_iteration(bool boundary) {
   const int64_t size = sizes_[size_index_];
   if (iteration_ == 0) {
     current_ = CollectiveResult{};
@@ -107,7 +127,11 @@ void CollectiveRunner::begin_iteration() {
   }
   const sim::Time launch = launch_latency();
   if (launch.ps > 0) {
-    ctx_.sim.after(launch, this, kLaunched, 0);
+    if (boundary) {
+      ctx_.sim.after_boundary(launch, this, kLaunchedAtBoundary, 0);
+    } else {
+      ctx_.sim.after(launch, this, kLaunched, 0);
+    }
     return;
   }
   launch_iteration();
@@ -185,13 +209,14 @@ void CollectiveRunner::launch_iteration() {
   }
   protocol_ = current_.protocol;
   schedule_ = build_schedule(req);
-  remaining_ = schedule_.messages.size();
+  remaining_.store(schedule_.messages.size(), std::memory_order_relaxed);
+  clear_tally();
   iteration_start_ = ctx_.sim.now();
   for (const CollectiveMessage& m : schedule_.messages) {
     current_.messages += m.src_rank != m.dst_rank ? 1 : 0;  // joins are no messages
   }
   begin_timeline(schedule_.messages.size());
-  if (remaining_ == 0) {
+  if (schedule_.messages.empty()) {
     finish_iteration();
     return;
   }
@@ -207,9 +232,8 @@ void CollectiveRunner::launch_iteration() {
     }
   }
   if (joins.empty()) return;
-  for (uint32_t j : joins) released_.emplace_back(j, Release::All);
-  remaining_ -= joins.size();
-  drain();
+  for (uint32_t j : joins) released_.local().emplace_back(j, Release::All);
+  drain(count_complete(joins.size()));
 }
 
 void CollectiveRunner::begin_timeline(size_t messages) {
@@ -240,7 +264,7 @@ void CollectiveRunner::ready(uint32_t message) {
     lat = at - ctx_.sim.now();
   }
   if (lat.ps > 0) {
-    ctx_.sim.after(lat, this, kPost, message);
+    ctx_.sim.after(lat, &agent(m.src_rank), kPost, message);
   } else {
     post(message);
   }
@@ -257,7 +281,7 @@ void CollectiveRunner::post(uint32_t message) {
   if (same_server(m)) {
     src = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
     dst = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
-    current_.nvlink_bytes += m.wire_bytes;
+    tally_.local().nvlink_bytes += m.wire_bytes;
   } else if (layouts_ != nullptr &&
              channel_layout(m).exit_rail[spec_.rank_server[m.src_rank]] >= 0) {
     // NCCL's placement: out by the channel's exit rail, in by the next server's entry rail
@@ -272,15 +296,15 @@ void CollectiveRunner::post(uint32_t message) {
         std::find(src_ends.begin(), src_ends.end(), static_cast<uint32_t>(src)) != src_ends.end();
     if (!own_nic && spec_.pxn) {
       // PXN: over NVLink to the GPU next to the NIC first; that GPU's proxy then sends.
-      current_.nvlink_bytes += m.wire_bytes;
+      tally_.local().nvlink_bytes += m.wire_bytes;
       start_message_flow(message, static_cast<int>(spec_.rank_nvlink[m.src_rank]),
                          static_cast<int>(from.nic_gpu_nvlink[rail]), m.wire_bytes,
                          /*relay=*/true);
       return;
     }
-    current_.network_bytes += m.wire_bytes;
+    tally_.local().network_bytes += m.wire_bytes;
   } else {
-    current_.network_bytes += m.wire_bytes;
+    tally_.local().network_bytes += m.wire_bytes;
   }
   start_message_flow(message, src, dst, m.wire_bytes, /*relay=*/false);
 }
@@ -301,7 +325,7 @@ void CollectiveRunner::post_after_relay(uint32_t message) {
   const int from_server = spec_.rank_server[m.src_rank];
   const int src =
       static_cast<int>(spec_.server_rails[from_server].nic_endpoint[layout.exit_rail[from_server]]);
-  current_.network_bytes += m.wire_bytes;
+  tally_.local().network_bytes += m.wire_bytes;
   start_message_flow(message, src, network_destination(m), m.wire_bytes, /*relay=*/false);
 }
 
@@ -326,49 +350,58 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
   const uint32_t flow =
       add_message_flow(src_host, dst_host, bytes,
                        connection_sport(m.src_rank, m.dst_rank, m.channel + (relay ? 0x800u : 0u)));
-  if (message_of_flow_.size() <= flow) message_of_flow_.resize(flow + 1, 0);
-  message_of_flow_[flow] =
-      relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1;
-  current_.wire_bytes += bytes;
+  // The flow's tag: message + 1, or -(message + 1) for a PXN relay leg; 0 once heard of.
+  transport_.set_owner(
+      flow, this, relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1);
+  tally_.local().wire_bytes += bytes;
   transport_.start_flow_in_order(flow);  // a connection's messages in order, as one QP's
 }
 
 void CollectiveRunner::on_flow_delivered(uint32_t flow) {
   if (nvls_tree_delivered(flow) || collnet_delivered(flow)) return;
-  if (flow >= message_of_flow_.size() || message_of_flow_[flow] == 0) return;
-  const int64_t entry = message_of_flow_[flow];
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag == 0) return;
+  const int64_t entry = f.owner_tag;
   if (entry < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
-    message_of_flow_[flow] = 0;
+    transport_.set_owner(flow, this, 0);
     post_after_relay(static_cast<uint32_t>(-entry - 1));
     return;
   }
-  released_.emplace_back(static_cast<uint32_t>(entry - 1), Release::Delivered);
+  // The receiver has the data (counted here, where the receiver is: its partition's).
+  const CollectiveMessage& m = schedule_.messages[static_cast<size_t>(entry - 1)];
+  current_.rank_data_received[m.dst_rank] += m.data_bytes;
+  released_.local().emplace_back(static_cast<uint32_t>(entry - 1), Release::Delivered);
   drain();
 }
 
 void CollectiveRunner::on_flow_complete(uint32_t flow) {
   if (nvls_tree_completed(flow) || collnet_completed(flow)) return;
-  if (flow >= message_of_flow_.size() || message_of_flow_[flow] <= 0) return;
-  const int64_t entry = message_of_flow_[flow];
-  message_of_flow_[flow] = 0;
-  const auto message = static_cast<uint32_t>(entry - 1);
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return;
+  const auto message = static_cast<uint32_t>(f.owner_tag - 1);
+  transport_.set_owner(flow, this, 0);
   const CollectiveMessage& m = schedule_.messages[message];
   current_.rank_data_sent[m.src_rank] += m.data_bytes;
-  current_.rank_data_received[m.dst_rank] += m.data_bytes;
   if (timeline_) timeline_->completed(message, m, ctx_.sim.now());
   complete(message);
 }
 
 void CollectiveRunner::complete(uint32_t message) {
-  released_.emplace_back(message, Release::Completed);
-  --remaining_;
-  drain();
+  released_.local().emplace_back(message, Release::Completed);
+  drain(count_complete());
 }
 
-void CollectiveRunner::drain() {
-  while (!released_.empty()) {
-    const auto [message, release] = released_.back();
-    released_.pop_back();
+bool CollectiveRunner::count_complete(size_t n) {
+  Tally& t = tally_.local();
+  t.latest = std::max(t.latest, ctx_.sim.now());
+  return remaining_.fetch_sub(n, std::memory_order_acq_rel) == n;
+}
+
+void CollectiveRunner::drain(bool last) {
+  auto& released = released_.local();
+  while (!released.empty()) {
+    const auto [message, release] = released.back();
+    released.pop_back();
     const CollectiveMessage& m = schedule_.messages[message];
     for (uint32_t k = 0; k < m.successor_count; ++k) {
       const uint32_t next = schedule_.successors[m.first_successor + k];
@@ -380,14 +413,14 @@ void CollectiveRunner::drain() {
       }
       if (--n.waiting != 0) continue;
       if (n.src_rank == n.dst_rank) {  // a join: complete now
-        released_.emplace_back(next, Release::All);
-        --remaining_;
+        released.emplace_back(next, Release::All);
+        last = count_complete() || last;
       } else {
         ready(next);
       }
     }
   }
-  if (remaining_ == 0) finish_iteration();
+  if (last) finish_iteration();
 }
 
 double CollectiveRunner::work_done() const {
@@ -401,8 +434,9 @@ double CollectiveRunner::work_done() const {
   if (size_index_ < sizes_.size()) {
     const auto size = static_cast<double>(sizes_[size_index_]);
     done += size * iteration_;
-    if (remaining_ > 0 && !schedule_.messages.empty()) {
-      done += size * (1.0 - static_cast<double>(remaining_) /
+    const size_t remaining = remaining_.load(std::memory_order_relaxed);
+    if (remaining > 0 && !schedule_.messages.empty()) {
+      done += size * (1.0 - static_cast<double>(remaining) /
                                 static_cast<double>(schedule_.messages.size()));
     }
   }
@@ -410,20 +444,33 @@ double CollectiveRunner::work_done() const {
 }
 
 void CollectiveRunner::finish_iteration() {
+  // Each partition's share of the iteration (a split run's partitions added at once).
+  sim::Time end = ctx_.sim.now();
+  for (uint32_t p = 0; p < tally_.size(); ++p) {
+    const Tally& t = tally_[p];
+    current_.nvlink_bytes += t.nvlink_bytes;
+    current_.network_bytes += t.network_bytes;
+    current_.wire_bytes += t.wire_bytes;
+    end = std::max(end, t.latest);
+  }
+  clear_tally();
   if (timeline_) timeline_->finish(current_);
   ++iteration_;
   if (iteration_ < spec_.iterations) {
     begin_iteration();
     return;
   }
-  current_.end = ctx_.sim.now();
+  current_.end = end;
   current_.time = sim::Time((current_.end - current_.start).ps / spec_.iterations);
   for (auto& b : current_.rank_data_sent) b /= spec_.iterations;
   for (auto& b : current_.rank_data_received) b /= spec_.iterations;
   results_.push_back(std::move(current_));
   iteration_ = 0;
   if (++size_index_ < sizes_.size()) {
-    begin_iteration();
+    // Between two sizes nccl-tests runs an untimed call of the next size and host barriers
+    // (BenchTime: a sync call, Barrier; docs/references.md "Collectives"): not simulated, the
+    // fabric idle for size_gap. The next size then starts on every rank at once.
+    ctx_.sim.at_boundary_stamped(end + spec_.size_gap, this, kNextSize, 0);
     return;
   }
   done_ = true;
@@ -440,14 +487,20 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
       if (on_done_) on_done_();
       return;
     }
-    begin_iteration();
-  } else if (kind == kLaunched) {
+    begin_iteration(/*boundary=*/true);
+  } else if (kind == kNextSize) {
+    begin_iteration(/*boundary=*/true);
+  } else if (kind == kLaunched || kind == kLaunchedAtBoundary) {
     launch_iteration();
   } else if (kind == kNvlsTreePost) {
     nvls_tree_post(static_cast<uint32_t>(arg));
   } else {
     post(static_cast<uint32_t>(arg));
   }
+}
+
+void CollectiveRunner::on_rank_event(uint32_t kind, uint64_t arg) {
+  if (kind == kPost) post(static_cast<uint32_t>(arg));
 }
 
 }  // namespace models

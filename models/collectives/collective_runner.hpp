@@ -10,6 +10,7 @@
 // knows the fabric: only messages, deliveries and completions.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "models/collectives/nvls_tree_run.hpp"
 #include "models/collectives/schedule.hpp"
 #include "models/transport.hpp"
+#include "sim/per_partition.hpp"
 
 namespace models {
 
@@ -53,6 +55,21 @@ struct CollectiveResult {
 };
 
 class SharpAllReduce;
+class CollectiveRunner;
+
+// One rank's events of a collective (its posts: the GPU kernel's or its proxy's hand-off of a
+// message to the transport), run where the rank's GPU server or host is: its partition of a
+// split run. Every dependency of a schedule's message is met at its sender (a delivery there,
+// or the completion of one of its own messages), so a rank's work never waits on another
+// partition's event of the same instant.
+class RankAgent final : public sim::EventHandler {
+ public:
+  RankAgent(sim::Simulator& sim, CollectiveRunner& runner) : EventHandler(sim), runner_(runner) {}
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  CollectiveRunner& runner_;
+};
 
 class CollectiveRunner final : public CompletionListener, public sim::EventHandler {
  public:
@@ -65,7 +82,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // Runs one all-reduce (the spec's op) of `size` bytes now; `done` hears of its end. Its row
   // joins results().
   void run_one(int64_t size, std::function<void()> done);
-  bool done() const { return done_; }
+  bool done() const { return done_.load(std::memory_order_acquire); }
   // The share of its work done, 0..1: bytes of the calls finished, and of the call under way
   // the share of its messages complete, over the bytes of every call (sizes x iterations).
   double work_done() const;
@@ -82,13 +99,24 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void on_flow_complete(uint32_t flow) override;
   void on_flow_delivered(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
+  void on_rank_event(uint32_t kind, uint64_t arg);  // a RankAgent's
 
  private:
-  enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2, kNvlsTreePost = 3 };
+  // kBegin, kNextSize and a kLaunched that follows either run between windows
+  // (Simulator::at_boundary): they act on every rank.
+  enum Kind : uint32_t {
+    kBegin = 0,
+    kPost = 1,
+    kLaunched = 2,
+    kNvlsTreePost = 3,
+    kNextSize = 4,
+    kLaunchedAtBoundary = 5
+  };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
   enum class Release : uint8_t { Delivered, Completed, All };
-  void begin_iteration();
+  // `boundary`: called from a boundary event (the launch that follows is one too).
+  void begin_iteration(bool boundary = false);
   void launch_iteration();  // after the call's launch latency: the schedule starts
   sim::Time launch_latency() const;
   sim::Time step_cost(const CollectiveMessage& m) const;  // software time before posting m
@@ -99,7 +127,11 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // `message` is complete: releases its successors (joins at once, without recursion) and
   // finishes the iteration after the last one.
   void complete(uint32_t message);
-  void drain();
+  // `last`: the caller completed the iteration's last message (count_complete).
+  void drain(bool last = false);
+  // `n` messages (or joins) complete now: true for the one that completes the iteration's
+  // last (in a split run, the partitions count at once; the last to count finishes it).
+  bool count_complete(size_t n = 1);
   bool same_server(const CollectiveMessage& m) const;
   void post(uint32_t message);
   // The network leg of a message whose PXN relay leg (NVLink to the GPU next to the NIC) is done.
@@ -114,6 +146,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // A transport flow for `message` (its last leg, or a PXN relay leg).
   void start_message_flow(uint32_t message, int src_host, int dst_host, int64_t bytes, bool relay);
   void finish_iteration();
+  RankAgent& agent(uint32_t rank) { return *agents_[rank]; }
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
   sim::Time step_latency(CollectiveProtocol p) const;
   // One iteration of algorithm sharp or nvls (in_network_run.cpp): a SharpAllReduce group
@@ -157,17 +190,25 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   uint32_t index_;
   uint64_t seed_;
   std::vector<int64_t> sizes_;
+  std::vector<std::unique_ptr<RankAgent>> agents_;  // [rank]
   size_t size_index_ = 0;
   int iteration_ = 0;
   CollectiveSchedule schedule_;
   CollectiveProtocol protocol_ = CollectiveProtocol::Simple;
-  size_t remaining_ = 0;  // messages of the current iteration not yet complete
-  // [transport flow id] message + 1; -(message + 1) for a PXN relay leg; 0 = not ours
-  std::vector<int64_t> message_of_flow_;
+  // Messages of the current iteration not yet complete.
+  std::atomic<size_t> remaining_{0};
+  // What each partition's ranks add to the current iteration's row while it runs: summed into
+  // it when the iteration ends (its end: the latest completion of any partition).
+  struct Tally {
+    int64_t nvlink_bytes = 0, network_bytes = 0, wire_bytes = 0;
+    sim::Time latest;
+  };
+  sim::PerPartition<Tally> tally_;
+  void clear_tally();
   // This iteration's channels as NCCL places them (spec_.ring_layouts or tree_layouts), or null.
   const std::vector<ChannelLayout>* layouts_ = nullptr;
   // Messages whose successor edges (of the given kind) are to be released next.
-  std::vector<std::pair<uint32_t, Release>> released_;
+  sim::PerPartition<std::vector<std::pair<uint32_t, Release>>> released_;
   NcclLatencies nccl_;  // this size's NCCL latency terms (when spec_.nccl_costs)
   // This size's protocol throughput per channel of a rank (bits/s, 0 = none; CollectiveSpec::
   // ll_rate_bps), and when each (rank, channel) may next post.
@@ -176,7 +217,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   sim::Time iteration_start_;
   CollectiveResult current_;
   std::vector<CollectiveResult> results_;
-  bool done_ = false;
+  std::atomic<bool> done_{false};
   std::function<void()> on_done_;
   std::string timeline_process_;
   std::unique_ptr<CollectiveTimeline> timeline_;  // only while a timeline is recorded

@@ -202,6 +202,9 @@ const sim::ParamTable<CollectiveSpec>& collective_param_table() {
       sim::int_param<S>("iterations", &S::iterations,
                         "runs per size, back to back; the table reports the mean", 1, 1000),
       sim::time_param<S>("start", &S::start, "when the first size starts"),
+      sim::time_param<S>("size_gap", &S::size_gap,
+                         "idle time between two sizes (nccl-tests runs an untimed call and "
+                         "host barriers there, not simulated)"),
       sim::custom_param<S>(
           "launch_latency", "time or \"auto\"", &S::launch_latency,
           "software time before a call's first message; auto: NCCL's base latency for the "

@@ -89,9 +89,13 @@ struct CollectiveSpec {
   // Chunks in flight per connection: NCCL_STEPS = 8 receive buffer slots (NCCL's
   // src/include/device.h); chunk k waits for chunk k - slots on its connection.
   int slots = 8;
-  int qps = 1;       // queue pairs each message is striped over
-  int root = 0;      // broadcast root rank
-  sim::Time start;   // when the first size starts
+  int qps = 1;      // queue pairs each message is striped over
+  int root = 0;     // broadcast root rank
+  sim::Time start;  // when the first size starts
+  // Between two sizes, the fabric idle this long: what nccl-tests does there (an untimed call
+  // of the next size, host barriers) is not simulated. At least a window of a split run
+  // (Simulator::kStopGrace) for a sweep to run on threads.
+  sim::Time size_gap = sim::Time(10'000'000);
   int priority = 3;  // traffic class of the messages
   int dscp = 26;
   // NCCL's software costs ("costs": "nccl", the default on GPU ranks; nccl_costs in

@@ -127,13 +127,53 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
   return parts > 0 ? sum / parts : 0.0;
 }
 
+bool schedule_algorithm(models::CollectiveAlgorithm a) {
+  using A = models::CollectiveAlgorithm;
+  return a == A::Ring || a == A::DoubleBinaryTree || a == A::HalvingDoubling || a == A::Direct ||
+         a == A::Hierarchical;
+}
+
+// What of a collective workload a split run cannot run yet (ARCHITECTURE.md, "Partitions").
+std::string collective_split_blocker(const Scenario& s, const RunOptions& o) {
+  if (s.dcqcn.enabled || s.cc.algorithm == models::CcAlgorithm::Hpcc ||
+      s.cc.algorithm == models::CcAlgorithm::Dctcp ||
+      s.cc.algorithm == models::CcAlgorithm::Timely ||
+      (s.fabric_kind == FabricKind::Infiniband && s.ib.cc.enabled)) {
+    return "collectives under a per-queue-pair congestion control (its state grows with the "
+           "messages posted)";
+  }
+  if (o.timeline.enabled) return "collectives with --timeline (one recorder)";
+  for (const models::CollectiveSpec& c : s.collectives) {
+    const std::vector<int64_t> sizes = models::sweep_sizes(c);
+    if (c.iterations > 1) {
+      return "collective iterations above 1 (an iteration starts on every rank at the instant "
+             "the last one ends)";
+    }
+    if (sizes.size() > 1 && c.size_gap < sim::Simulator::kStopGrace) {
+      return "a collective size_gap below 1 us (the next size starts on every rank then)";
+    }
+    for (const int64_t size : sizes) {
+      const models::CollectiveAlgorithm a = models::resolve_algorithm(c, size);
+      if (!schedule_algorithm(a)) {
+        return std::string("collective algorithm ") + models::to_string(a) +
+               " (in-network or NVSwitch reduction: one state for every rank)";
+      }
+    }
+  }
+  return "";
+}
+
 // What a split run cannot run yet: parts of the model that act on several partitions' nodes
 // at once within a window (global handlers, or direct calls across partitions). Each needs its
 // own step (issue "Speed"; ARCHITECTURE.md, "Partitions").
-std::string split_blockers(const Scenario& s) {
+std::string split_blockers(const Scenario& s, const RunOptions& o) {
   std::vector<std::string> parts;
-  if (!s.collectives.empty() || !s.training.empty() || !s.chakra.empty()) {
-    parts.push_back("collectives or training (one runner posts on every GPU)");
+  if (!s.training.empty() || !s.chakra.empty()) {
+    parts.push_back("training or Chakra workloads (one runner drives every GPU's compute)");
+  }
+  if (!s.collectives.empty()) {
+    std::string c = collective_split_blocker(s, o);
+    if (!c.empty()) parts.push_back(std::move(c));
   }
   if (s.uses_tcp()) parts.push_back("TCP (one stack)");
   std::string text;
@@ -201,7 +241,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
                   std::to_string(st.memory.total() >> 20) + " MiB");
   }
   std::vector<int> node_partition;
-  const std::string blockers = split_blockers(s);
+  const std::string blockers = split_blockers(s, options);
   int threads = options.threads;
   if (threads == 0) {  // auto: the machine's cores, when the scenario can be split
     threads =

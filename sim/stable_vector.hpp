@@ -1,0 +1,55 @@
+// A growable array whose elements never move: storage in chunks of kChunk elements, the chunk
+// table allocated once at its full size (zero pages the system maps lazily). One thread at a
+// time appends (the owner serialises appends); any thread may read an element it learned of
+// after its append — in a split run, through an event that crossed partitions at a window's
+// barrier, or under the owner's lock — while another thread appends: no append moves what it
+// reads (a std::vector's reallocation would).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+namespace sim {
+
+template <class T, uint32_t kChunk = 1024>
+class StableVector {
+ public:
+  StableVector() : chunks_(static_cast<T**>(std::calloc(kMaxChunks, sizeof(T*)))) {
+    if (chunks_ == nullptr) throw std::bad_alloc();
+  }
+  ~StableVector() {
+    const size_t n = (size_.load(std::memory_order_relaxed) + kChunk - 1) / kChunk;
+    for (size_t c = 0; c < n; ++c) delete[] chunks_[c];
+    std::free(chunks_);
+  }
+  StableVector(const StableVector&) = delete;
+  StableVector& operator=(const StableVector&) = delete;
+
+  // Elements appended so far (each complete before it counts).
+  size_t size() const { return size_.load(std::memory_order_acquire); }
+  T& operator[](size_t i) { return chunks_[i / kChunk][i % kChunk]; }
+  const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+
+  // Appends `v` (one appender at a time) and returns its index.
+  size_t push_back(T v) {
+    const size_t n = size_.load(std::memory_order_relaxed);
+    if (n % kChunk == 0) {
+      if (n / kChunk >= kMaxChunks) throw std::bad_alloc();
+      chunks_[n / kChunk] = new T[kChunk]();
+    }
+    chunks_[n / kChunk][n % kChunk] = std::move(v);
+    size_.store(n + 1, std::memory_order_release);
+    return n;
+  }
+
+ private:
+  static constexpr size_t kMaxChunks = (size_t{1} << 32) / kChunk;
+  T** chunks_;
+  std::atomic<size_t> size_{0};
+};
+
+}  // namespace sim
