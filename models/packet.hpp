@@ -4,7 +4,9 @@
 #include <atomic>
 #include <cassert>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "models/slot_store.hpp"
@@ -132,6 +134,59 @@ struct IntRecord {
   uint32_t count() const { return hops < kMaxIntHops ? hops : kMaxIntHops; }
 };
 
+// Per-QP counts of packets alive (PacketPool::qp_packets), in chunks whose table never moves:
+// the transport makes room for each QP it adds (one adder at a time: its lock in a split run)
+// while every partition counts. In a split run the counts are atomic: a QP's packets are
+// taken and freed by its sender's and its receiver's partitions at once, and a count read as
+// 0 (acquire) follows every access of the partition that freed the last one (release).
+class QpPacketCounts {
+ public:
+  QpPacketCounts()
+      : chunks_(static_cast<std::atomic<uint32_t>**>(
+            std::calloc(kMaxChunks, sizeof(std::atomic<uint32_t>*)))) {
+    if (chunks_ == nullptr) throw std::bad_alloc();
+  }
+  ~QpPacketCounts() {
+    for (uint32_t c = 0; c < chunk_count_; ++c) delete[] chunks_[c];
+    std::free(chunks_);
+  }
+  QpPacketCounts(const QpPacketCounts&) = delete;
+  QpPacketCounts& operator=(const QpPacketCounts&) = delete;
+  void set_atomic(bool on) { atomic_ = on; }
+  // Room for QP ids below `n`.
+  void ensure(uint32_t n) {
+    while (uint64_t{chunk_count_} * kChunk < n) {
+      chunks_[chunk_count_] = new std::atomic<uint32_t>[kChunk]();
+      ++chunk_count_;
+    }
+  }
+  void add(uint32_t qp) {
+    std::atomic<uint32_t>& c = at(qp);
+    if (atomic_) {
+      c.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+  }
+  void sub(uint32_t qp) {
+    std::atomic<uint32_t>& c = at(qp);
+    if (atomic_) {
+      c.fetch_sub(1, std::memory_order_release);
+    } else {
+      c.store(c.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    }
+  }
+  uint32_t get(uint32_t qp) const { return at(qp).load(std::memory_order_acquire); }
+
+ private:
+  static constexpr uint32_t kChunk = 4096;
+  static constexpr uint32_t kMaxChunks = static_cast<uint32_t>((uint64_t{1} << 32) / kChunk);
+  std::atomic<uint32_t>& at(uint32_t qp) const { return chunks_[qp / kChunk][qp % kChunk]; }
+  std::atomic<uint32_t>** chunks_;
+  uint32_t chunk_count_ = 0;
+  bool atomic_ = false;
+};
+
 // Chunked storage (slot_store.hpp): handles stay valid and references stay stable while the pool
 // grows; each partition of a split run takes and gives back packets on its own free list.
 class PacketPool {
@@ -140,7 +195,7 @@ class PacketPool {
   void release(PacketHandle h) {
     if (track_qps_) {
       const Packet& p = (*this)[h];
-      if ((p.flags & kFlagQpCounted) != 0) --qp_live_[p.qp];
+      if ((p.flags & kFlagQpCounted) != 0) qp_live_.sub(p.qp);
     }
     if (telemetry_on_.load(std::memory_order_relaxed)) {
       Packet& p = (*this)[h];
@@ -152,6 +207,7 @@ class PacketPool {
   void set_partitions(uint32_t n) {
     packets_.set_partitions(n);
     records_.set_partitions(n);
+    qp_live_.set_atomic(n > 1);
   }
   // In-band telemetry records (HPCC): a slot for a data packet, taken over by its ACK, freed
   // with whichever packet holds it last. Slot 0 is never used (it means none).
@@ -166,19 +222,20 @@ class PacketPool {
   const IntRecord& telemetry(uint32_t slot) const { return records_[slot]; }
   // Records in use (a test of their conservation).
   size_t telemetry_in_use() const { return records_.in_use(); }
-  // Per-QP count of live packets, on once a transport reuses the ids of finished queue pairs
-  // (models/transport.hpp): a finished QP's id is reused only when none of its packets (a late
-  // ACK, a duplicate, a CNP) is left anywhere in the network. (Not with a split run: the
-  // transport's recycling is refused there.)
+  // Per-QP count of live packets, on once a transport may reuse the ids of finished queue
+  // pairs (models/transport.hpp; before a split run runs): a finished QP's id is reused only
+  // when none of its packets (a late ACK, a duplicate, a CNP) is left anywhere in the network.
   void track_qp_packets() { track_qps_ = true; }
+  bool tracks_qp_packets() const { return track_qps_; }
+  // Room to count the packets of QP ids below `n` (the transport, as it adds QPs).
+  void reserve_qp_counts(uint32_t n) { qp_live_.ensure(n); }
   // `p` (its `qp` set) is a packet of a queue pair: counted until released.
   void count_qp_packet(Packet& p) {
     if (!track_qps_) return;
-    if (p.qp >= qp_live_.size()) qp_live_.resize(static_cast<size_t>(p.qp) + 1, 0);
-    ++qp_live_[p.qp];
+    qp_live_.add(p.qp);
     p.flags |= kFlagQpCounted;
   }
-  uint32_t qp_packets(uint32_t qp) const { return qp < qp_live_.size() ? qp_live_[qp] : 0; }
+  uint32_t qp_packets(uint32_t qp) const { return qp_live_.get(qp); }
   Packet& operator[](PacketHandle h) { return packets_[h]; }
   const Packet& operator[](PacketHandle h) const { return packets_[h]; }
 
@@ -190,7 +247,7 @@ class PacketPool {
   SlotStore<Packet, 4096> packets_;
   SlotStore<IntRecord, 1024> records_{1};
   bool track_qps_ = false;
-  std::vector<uint32_t> qp_live_;          // by QP id, while track_qps_
+  QpPacketCounts qp_live_;                 // by QP id, while track_qps_
   std::atomic<bool> telemetry_on_{false};  // set by any partition (a benign race otherwise)
 };
 

@@ -15,11 +15,13 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   const int64_t packets = (spec.bytes + mtu - 1) / mtu;
   const int64_t used_qps = std::min<int64_t>(spec.qps, packets);
   const bool split = ctx_.sim.partitions() > 1;
-  recycle = recycle && !keep_qp_ids_ && !split;
+  recycle = recycle && !keep_qp_ids_;
   std::unique_lock<std::mutex> hold(add_mutex_, std::defer_lock);
   if (split) hold.lock();
-  if (recycle) ctx_.pool.track_qp_packets();
-  const uint32_t reused = recycle ? reuse_slot(static_cast<uint32_t>(used_qps)) : UINT32_MAX;
+  if (recycle && !split) ctx_.pool.track_qp_packets();  // a split run's from the start
+  const uint32_t reused =
+      recycle ? reuse_slot(static_cast<uint32_t>(used_qps), partition_of(spec.src_host))
+              : UINT32_MAX;
   const uint32_t flow_id = reused != UINT32_MAX ? reused : static_cast<uint32_t>(flows_.size());
   FlowState f;
   f.spec = spec;
@@ -56,11 +58,21 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   } else {
     flows_.push_back(std::move(f));
   }
+  ctx_.pool.reserve_qp_counts(static_cast<uint32_t>(qps_.size()));
   return flow_id;
+}
+
+void Transport::prepare_recycling() {
+  if (!keep_qp_ids_) ctx_.pool.track_qp_packets();
 }
 
 sim::EventHandler* Transport::nic_handler(uint32_t host) const {
   return host < nics_.size() ? nics_[host] : nullptr;  // none: a rig without NICs
+}
+
+uint32_t Transport::partition_of(int64_t host) const {
+  const sim::EventHandler* nic = nic_handler(static_cast<uint32_t>(host));
+  return nic != nullptr ? nic->partition() : 0;
 }
 
 // Each start is an event of the flow's source NIC (models/nic.hpp, kStartFlow).
@@ -85,7 +97,8 @@ void Transport::start_flow_in_order(uint32_t flow) {
     QueuePair& q = qps_[f.first_qp];
     const uint64_t connection =
         (uint64_t{q.src_host} << 40) ^ (uint64_t{q.dst_host} << 16) ^ q.udp_sport;
-    const auto [it, fresh] = connection_tail_.local().try_emplace(connection, q.id);
+    const auto [it, fresh] =
+        connection_tail_[partition_of(q.src_host)].try_emplace(connection, q.id);
     if (!fresh) {
       // The latest message's QP, unless its id went to another connection's message since.
       QueuePair& ahead = qps_[it->second];

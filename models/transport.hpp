@@ -112,6 +112,7 @@ class Transport final : public sim::EventHandler {
   Transport(Context& ctx, const NicParams& params)
       : EventHandler(ctx.sim), ctx_(ctx), params_(params) {
     connection_tail_.resize(ctx.sim.partitions());
+    retired_.resize(ctx.sim.partitions());
   }
 
   void set_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
@@ -134,11 +135,12 @@ class Transport final : public sim::EventHandler {
            tcp_hosts_[spec.src_host];
   }
   // Adds a flow and its queue pairs; `route_id` is its explicit route (0 = ECMP). In a split
-  // run any partition may add flows while others read theirs: ids are taken under a lock, the
-  // tables never move (sim::StableVector), and no id is reused (its readers would need to
-  // agree when it is free). Ids then follow the order in which threads took them: nothing
-  // depends on an id's value but the output of flows.csv, which lists only the workload's
-  // flows, added before the run. A `recycle`
+  // run any partition may add flows while others read theirs: new ids are taken under a lock,
+  // the tables never move (sim::StableVector), and each partition reuses the slots of the
+  // flows it finished (a flow finishes where its sender is, and its sender adds the next
+  // message). Ids then follow the order in which threads took them: nothing depends on an
+  // id's value but the output of flows.csv, which lists only the workload's flows, added
+  // before the run. A `recycle`
   // flow (a collective's message) gives its flow id and QP ids back once it has finished and
   // every listener has heard of it; a later recycle flow with as many QPs reuses them when
   // nothing refers to them any more (transport_recycling.cpp: no packet of them left, out of
@@ -149,7 +151,11 @@ class Transport final : public sim::EventHandler {
   // Something keeps per-QP state by id beyond a QP's life (DCQCN's rate state): ids are then
   // never reused.
   void keep_qp_ids() { keep_qp_ids_ = true; }
-  const RetiredFlowTotals& retired() const { return retired_; }
+  // Before a run whose collectives post recycle flows (a split run's partitions then need
+  // the packet pool's per-QP counts from the start).
+  void prepare_recycling();
+  // The messages whose slots were reused, all partitions'.
+  RetiredFlowTotals retired() const;
   // Schedules every flow's start.
   void schedule_starts();
   // Posts a flow's queue pairs now (flows added while the simulation runs: collectives).
@@ -176,7 +182,7 @@ class Transport final : public sim::EventHandler {
   size_t flows_done() const { return flows_done_.load(std::memory_order_acquire); }
   const NicParams& params() const { return params_; }
   // Finished recycle flows waiting for reuse (their slots count in flow_count()).
-  size_t flows_retired() const { return retired_count_; }
+  size_t flows_retired() const;
 
   // Congestion control changed `qp.rate_bps`: its NIC re-paces it.
   void rate_changed(QueuePair& qp);
@@ -202,18 +208,26 @@ class Transport final : public sim::EventHandler {
 
   // Recycling (transport_recycling.cpp).
   bool ready_for_reuse(const FlowState& f) const;
-  uint32_t reuse_slot(uint32_t qp_count);  // a ready retired flow id, or UINT32_MAX
+  // A ready retired flow id of `partition`'s, or UINT32_MAX.
+  uint32_t reuse_slot(uint32_t qp_count, uint32_t partition);
+  // The partition of `host`'s NIC: what its connections and retired slots are kept by (a
+  // message may be posted between windows, on a thread of no partition).
+  uint32_t partition_of(int64_t host) const;
   void retire(uint32_t flow);
   bool keep_qp_ids_ = false;
-  std::vector<std::deque<uint32_t>> retired_by_qps_;  // [QP count] finished recycle flows
-  size_t retired_count_ = 0;
-  RetiredFlowTotals retired_;
-  // start_flow_in_order: per connection, the QP of its latest message (per partition: a
-  // connection's messages are posted where its source is).
+  // Per partition: the finished recycle flows by QP count, how many, and the totals of the
+  // ones reused; the RTO timers of reused QPs (a cancelled timer keeps its last event queued
+  // until at most one RTO after its QP finished; it lives until then, FIFO by that time).
+  struct Retired {
+    std::vector<std::deque<uint32_t>> by_qps;
+    size_t count = 0;
+    RetiredFlowTotals totals;
+    std::deque<std::pair<sim::Time, std::unique_ptr<sim::Timer>>> timer_graveyard;
+  };
+  sim::PerPartition<Retired> retired_;
+  // start_flow_in_order: per connection, the QP of its latest message (per partition of the
+  // connection's source: its messages are posted there, or between windows).
   sim::PerPartition<std::unordered_map<uint64_t, uint32_t>> connection_tail_;
-  // RTO timers of reused QPs: a cancelled timer keeps its last event queued until at most
-  // one RTO after its QP finished; it lives until then (FIFO by that time).
-  std::deque<std::pair<sim::Time, std::unique_ptr<sim::Timer>>> timer_graveyard_;
 };
 
 }  // namespace models

@@ -35,20 +35,43 @@ bool Transport::ready_for_reuse(const FlowState& f) const {
   return true;
 }
 
-void Transport::retire(uint32_t flow) {
-  const FlowState& f = flows_[flow];
-  if (retired_by_qps_.size() <= f.qp_count) retired_by_qps_.resize(f.qp_count + 1);
-  retired_by_qps_[f.qp_count].push_back(flow);
-  ++retired_count_;
+RetiredFlowTotals Transport::retired() const {
+  RetiredFlowTotals sum;
+  for (uint32_t p = 0; p < retired_.size(); ++p) {
+    const RetiredFlowTotals& t = retired_[p].totals;
+    sum.flows += t.flows;
+    sum.retransmitted_packets += t.retransmitted_packets;
+    sum.timeouts += t.timeouts;
+    sum.nacks_received += t.nacks_received;
+    sum.duplicate_packets += t.duplicate_packets;
+  }
+  return sum;
 }
 
-uint32_t Transport::reuse_slot(uint32_t qp_count) {
+size_t Transport::flows_retired() const {
+  size_t n = 0;
+  for (uint32_t p = 0; p < retired_.size(); ++p) n += retired_[p].count;
+  return n;
+}
+
+// Kept by its sender's partition (where it finished), for that partition's senders' next
+// messages.
+void Transport::retire(uint32_t flow) {
+  const FlowState& f = flows_[flow];
+  Retired& r = retired_[partition_of(f.spec.src_host)];
+  if (r.by_qps.size() <= f.qp_count) r.by_qps.resize(f.qp_count + 1);
+  r.by_qps[f.qp_count].push_back(flow);
+  ++r.count;
+}
+
+uint32_t Transport::reuse_slot(uint32_t qp_count, uint32_t partition) {
   const sim::Time now = ctx_.sim.now();
-  while (!timer_graveyard_.empty() && timer_graveyard_.front().first < now) {
-    timer_graveyard_.pop_front();
+  Retired& r = retired_[partition];
+  while (!r.timer_graveyard.empty() && r.timer_graveyard.front().first < now) {
+    r.timer_graveyard.pop_front();
   }
-  if (qp_count >= retired_by_qps_.size()) return UINT32_MAX;
-  auto& retired = retired_by_qps_[qp_count];
+  if (qp_count >= r.by_qps.size()) return UINT32_MAX;
+  auto& retired = r.by_qps[qp_count];
   // The oldest first: the likeliest to be ready. A few tries, so a slot that waits for a late
   // packet does not hold up the ones behind it; the others stay for a later message.
   uint32_t slot = UINT32_MAX;
@@ -62,19 +85,19 @@ uint32_t Transport::reuse_slot(uint32_t qp_count) {
     retired.push_back(id);
   }
   if (slot == UINT32_MAX) return UINT32_MAX;
-  --retired_count_;
+  --r.count;
   const FlowState& f = flows_[slot];
   uint64_t delivered = 0;
   for (uint32_t k = 0; k < f.qp_count; ++k) {
     QueuePair& q = qps_[f.first_qp + k];
-    retired_.retransmitted_packets += q.retransmitted_packets;
-    retired_.timeouts += q.timeouts;
-    retired_.nacks_received += q.nacks_received;
-    retired_.duplicate_packets += q.duplicate_packets;
+    r.totals.retransmitted_packets += q.retransmitted_packets;
+    r.totals.timeouts += q.timeouts;
+    r.totals.nacks_received += q.nacks_received;
+    r.totals.duplicate_packets += q.duplicate_packets;
     delivered += q.delivered_bytes;
     if (q.rto) {
-      timer_graveyard_.emplace_back(std::max(q.finish + params_.rto, q.rto_horizon),
-                                    std::move(q.rto));
+      r.timer_graveyard.emplace_back(std::max(q.finish + params_.rto, q.rto_horizon),
+                                     std::move(q.rto));
     }
   }
   // Conservation of bytes, as run_scenario checks for the slots it sees at the end.
@@ -83,8 +106,8 @@ uint32_t Transport::reuse_slot(uint32_t qp_count) {
                            std::to_string(delivered) + " of " + std::to_string(f.spec.bytes) +
                            " bytes delivered");
   }
-  ++retired_.flows;
-  --flows_done_;
+  ++r.totals.flows;
+  flows_done_.fetch_sub(1, std::memory_order_relaxed);
   return slot;
 }
 

@@ -15,7 +15,7 @@ class PerPartition {
  public:
   PerPartition() : slots_(1) {}
   // One copy per partition (before the run; the copies are cleared).
-  void resize(uint32_t partitions) { slots_.assign(partitions, Slot{}); }
+  void resize(uint32_t partitions) { slots_ = std::vector<Slot>(partitions); }
   // The running event's partition's copy (the first outside a split run's windows).
   T& local() { return slots_[Simulator::thread_partition()].value; }
   uint32_t size() const { return static_cast<uint32_t>(slots_.size()); }

@@ -37,6 +37,7 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
   }
   ctx_.sim.set_building_partition(building);
   tally_.resize(ctx_.sim.partitions());
+  transport_.prepare_recycling();  // its messages' slots are reused (add_message_flow)
   released_.resize(ctx_.sim.partitions());
 }
 

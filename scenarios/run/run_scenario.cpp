@@ -247,10 +247,10 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     threads =
         blockers.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
   }
-  // Four partitions per thread unless asked otherwise: a thread done with its own takes the
+  // Eight partitions per thread unless asked otherwise: a thread done with its own takes the
   // next one left, which evens out the load as it moves between them (docs/benchmarks.md).
   const int partitions = options.partitions > 1 ? options.partitions
-                         : threads > 1          ? 4 * threads
+                         : threads > 1          ? 8 * threads
                                                 : 1;
   if (partitions > 1 && !blockers.empty()) {
     const bool asked = options.partitions > 1;

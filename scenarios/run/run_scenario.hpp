@@ -127,7 +127,7 @@ struct RunOptions {
   int64_t max_memory_bytes = 0;
   // --partitions N: the fabric split into N partitions (topologies/partition.hpp), each with
   // its own event list, run in windows of the lookahead; outputs identical to one list's.
-  // 1 with threads above 1: four partitions per thread.
+  // 1 with threads above 1: eight partitions per thread.
   int partitions = 1;
   // --threads N: the partitions' windows run on N threads (0: as many as the machine has
   // cores, or 1 for a scenario a split run cannot run yet); outputs identical at every count.
