@@ -95,8 +95,8 @@ struct Network {
   PartitionLog<RateChange> rate_logs;
   PartitionLog<CreditStall> credit_logs;
   PartitionLog<CctiChange> ccti_logs;
-  // Before a split run, once the flows are added: per-QP state of the fabric's controllers
-  // allocated for every QP, so that no partition grows a vector another one reads.
+  // Per-QP state of the fabric's controllers allocated for every QP: the transport calls it as
+  // it adds QPs (under its lock in a split run: no partition grows a table another reads).
   void reserve_qps() {
     const size_t n = transport->qp_count();
     if (dcqcn) dcqcn->reserve_qps(n);

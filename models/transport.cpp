@@ -59,6 +59,7 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
     flows_.push_back(std::move(f));
   }
   ctx_.pool.reserve_qp_counts(static_cast<uint32_t>(qps_.size()));
+  if (qp_reserver_) qp_reserver_(qps_.size());
   return flow_id;
 }
 

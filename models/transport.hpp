@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -151,6 +152,9 @@ class Transport final : public sim::EventHandler {
   // Something keeps per-QP state by id beyond a QP's life (DCQCN's rate state): ids are then
   // never reused.
   void keep_qp_ids() { keep_qp_ids_ = true; }
+  // Called with the QP count whenever QPs are added (the controllers' per-QP state: under the
+  // adding lock in a split run).
+  void set_qp_reserver(std::function<void(size_t)> f) { qp_reserver_ = std::move(f); }
   // Before a run whose collectives post recycle flows (a split run's partitions then need
   // the packet pool's per-QP counts from the start).
   void prepare_recycling();
@@ -215,6 +219,7 @@ class Transport final : public sim::EventHandler {
   uint32_t partition_of(int64_t host) const;
   void retire(uint32_t flow);
   bool keep_qp_ids_ = false;
+  std::function<void(size_t)> qp_reserver_;
   // Per partition: the finished recycle flows by QP count, how many, and the totals of the
   // ones reused; the RTO timers of reused QPs (a cancelled timer keeps its last event queued
   // until at most one RTO after its QP finished; it lives until then, FIFO by that time).

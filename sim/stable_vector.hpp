@@ -34,6 +34,16 @@ class StableVector {
   T& operator[](size_t i) { return chunks_[i / kChunk][i % kChunk]; }
   const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
 
+  // At least `n` elements, the new ones value-initialised (one appender at a time).
+  void grow_to(size_t n) {
+    size_t size = size_.load(std::memory_order_relaxed);
+    if (size >= n) return;
+    for (size_t c = (size + kChunk - 1) / kChunk; c * kChunk < n; ++c) {
+      if (c >= kMaxChunks) throw std::bad_alloc();
+      chunks_[c] = new T[kChunk]();
+    }
+    size_.store(n, std::memory_order_release);
+  }
   // Appends `v` (one appender at a time) and returns its index.
   size_t push_back(T v) {
     const size_t n = size_.load(std::memory_order_relaxed);

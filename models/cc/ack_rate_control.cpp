@@ -45,7 +45,7 @@ Hpcc::Hpcc(Context& ctx, const CcParams& params, Transport& transport, int64_t w
     : AckRateControl(ctx, params, transport), window_bytes_(window_bytes) {}
 
 void Hpcc::on_post(const QueuePair& qp, int64_t line_rate_bps) {
-  if (qp.id >= state_.size()) state_.resize(static_cast<size_t>(qp.id) + 1);
+  if (qp.id >= state_.size()) state_.grow_to(static_cast<size_t>(qp.id) + 1);
   state_[qp.id] = State{};
   state_[qp.id].reference_bps = line_rate_bps;
 }
@@ -126,7 +126,7 @@ void Hpcc::update(State& s, QueuePair& qp, const IntRecord& rec, bool fast, int6
 // --------------------------------------------------------------------------------- DCTCP
 
 void Dctcp::on_post(const QueuePair& qp, int64_t) {
-  if (qp.id >= state_.size()) state_.resize(static_cast<size_t>(qp.id) + 1);
+  if (qp.id >= state_.size()) state_.grow_to(static_cast<size_t>(qp.id) + 1);
   state_[qp.id] = State{};
 }
 
@@ -164,7 +164,7 @@ void Dctcp::on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) {
 // -------------------------------------------------------------------------------- TIMELY
 
 void Timely::on_post(const QueuePair& qp, int64_t line_rate_bps) {
-  if (qp.id >= state_.size()) state_.resize(static_cast<size_t>(qp.id) + 1);
+  if (qp.id >= state_.size()) state_.grow_to(static_cast<size_t>(qp.id) + 1);
   state_[qp.id] = State{};
   state_[qp.id].reference_bps = line_rate_bps;
 }

@@ -17,6 +17,7 @@
 #include "models/cc/cc_params.hpp"
 #include "models/context.hpp"
 #include "models/transport.hpp"
+#include "sim/stable_vector.hpp"
 
 namespace models {
 
@@ -75,9 +76,7 @@ class Hpcc final : public AckRateControl {
   Hpcc(Context& ctx, const CcParams& params, Transport& transport, int64_t window_bytes);
   void on_post(const QueuePair& qp, int64_t line_rate_bps) override;
   void on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) override;
-  void reserve_qps(size_t n) override {
-    if (state_.size() < n) state_.resize(n);
-  }
+  void reserve_qps(size_t n) override { state_.grow_to(n); }
   // The QP's utilisation estimate (tests).
   double utilisation(uint32_t qp) const { return qp < state_.size() ? state_[qp].u : 0.0; }
 
@@ -92,7 +91,7 @@ class Hpcc final : public AckRateControl {
   };
   void update(State& s, QueuePair& qp, const IntRecord& rec, bool fast, int64_t line_rate_bps);
   int64_t window_bytes_;
-  std::vector<State> state_;
+  sim::StableVector<State, 1024> state_;  // by QP id (reserve_qps)
 };
 
 // DCTCP for RDMA (Alizadeh et al., SIGCOMM 2010; rate form of ns-3 HPCC): once per RTT
@@ -104,9 +103,7 @@ class Dctcp final : public AckRateControl {
   using AckRateControl::AckRateControl;
   void on_post(const QueuePair& qp, int64_t line_rate_bps) override;
   void on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) override;
-  void reserve_qps(size_t n) override {
-    if (state_.size() < n) state_.resize(n);
-  }
+  void reserve_qps(size_t n) override { state_.grow_to(n); }
   double alpha(uint32_t qp) const { return qp < state_.size() ? state_[qp].alpha : 0.0; }
 
  private:
@@ -118,7 +115,7 @@ class Dctcp final : public AckRateControl {
     bool cwr = false;
     uint32_t cwr_until = 0;  // the PSN that ends the CWR period once acknowledged
   };
-  std::vector<State> state_;
+  sim::StableVector<State, 1024> state_;  // by QP id (reserve_qps)
 };
 
 // TIMELY (Mittal et al., SIGCOMM 2015): once per RTT, from the ACK's RTT sample (now minus the
@@ -131,9 +128,7 @@ class Timely final : public AckRateControl {
   using AckRateControl::AckRateControl;
   void on_post(const QueuePair& qp, int64_t line_rate_bps) override;
   void on_ack(QueuePair& qp, const Packet& ack, int64_t line_rate_bps) override;
-  void reserve_qps(size_t n) override {
-    if (state_.size() < n) state_.resize(n);
-  }
+  void reserve_qps(size_t n) override { state_.grow_to(n); }
 
  private:
   struct State {
@@ -143,7 +138,7 @@ class Timely final : public AckRateControl {
     sim::Time last_rtt;
     double rtt_diff_ps = 0;
   };
-  std::vector<State> state_;
+  sim::StableVector<State, 1024> state_;  // by QP id (reserve_qps)
 };
 
 }  // namespace models

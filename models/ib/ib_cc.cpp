@@ -18,7 +18,7 @@ IbCongestionControl::IbCongestionControl(Context& ctx, const IbCcParams& params,
 }
 
 IbCongestionControl::QpState& IbCongestionControl::state(uint32_t qp) {
-  if (qp >= state_.size()) state_.resize(qp + 1);
+  if (qp >= state_.size()) state_.grow_to(static_cast<size_t>(qp) + 1);
   QpState& s = state_[qp];
   if (!s.timer) {
     // The QP's sending NIC holds its CCTI: the timer acts for it (a split run's partition).

@@ -23,6 +23,7 @@
 #include "models/context.hpp"
 #include "models/ib/ib_cc_params.hpp"
 #include "models/transport.hpp"
+#include "sim/stable_vector.hpp"
 
 namespace models {
 
@@ -62,9 +63,7 @@ class IbCongestionControl final : public sim::EventHandler {
   uint64_t becns_received() const;
   // State for QP ids below `n` allocated now (a split run: before it runs, once the flows are
   // added), so that no partition grows the vector another one reads.
-  void reserve_qps(size_t n) {
-    if (state_.size() < n) state_.resize(n);
-  }
+  void reserve_qps(size_t n) { state_.grow_to(n); }
 
   // Record every CCTI change of `qp` into `log`.
   void trace(uint32_t qp, PartitionLog<CctiChange>* log);
@@ -86,7 +85,7 @@ class IbCongestionControl final : public sim::EventHandler {
   IbCcParams params_;
   Transport& transport_;
   uint32_t mtu_wire_bytes_;
-  std::vector<QpState> state_;  // by QP id
+  sim::StableVector<QpState, 1024> state_;  // by QP id (reserve_qps)
   std::vector<IbCcNicStats> stats_;
   PartitionLog<CctiChange>* log_ = nullptr;
 };

@@ -33,18 +33,13 @@ DcqcnStats Dcqcn::stats() const {
 }
 
 void Dcqcn::reserve_qps(size_t n) {
-  if (rp_.size() < n) rp_.resize(n);
-  if (last_cnp_.size() < n) {
-    last_cnp_.resize(n);
-    cnp_sent_.resize(n, 0);
-  }
+  rp_.grow_to(n);
+  last_cnp_.grow_to(n);
+  cnp_sent_.grow_to(n);
 }
 
 bool Dcqcn::cnp_due(uint32_t qp) {
-  if (qp >= last_cnp_.size()) {
-    last_cnp_.resize(qp + 1);
-    cnp_sent_.resize(qp + 1, 0);
-  }
+  if (qp >= last_cnp_.size()) reserve_qps(static_cast<size_t>(qp) + 1);
   const sim::Time now = ctx_.sim.now();
   if (cnp_sent_[qp] && now - last_cnp_[qp] < params_.min_time_between_cnps) return false;
   cnp_sent_[qp] = 1;
@@ -53,7 +48,7 @@ bool Dcqcn::cnp_due(uint32_t qp) {
 }
 
 Dcqcn::Rp& Dcqcn::state(uint32_t qp) {
-  if (qp >= rp_.size()) rp_.resize(qp + 1);
+  if (qp >= rp_.size()) reserve_qps(static_cast<size_t>(qp) + 1);
   Rp& s = rp_[qp];
   if (!s.increase_timer) {
     // The reaction point is the sending NIC's: its timers act for it (a split run's partition).

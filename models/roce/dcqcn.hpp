@@ -14,6 +14,7 @@
 #include "models/context.hpp"
 #include "models/roce/dcqcn_params.hpp"
 #include "models/transport.hpp"
+#include "sim/stable_vector.hpp"
 
 namespace models {
 
@@ -96,9 +97,11 @@ class Dcqcn final : public sim::EventHandler {
   DcqcnParams params_;
   Transport& transport_;
   double one_minus_g_;
-  std::vector<Rp> rp_;               // by QP id
-  std::vector<sim::Time> last_cnp_;  // by QP id, notification point
-  std::vector<uint8_t> cnp_sent_;    // by QP id: a CNP was ever sent
+  // By QP id (reserve_qps: the transport makes room as it adds QPs, in a split run under its
+  // lock, while partitions read the ones they know of).
+  sim::StableVector<Rp, 1024> rp_;
+  sim::StableVector<sim::Time, 4096> last_cnp_;  // notification point
+  sim::StableVector<uint8_t, 4096> cnp_sent_;    // a CNP was ever sent
   PartitionLog<RateChange>* log_ = nullptr;
   sim::PerPartition<DcqcnStats> stats_;  // the sending or receiving NIC's partition
 };

@@ -135,13 +135,6 @@ bool schedule_algorithm(models::CollectiveAlgorithm a) {
 
 // What of a collective workload a split run cannot run yet (ARCHITECTURE.md, "Partitions").
 std::string collective_split_blocker(const Scenario& s, const RunOptions& o) {
-  if (s.dcqcn.enabled || s.cc.algorithm == models::CcAlgorithm::Hpcc ||
-      s.cc.algorithm == models::CcAlgorithm::Dctcp ||
-      s.cc.algorithm == models::CcAlgorithm::Timely ||
-      (s.fabric_kind == FabricKind::Infiniband && s.ib.cc.enabled)) {
-    return "collectives under a per-queue-pair congestion control (its state grows with the "
-           "messages posted)";
-  }
   if (o.timeline.enabled) return "collectives with --timeline (one recorder)";
   for (const models::CollectiveSpec& c : s.collectives) {
     const std::vector<int64_t> sizes = models::sweep_sizes(c);
