@@ -142,6 +142,24 @@ TEST_CASE("split run: collectives give the same outputs on 1, 2 and 3 threads",
                            "allreduce-sweep-roce-16x8", "allreduce-sweep-ib-16x8"}) {
     check_split_outputs(name, {2, 3});
   }
+  // Back-to-back iterations: the next one posts on every rank at a boundary, its launch
+  // latency after the last one ends (NCCL's for the call, or set).
+  check_split_outputs("allreduce-sweep-roce-16x8", {2, 3}, {"workload.collective.iterations=3"});
+  check_split_outputs(
+      "alltoall-moe", {2, 3},
+      {"workload.collective.iterations=2", "workload.collective.launch_latency=1us"});
+}
+
+TEST_CASE("split run: a data-parallel training step gives the same outputs on 1, 2 and 3 threads",
+          "[scenario][split]") {
+  // Compute phases end at boundary events; a bucket's all-reduce ends in whichever partition
+  // counts its last completion, and what follows (the next bucket's launch, the optimizer) is
+  // timed from the call's end, at least a launch latency later: GPU ranks with NCCL's costs,
+  // plain hosts with a launch latency set, beside Poisson flows.
+  check_split_outputs("training-step-7b", {2});
+  check_split_outputs("training-step-dp16", {2, 3}, {"workload.training.comm.launch_latency=5us"});
+  check_split_outputs("training-noisy-neighbor", {2},
+                      {"workload.training.comm.launch_latency=5us"});
 }
 
 TEST_CASE("split run: collectives under per-QP congestion control, on 2 and 3 threads",
@@ -167,6 +185,11 @@ TEST_CASE("split run: 320 and 1,024 hosts on 2 threads", "[scenario][split][slow
 
 TEST_CASE("split run: what a split does not yet split is refused, with the reason",
           "[cli][split]") {
+  const auto timeline_options = [] {
+    scen::RunOptions o;
+    o.timeline.enabled = true;
+    return o;
+  };
   const auto refused = [](const scen::Scenario& s, const std::string& reason,
                           const scen::RunOptions& base = {}) {
     INFO(reason);
@@ -185,17 +208,22 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   const auto load = [](const std::string& name) {
     return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", {});
   };
-  refused(load("training-step-dp16"), "training");
+  refused(load("training-step-dp16"), "a training all-reduce with a launch latency below 1 us");
+  refused(load("training-step-tp8-pp4-dp16"), "training with tensor or pipeline parallel groups");
+  scen::Scenario dp16 = load("training-step-dp16");
+  dp16.training[0].comm.launch_latency = sim::Time(5'000'000);
+  dp16.training[0].optimizer = sim::Time(999'999);
+  refused(dp16, "a training optimizer step below 1 us");
+  refused(load("training-step-7b"), "--timeline", timeline_options());
   refused(load("allreduce-gb200-nvl72"), "algorithm nvls");
   scen::Scenario moe = load("alltoall-moe");
   moe.collectives[0].iterations = 2;
-  refused(moe, "iterations above 1");
+  moe.collectives[0].launch_latency = sim::Time(999'999);
+  refused(moe, "iterations above 1 with a launch latency below 1 us");
   moe = load("alltoall-moe");
   moe.collectives[0].size_gap = sim::Time(999'999);
   refused(moe, "size_gap below 1 us");
-  scen::RunOptions timeline;
-  timeline.timeline.enabled = true;
-  refused(load("alltoall-moe"), "--timeline", timeline);
+  refused(load("alltoall-moe"), "--timeline", timeline_options());
 }
 
 TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit 2",

@@ -54,13 +54,13 @@ void CollectiveRunner::start() {
   ctx_.sim.at_boundary(spec_.start, this, kBegin, 0);
 }
 
-void CollectiveRunner::run_one(int64_t size, std::function<void()> done) {
+void CollectiveRunner::run_one(int64_t size, std::function<void()> done, sim::Time start) {
   sizes_ = {size};
   size_index_ = 0;
   iteration_ = 0;
   done_ = false;
   on_done_ = std::move(done);
-  begin_iteration();
+  begin_iteration(/*boundary=*/false, start);
 }
 
 uint16_t CollectiveRunner::connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const {
@@ -82,7 +82,7 @@ sim::Time CollectiveRunner::step_latency(CollectiveProtocol p) const {
   }
 }
 
-void CollectiveRunner::begin_iteration(bool boundary) {
+void CollectiveRunner::begin_iteration(bool boundary, sim::Time start) {
   const int64_t size = sizes_[size_index_];
   if (iteration_ == 0) {
     current_ = CollectiveResult{};
@@ -105,7 +105,7 @@ void CollectiveRunner::begin_iteration(bool boundary) {
       in.nodes = spec_.nodes();
       current_.chunk_bytes = nccl_chunk_bytes(in);
     }
-    current_.start = ctx_.sim.now();
+    current_.start = start;
     current_.rank_data_sent.assign(spec_.ranks(), 0);
     current_.rank_data_received.assign(spec_.ranks(), 0);
     if (spec_.nccl_costs) {
@@ -129,9 +129,11 @@ void CollectiveRunner::begin_iteration(bool boundary) {
   const sim::Time launch = launch_latency();
   if (launch.ps > 0) {
     if (boundary) {
-      ctx_.sim.after_boundary(launch, this, kLaunchedAtBoundary, 0);
+      ctx_.sim.after_boundary(launch, this, kLaunched, 0);
     } else {
-      ctx_.sim.after(launch, this, kLaunched, 0);
+      // Asked for by another runner's event (a training step's), or by the end of a call that
+      // any partition may have found: stamped by this runner (Simulator::at_boundary_stamped).
+      ctx_.sim.at_boundary_stamped(start + launch, this, kLaunched, 0);
     }
     return;
   }
@@ -148,6 +150,14 @@ sim::Time CollectiveRunner::launch_latency() const {
   if (spec_.launch_latency.ps >= 0) return spec_.launch_latency;
   if (!spec_.nccl_costs) return sim::Time{};
   return from_us(spec_.launch_scale * nccl_.base_us);
+}
+
+sim::Time call_launch_latency(const CollectiveSpec& spec, int64_t size) {
+  if (spec.launch_latency.ps >= 0) return spec.launch_latency;
+  if (!spec.nccl_costs) return sim::Time{};
+  const NcclLatencies l = nccl_latencies(spec.tuning, spec.op, resolve_algorithm(spec, size),
+                                         resolve_protocol(spec, size), size);
+  return from_us(spec.launch_scale * l.base_us);
 }
 
 bool CollectiveRunner::same_server(const CollectiveMessage& m) const {
@@ -458,7 +468,16 @@ void CollectiveRunner::finish_iteration() {
   if (timeline_) timeline_->finish(current_);
   ++iteration_;
   if (iteration_ < spec_.iterations) {
-    begin_iteration();
+    // The next iteration's kernel starts on every rank at the end of this one and posts after
+    // its launch latency: a boundary event then (it posts for every rank), first among the
+    // events of its time in a run of one list too, so a split run gives the same results. A
+    // split run needs that latency to be at least a window (collective_split_blocker).
+    const sim::Time launch = launch_latency();
+    if (launch.ps > 0) {
+      ctx_.sim.at_boundary_stamped(end + launch, this, kLaunched, 0);
+    } else {
+      launch_iteration();
+    }
     return;
   }
   current_.end = end;
@@ -488,10 +507,10 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
       if (on_done_) on_done_();
       return;
     }
-    begin_iteration(/*boundary=*/true);
+    begin_iteration(/*boundary=*/true, ctx_.sim.now());
   } else if (kind == kNextSize) {
-    begin_iteration(/*boundary=*/true);
-  } else if (kind == kLaunched || kind == kLaunchedAtBoundary) {
+    begin_iteration(/*boundary=*/true, ctx_.sim.now());
+  } else if (kind == kLaunched) {
     launch_iteration();
   } else if (kind == kNvlsTreePost) {
     nvls_tree_post(static_cast<uint32_t>(arg));

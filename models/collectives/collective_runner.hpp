@@ -57,6 +57,11 @@ struct CollectiveResult {
 class SharpAllReduce;
 class CollectiveRunner;
 
+// The time from a call's start to its first posts (the kernel launch: the spec's
+// launch_latency, else NCCL's base latency of the call's algorithm and protocol scaled by
+// launch_scale when nccl_costs is on, else none).
+sim::Time call_launch_latency(const CollectiveSpec& spec, int64_t size);
+
 // One rank's events of a collective (its posts: the GPU kernel's or its proxy's hand-off of a
 // message to the transport), run where the rank's GPU server or host is: its partition of a
 // split run. Every dependency of a schedule's message is met at its sender (a delivery there,
@@ -79,9 +84,15 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void start();
   // Listens to the transport without scheduling anything: for run_one.
   void attach() { transport_.add_listener(this); }
-  // Runs one all-reduce (the spec's op) of `size` bytes now; `done` hears of its end. Its row
-  // joins results().
-  void run_one(int64_t size, std::function<void()> done);
+  // Runs one all-reduce (the spec's op) of `size` bytes from `start` (default now; a caller
+  // acting on the end of another call passes that end, results().back().end, which in a split
+  // run may be later than the event that found it); `done` hears of its end. Its row joins
+  // results(). Its ranks post after the launch latency, at a boundary event (they are
+  // every partition's), so a split run needs that latency to be at least the window.
+  void run_one(int64_t size, std::function<void()> done) {
+    run_one(size, std::move(done), ctx_.sim.now());
+  }
+  void run_one(int64_t size, std::function<void()> done, sim::Time start);
   bool done() const { return done_.load(std::memory_order_acquire); }
   // The share of its work done, 0..1: bytes of the calls finished, and of the call under way
   // the share of its messages complete, over the bytes of every call (sizes x iterations).
@@ -102,21 +113,15 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void on_rank_event(uint32_t kind, uint64_t arg);  // a RankAgent's
 
  private:
-  // kBegin, kNextSize and a kLaunched that follows either run between windows
-  // (Simulator::at_boundary): they act on every rank.
-  enum Kind : uint32_t {
-    kBegin = 0,
-    kPost = 1,
-    kLaunched = 2,
-    kNvlsTreePost = 3,
-    kNextSize = 4,
-    kLaunchedAtBoundary = 5
-  };
+  // kBegin, kNextSize and kLaunched (a call's, or an iteration's, first posts) run between
+  // windows (Simulator::at_boundary): they act on every rank.
+  enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2, kNvlsTreePost = 3, kNextSize = 4 };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
   enum class Release : uint8_t { Delivered, Completed, All };
-  // `boundary`: called from a boundary event (the launch that follows is one too).
-  void begin_iteration(bool boundary = false);
+  // A call begins at `start` (an iteration after the first: unused); `boundary`: called from
+  // the runner's own boundary event at `start`.
+  void begin_iteration(bool boundary, sim::Time start);
   void launch_iteration();  // after the call's launch latency: the schedule starts
   sim::Time launch_latency() const;
   sim::Time step_cost(const CollectiveMessage& m) const;  // software time before posting m

@@ -5,6 +5,19 @@
 
 namespace models {
 
+std::vector<int64_t> gradient_buckets(const TrainingSpec& spec) {
+  std::vector<int64_t> buckets;
+  int64_t fill = 0;
+  for (size_t l = spec.layers.size(); l-- > 0;) {
+    fill += spec.layers[l].gradient_bytes;
+    if (fill >= spec.bucket_bytes || (l == 0 && fill > 0)) {
+      buckets.push_back(fill);
+      fill = 0;
+    }
+  }
+  return buckets;
+}
+
 TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec,
                                uint32_t index, uint64_t seed)
     : EventHandler(ctx.sim), ctx_(ctx), spec_(std::move(spec)) {
@@ -27,7 +40,7 @@ void TrainingRunner::timeline_span(bool compute, const std::string& name, sim::T
                                    int64_t bytes) {
   TimelineRecorder* t = ctx_.timeline;
   if (t == nullptr) return;
-  const sim::Time now = ctx_.sim.now();
+  const sim::Time now = clock_;
   if (!t->wants(start, now)) {
     t->leave_out(start, now);
     return;
@@ -43,11 +56,19 @@ void TrainingRunner::start() {
     return;
   }
   comm_->attach();
-  ctx_.sim.at(spec_.comm.start, this, kForwardDone, 1);  // arg 1: the step begins
+  ctx_.sim.at_boundary(spec_.comm.start, this, kForwardDone, 1);  // arg 1: the step begins
+}
+
+void TrainingRunner::after(sim::Time d, Kind kind, uint64_t arg) {
+  if (d.ps == 0) {
+    on_phase(kind, arg);
+    return;
+  }
+  ctx_.sim.at_boundary_stamped(clock_ + d, this, kind, arg);
 }
 
 void TrainingRunner::begin_step() {
-  step_start_ = ctx_.sim.now();
+  step_start_ = clock_;
   layer_ = static_cast<int>(spec_.layers.size()) - 1;
   bucket_fill_ = 0;
   backward_done_ = false;
@@ -56,10 +77,15 @@ void TrainingRunner::begin_step() {
   comm_end_ = step_start_;
   sim::Time forward;
   for (const auto& l : spec_.layers) forward += l.forward;
-  ctx_.sim.after(forward, this, kForwardDone, 0);
+  after(forward, kForwardDone);
 }
 
 void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
+  clock_ = ctx_.sim.now();
+  on_phase(kind, arg);
+}
+
+void TrainingRunner::on_phase(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kForwardDone:
       if (arg == 1) {
@@ -67,12 +93,12 @@ void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
         return;
       }
       timeline_span(true, "forward", step_start_);
-      ctx_.sim.after(spec_.layers[layer_].backward, this, kBackwardLayerDone, 0);
+      after(spec_.layers[layer_].backward, kBackwardLayerDone);
       return;
     case kBackwardLayerDone: {
       if (ctx_.timeline != nullptr) {
         timeline_span(true, "backward layer " + std::to_string(layer_),
-                      ctx_.sim.now() - spec_.layers[layer_].backward);
+                      clock_ - spec_.layers[layer_].backward);
       }
       bucket_fill_ += spec_.layers[layer_].gradient_bytes;
       const bool last = layer_ == 0;
@@ -82,19 +108,19 @@ void TrainingRunner::on_event(uint32_t kind, uint64_t arg) {
       }
       if (last) {
         backward_done_ = true;
-        backward_end_ = ctx_.sim.now();
+        backward_end_ = clock_;
         if (!spec_.overlap) next_all_reduce();
         maybe_optimize();
       } else {
         --layer_;
-        ctx_.sim.after(spec_.layers[layer_].backward, this, kBackwardLayerDone, 0);
+        after(spec_.layers[layer_].backward, kBackwardLayerDone);
       }
       return;
     }
     case kOptimizerDone: {
-      timeline_span(true, "optimizer", ctx_.sim.now() - spec_.optimizer);
+      timeline_span(true, "optimizer", clock_ - spec_.optimizer);
       TrainingStepResult r;
-      r.step = ctx_.sim.now() - step_start_;
+      r.step = clock_ - step_start_;
       for (const auto& l : spec_.layers) r.compute += l.forward + l.backward;
       r.compute += spec_.optimizer;
       r.communication = comm_total_;
@@ -128,17 +154,19 @@ void TrainingRunner::next_all_reduce() {
   comm_busy_ = true;
   const int64_t bytes = pending_.front();
   pending_.pop_front();
-  comm_->run_one(bytes, [this] { all_reduce_done(); });
+  comm_->run_one(
+      bytes, [this] { all_reduce_done(); }, clock_);
 }
 
 void TrainingRunner::all_reduce_done() {
+  clock_ = comm_->results().back().end;
   comm_busy_ = false;
   comm_total_ += comm_->results().back().time;
   if (ctx_.timeline != nullptr) {
     const CollectiveResult& r = comm_->results().back();
     timeline_span(false, "bucket " + sim::format_bytes(r.size_bytes), r.start, r.size_bytes);
   }
-  comm_end_ = ctx_.sim.now();
+  comm_end_ = clock_;
   if (!pending_.empty()) {
     next_all_reduce();
     return;
@@ -148,7 +176,7 @@ void TrainingRunner::all_reduce_done() {
 
 void TrainingRunner::maybe_optimize() {
   if (!backward_done_ || comm_busy_ || !pending_.empty()) return;
-  ctx_.sim.after(spec_.optimizer, this, kOptimizerDone, 0);
+  after(spec_.optimizer, kOptimizerDone);
 }
 
 }  // namespace models

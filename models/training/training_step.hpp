@@ -22,6 +22,11 @@
 
 namespace models {
 
+// The sizes of a data-parallel step's gradient buckets, in the order backward fills them
+// (the last layer's first): each closes once it holds bucket_bytes, the last with the first
+// layer's gradients.
+std::vector<int64_t> gradient_buckets(const TrainingSpec& spec);
+
 class TrainingRunner final : public sim::EventHandler {
  public:
   TrainingRunner(Context& ctx, Transport& transport, TrainingSpec spec, uint32_t index,
@@ -49,7 +54,12 @@ class TrainingRunner final : public sim::EventHandler {
   }
 
  private:
+  // Compute phases end at boundary events (Simulator::at_boundary_stamped): what follows
+  // them (a bucket's all-reduce) starts on every rank. `after` runs phase `kind` ending
+  // `d` after the runner's clock (at once when `d` is 0).
   enum Kind : uint32_t { kForwardDone = 0, kBackwardLayerDone = 1, kOptimizerDone = 2 };
+  void after(sim::Time d, Kind kind, uint64_t arg = 0);
+  void on_phase(uint32_t kind, uint64_t arg);  // a phase ends at clock_
   void begin_step();
   void bucket_ready(int64_t bytes);
   void next_all_reduce();
@@ -60,6 +70,9 @@ class TrainingRunner final : public sim::EventHandler {
 
   Context& ctx_;
   TrainingSpec spec_;
+  // The step's time: its events' time, or the end of the all-reduce just done (in a split
+  // run, found by whichever partition's event saw its last completion, maybe earlier).
+  sim::Time clock_;
   std::unique_ptr<CollectiveRunner> comm_;      // data parallel only
   std::unique_ptr<ParallelTraining> parallel_;  // tensor/pipeline/data parallel
   std::string timeline_process_;
