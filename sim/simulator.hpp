@@ -113,14 +113,15 @@ class Simulator {
   uint32_t threads() const { return threads_; }
   // Handlers built from now on belong to partition `p` (< partitions()).
   void set_building_partition(uint32_t p);
-  // Refuses a handler built while a split run runs: its number would depend on what other
-  // partitions built before it (handlers built by events take their owner's: sim::Timer).
+  // Refuses a handler built by a partition's event while a split run's windows run: its number
+  // would depend on what other partitions built before it (handlers built by events take their
+  // owner's: sim::Timer). A boundary event may build (one thread, in one list's order).
   uint32_t building_partition() const;
   // The partition the calling thread runs an event of (0 outside a split run's windows): what
   // per-partition state shared by every handler (the packet pool's free lists) is indexed by.
   static uint32_t thread_partition() { return t_running_ != nullptr ? t_running_->partition : 0; }
-  // The event list handlers take their numbers from (partition 0's); refused while a split
-  // run's windows run (building_partition).
+  // The event list handlers take their numbers from (partition 0's); refused within a split
+  // run's windows (building_partition).
   Scheduler& numbering();
 
   // Random stream for a component with a stable id (see rng.hpp).

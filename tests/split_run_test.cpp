@@ -162,6 +162,15 @@ TEST_CASE("split run: a data-parallel training step gives the same outputs on 1,
                       {"workload.training.comm.launch_latency=5us"});
 }
 
+TEST_CASE("split run: SHARP and NVLS all-reduces give the same outputs on 1, 2 and 3 threads",
+          "[scenario][split]") {
+  // Each host sends its chunks and counts its results where its NIC is; each switch's (or
+  // NVSwitch's) reduction engine runs where the switch is, built by the boundary event that
+  // first needs it; the host with the last result ends the call, at the latest host's time.
+  check_split_outputs("ib-sharp-allreduce", {2, 3});
+  check_split_outputs("allreduce-gb200-nvl72", {2, 3});
+}
+
 TEST_CASE("split run: collectives under per-QP congestion control, on 2 and 3 threads",
           "[scenario][split]") {
   // The controllers' per-QP state grows as the transport adds QPs, under its lock: DCQCN with
@@ -215,7 +224,8 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   dp16.training[0].optimizer = sim::Time(999'999);
   refused(dp16, "a training optimizer step below 1 us");
   refused(load("training-step-7b"), "--timeline", timeline_options());
-  refused(load("allreduce-gb200-nvl72"), "algorithm nvls");
+  refused(load("ib-collnet-2x8-h100"), "algorithm collnet_direct");
+  refused(load("allreduce-2x8-h100-rails"), "algorithm nvls_tree");
   scen::Scenario moe = load("alltoall-moe");
   moe.collectives[0].iterations = 2;
   moe.collectives[0].launch_latency = sim::Time(999'999);
@@ -443,24 +453,38 @@ TEST_CASE("split run: a timer acts for its owner: no number of its own, the owne
   CHECK(other.origin() == owner.origin() + 1);  // the timer took no number
 }
 
-TEST_CASE("split run: a handler built while the windows run is refused", "[unit][split]") {
+TEST_CASE("split run: a handler built while the windows run is refused, between them it is not",
+          "[unit][split]") {
   // Its number would be taken from a counter every partition's thread shares, in whatever
-  // order they ran.
+  // order they ran; a boundary event runs alone, in the order of one list.
   struct Builder final : sim::EventHandler {
     explicit Builder(sim::Simulator& s) : EventHandler(s), sim(s) {}
     void on_event(uint32_t, uint64_t) override {
+      sim.set_building_partition(1);
       built = std::make_unique<Ticker>(sim, sim::Time(1));
+      built->until = sim.now();  // one tick
+      sim.after(sim::Time(1), built.get(), 0);
     }
     sim::Simulator& sim;
     std::unique_ptr<Ticker> built;
   };
+  {
+    sim::Simulator s(1);
+    s.split(2, sim::Time(1'000));
+    Builder b(s);
+    s.at(sim::Time(5), &b, 0);
+    CHECK_THROWS_WITH(s.run(), Catch::Contains("built while a split run's windows run"));
+    CHECK(b.built == nullptr);
+  }
   sim::Simulator s(1);
   s.split(2, sim::Time(1'000));
-  s.set_building_partition(1);
   Builder b(s);
-  s.at(sim::Time(5), &b, 0);
-  CHECK_THROWS_WITH(s.run(), Catch::Contains("built while a split run runs"));
-  CHECK(b.built == nullptr);
+  s.at_boundary(sim::Time(5), &b, 0);
+  s.run();
+  REQUIRE(b.built != nullptr);
+  CHECK(b.built->partition() == 1);
+  CHECK(b.built->origin() == b.origin() + 1);
+  CHECK(b.built->log == std::vector<int64_t>{6});  // its event ran in partition 1's list
 }
 
 TEST_CASE("split run: threads, their counts and the partitions they need", "[unit][split]") {

@@ -19,12 +19,13 @@ fi
 # (boundary events), PFC with the deadlock detector, a link failure that deadlocks (a stop from
 # a boundary event), pause storms and the watchdog, DCQCN with its rate log, HPCC/DCTCP/TIMELY
 # with in-band telemetry records, InfiniBand credits and congestion control; collectives (each
-# rank's posts in its partition, completions counted by every partition, a sweep's sizes).
+# rank's posts in its partition, completions counted by every partition, a sweep's sizes;
+# SHARP's hosts counting their results where their NICs are).
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   scenarios=(quickstart roce-incast-pfc deadlock-routing-loop pause-storm-watchdog
              roce-dcqcn-convergence cc-compare-incast ib-cc-victim alltoall-moe
-             allreduce-sweep-roce-16x8)
+             allreduce-sweep-roce-16x8 ib-sharp-allreduce)
 fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

@@ -10,6 +10,7 @@
 // aggregation node is the NVSwitch, so both run on SharpAllReduce: the group (and its tree) is
 // the ranks' hosts (NVLink endpoints for NVLS), built once; NVLS's parameters are the server's
 // (reduction rate and latency, topologies/gpu_nodes.hpp) and the collective's (chunk, window).
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/collectives/collective_runner.hpp"
@@ -52,6 +53,12 @@ void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
   sharp_->start(
       group, size,
       [this, group, nvlink] {
+        // The last host's result ends the call: in a split run, found where that host is, maybe
+        // before another partition's host got its own (each noted when).
+        Tally& t = tally_.local();
+        for (const SharpHostCounters& k : sharp_->counters(group)) {
+          t.latest = std::max(t.latest, k.done);
+        }
         if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
         std::vector<uint32_t> ranks(sharp_->counters(group).size());
         for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<uint32_t>(r);

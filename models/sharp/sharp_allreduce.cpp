@@ -24,6 +24,7 @@ SharpAllReduce::SharpAllReduce(Context& ctx, const topo::Fabric& fabric,
       overhead_(overhead),
       engine_of_node_(switch_of_node_.size(), nullptr) {
   for (Nic* nic : nics_) nic->set_sharp(this);
+  results_received_.resize(ctx.sim.partitions());
 }
 
 uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
@@ -53,7 +54,12 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
     AggregationEngine*& e = engine_of_node_[static_cast<size_t>(s.node)];
     if (e == nullptr) {
       Switch& sw = *switch_of_node_[static_cast<size_t>(s.node)];
+      // Its events run where the switch's are (built when a call first needs it: a boundary
+      // event in a split run).
+      const uint32_t building = ctx_.sim.building_partition();
+      ctx_.sim.set_building_partition(sw.port(0).partition());
       engines_.push_back(std::make_unique<AggregationEngine>(ctx_, sw));
+      ctx_.sim.set_building_partition(building);
       e = engines_.back().get();
       sw.set_aggregation(e);
     }
@@ -76,7 +82,7 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
     if (st.head_next < 0) st.head_next = static_cast<int64_t>(h);
   }
   g.counters.assign(g.hosts.size(), SharpHostCounters{});
-  g.hosts_done = 0;
+  g.hosts_done.store(0, std::memory_order_relaxed);
   g.done = done ? std::move(done) : [] {};
   if (g.chunks->chunks() == 0) {
     ctx_.sim.after(sim::Time(0), this, kDone, group);
@@ -87,7 +93,11 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
   }
   for (size_t i = 0; i < g.hosts.size(); ++i) {
     const sim::Time delay = i < host_delay.size() ? host_delay[i] : sim::Time(0);
-    ctx_.sim.after(delay, this, kHostStart, sim::pack_arg(group, static_cast<uint32_t>(i)));
+    if (delay.ps > 0) {
+      ctx_.sim.after(delay, this, kHostStart, sim::pack_arg(group, static_cast<uint32_t>(i)));
+    } else {
+      send_ready_chunks(g, group, i);
+    }
   }
 }
 
@@ -180,7 +190,7 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
     throw std::logic_error("SHARP: host " + std::to_string(host) +
                            " received a packet of a group it is not in");
   }
-  ++results_received_;
+  ++results_received_.local();
   if ((p.flags & kFlagSharpToHead) != 0) {
     on_head_packet(g, static_cast<size_t>(i), p);
     return;
@@ -198,7 +208,11 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
   if (g.on_result_chunk) g.on_result_chunk(static_cast<size_t>(i), st.completed - 1);
   if (st.completed < c.chunks()) return;
   k.done = ctx_.sim.now();
-  if (++g.hosts_done == g.hosts.size()) ctx_.sim.after(sim::Time(0), this, kDone, p.sharp_tree());
+  if (g.hosts_done.fetch_add(1, std::memory_order_acq_rel) + 1 == g.hosts.size()) {
+    const std::function<void()> done = std::move(g.done);  // it may start the next all-reduce
+    g.done = nullptr;
+    done();
+  }
 }
 
 // The NVSwitch-reduced chunk a head takes across the servers: its chunks come in order (the
@@ -221,7 +235,8 @@ void SharpAllReduce::on_head_packet(Group& g, size_t i, const Packet& p) {
 }
 
 uint64_t SharpAllReduce::packets_consumed() const {
-  uint64_t n = results_received_;
+  uint64_t n = 0;
+  for (uint32_t p = 0; p < results_received_.size(); ++p) n += results_received_[p];
   for (const auto& e : engines_) n += e->stats().packets_received;
   return n;
 }

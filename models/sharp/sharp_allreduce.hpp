@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "models/context.hpp"
 #include "models/sharp/aggregation_engine.hpp"
 #include "models/sharp/sharp_params.hpp"
+#include "sim/per_partition.hpp"
 #include "topologies/aggregation_tree.hpp"
 
 namespace models {
@@ -58,8 +60,11 @@ class SharpAllReduce final : public sim::EventHandler {
   // plain one.
   uint32_t group(const std::vector<uint32_t>& hosts, uint8_t sl, const SharpParams& params,
                  bool dedicated = false);
-  // Starts an all-reduce of `bytes` on the group now; `done` is called (from an event) when
-  // every host has the result. `host_delay[i]`, when given, holds back the i-th host's start.
+  // Starts an all-reduce of `bytes` on the group now; `done` is called when every host has
+  // the result, by the event that gave the last one its last packet (in a split run, where that
+  // host is: the group's hosts' counters tell when each was done). Each host with no
+  // `host_delay[i]` sends its first chunks at once; a delay holds back the i-th host's start
+  // (an event of this handler's, in its partition: for a run of one list).
   // `chunk_bytes` > 0 replaces the group's chunk for this all-reduce (NCCL sizes NVLS chunks
   // per call, nccl_chunking.hpp).
   void start(uint32_t group, int64_t bytes, std::function<void()> done,
@@ -117,7 +122,9 @@ class SharpAllReduce final : public sim::EventHandler {
     std::vector<int> index_of_host;       // [host number] -> position in hosts, or -1
     std::vector<HostState> state;
     std::vector<SharpHostCounters> counters;
-    size_t hosts_done = 0;
+    // Hosts with the whole result: in a split run each counts in its NIC's partition, and the
+    // last one ends the all-reduce.
+    std::atomic<size_t> hosts_done{0};
     std::function<void()> done;
     bool dedicated = false;
     std::vector<size_t> heads;  // NVLS-tree (set_heads); empty otherwise
@@ -144,7 +151,8 @@ class SharpAllReduce final : public sim::EventHandler {
   std::vector<std::unique_ptr<Group>> groups_;
   std::vector<std::unique_ptr<AggregationEngine>> engines_;
   std::vector<AggregationEngine*> engine_of_node_;
-  uint64_t results_received_ = 0;  // result packets at hosts, all groups
+  // Result packets at hosts, all groups: counted where each host is (its NIC's partition).
+  sim::PerPartition<uint64_t> results_received_;
 };
 
 }  // namespace models

@@ -127,10 +127,13 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
   return parts > 0 ? sum / parts : 0.0;
 }
 
-bool schedule_algorithm(models::CollectiveAlgorithm a) {
+// Algorithms a split run runs: schedules of messages, and one SHARP or NVLS group's
+// all-reduce (each host's chunks sent and results counted where the host is, the reductions
+// where each switch is).
+bool split_algorithm(models::CollectiveAlgorithm a) {
   using A = models::CollectiveAlgorithm;
   return a == A::Ring || a == A::DoubleBinaryTree || a == A::HalvingDoubling || a == A::Direct ||
-         a == A::Hierarchical;
+         a == A::Hierarchical || a == A::Sharp || a == A::Nvls;
 }
 
 // What of a collective's calls of `sizes` a split run cannot run yet (ARCHITECTURE.md,
@@ -148,9 +151,9 @@ std::string collective_split_blocker(const models::CollectiveSpec& c,
   }
   for (const int64_t size : sizes) {
     const models::CollectiveAlgorithm a = models::resolve_algorithm(c, size);
-    if (!schedule_algorithm(a)) {
+    if (!split_algorithm(a)) {
       return std::string("collective algorithm ") + models::to_string(a) +
-             " (in-network or NVSwitch reduction: one state for every rank)";
+             " (its servers' heads and NVLink legs: one state for every rank)";
     }
   }
   return "";
