@@ -44,6 +44,15 @@ class StableVector {
     }
     size_.store(n, std::memory_order_release);
   }
+  // Removes every element (no appender or reader meanwhile).
+  void clear() {
+    const size_t n = (size_.load(std::memory_order_relaxed) + kChunk - 1) / kChunk;
+    for (size_t c = 0; c < n; ++c) {
+      delete[] chunks_[c];
+      chunks_[c] = nullptr;
+    }
+    size_.store(0, std::memory_order_release);
+  }
   // Appends `v` (one appender at a time) and returns its index.
   size_t push_back(T v) {
     const size_t n = size_.load(std::memory_order_relaxed);

@@ -45,6 +45,11 @@ void CollectiveRunner::clear_tally() {
   for (uint32_t p = 0; p < tally_.size(); ++p) tally_[p] = Tally{};
 }
 
+void CollectiveRunner::note_latest() {
+  Tally& t = tally_.local();
+  t.latest = std::max(t.latest, ctx_.sim.now());
+}
+
 void RankAgent::on_event(uint32_t kind, uint64_t arg) {
   runner_.on_rank_event(kind, arg);
 }
@@ -462,6 +467,7 @@ void CollectiveRunner::finish_iteration() {
     current_.nvlink_bytes += t.nvlink_bytes;
     current_.network_bytes += t.network_bytes;
     current_.wire_bytes += t.wire_bytes;
+    current_.messages += t.messages;
     end = std::max(end, t.latest);
   }
   clear_tally();
@@ -500,7 +506,7 @@ void CollectiveRunner::finish_iteration() {
   }
 }
 
-void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
+void CollectiveRunner::on_event(uint32_t kind, uint64_t /*arg*/) {
   if (kind == kBegin) {
     if (sizes_.empty()) {
       done_ = true;
@@ -512,15 +518,15 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
     begin_iteration(/*boundary=*/true, ctx_.sim.now());
   } else if (kind == kLaunched) {
     launch_iteration();
-  } else if (kind == kNvlsTreePost) {
-    nvls_tree_post(static_cast<uint32_t>(arg));
-  } else {
-    post(static_cast<uint32_t>(arg));
   }
 }
 
 void CollectiveRunner::on_rank_event(uint32_t kind, uint64_t arg) {
-  if (kind == kPost) post(static_cast<uint32_t>(arg));
+  if (kind == kPost) {
+    post(static_cast<uint32_t>(arg));
+  } else if (kind == kNvlsTreePost) {
+    nvls_tree_post(static_cast<uint32_t>(arg));
+  }
 }
 
 }  // namespace models

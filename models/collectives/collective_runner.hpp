@@ -94,6 +94,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   }
   void run_one(int64_t size, std::function<void()> done, sim::Time start);
   bool done() const { return done_.load(std::memory_order_acquire); }
+  // When its last call ended (the start time before any).
+  sim::Time finished_at() const { return results_.empty() ? spec_.start : results_.back().end; }
   // The share of its work done, 0..1: bytes of the calls finished, and of the call under way
   // the share of its messages complete, over the bytes of every call (sizes x iterations).
   double work_done() const;
@@ -114,7 +116,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
 
  private:
   // kBegin, kNextSize and kLaunched (a call's, or an iteration's, first posts) run between
-  // windows (Simulator::at_boundary): they act on every rank.
+  // windows (Simulator::at_boundary): they act on every rank. kPost and kNvlsTreePost are a
+  // rank's (RankAgent), where its GPU is.
   enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2, kNvlsTreePost = 3, kNextSize = 4 };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
@@ -170,10 +173,10 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void nvls_tree_step(int s, int64_t chunk);
   void nvls_tree_result(int s, int64_t chunk);
   void nvls_tree_send(int from, int to, int64_t chunk, bool up);
-  void nvls_tree_post(uint32_t message);  // into NvlsTreeState::messages
+  void nvls_tree_post(uint32_t message);  // into NvlsTreeState::in_flight
   bool nvls_tree_delivered(uint32_t flow);
   bool nvls_tree_completed(uint32_t flow);
-  void nvls_tree_finish_if_done();
+  void nvls_tree_finish();
   // Algorithms collnet_direct and collnet_chain (collnet_run.cpp): one iteration; chunk j's
   // bytes; rail h's data started towards its head at server position s as the window allows;
   // the head's server sum of chunk j handed to SHARP; its global result back at the head; an
@@ -185,9 +188,13 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void collnet_release(int s, int64_t j);
   void collnet_result(int s, int64_t j);
   void collnet_send(int s, int64_t j, uint32_t from, uint32_t to, bool up, int position);
+  bool collnet_call() const {
+    return collnet_ && (current_.algorithm == CollectiveAlgorithm::CollNetDirect ||
+                        current_.algorithm == CollectiveAlgorithm::CollNetChain);
+  }
   bool collnet_delivered(uint32_t flow);
   bool collnet_completed(uint32_t flow);
-  void collnet_finish_if_done();
+  void collnet_finish();
 
   Context& ctx_;
   Transport& transport_;
@@ -206,10 +213,14 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // it when the iteration ends (its end: the latest completion of any partition).
   struct Tally {
     int64_t nvlink_bytes = 0, network_bytes = 0, wire_bytes = 0;
+    uint64_t messages = 0;  // posted by NVLS-tree and CollNet as they go
     sim::Time latest;
   };
   sim::PerPartition<Tally> tally_;
   void clear_tally();
+  // The call has gone on until now, or until a SHARP group's last host had its result.
+  void note_latest();
+  void note_group_done_times(uint32_t group);
   // This iteration's channels as NCCL places them (spec_.ring_layouts or tree_layouts), or null.
   const std::vector<ChannelLayout>* layouts_ = nullptr;
   // Messages whose successor edges (of the given kind) are to be released next.

@@ -79,9 +79,7 @@ void CollectiveRunner::run_collnet(int64_t size) {
   st.pending.assign(n * static_cast<size_t>(st.chunks), static_cast<uint16_t>(ppn - 1));
   st.released.assign(n * static_cast<size_t>(st.heads), 0);
   st.posted.assign(n * static_cast<size_t>(st.heads), 0);
-  st.messages.clear();
-  st.flows_open = 0;
-  st.groups_done = 0;
+  st.in_flight.reset();
   st.groups_started = static_cast<size_t>(st.heads);
   const int64_t last = size - (st.chunks - 1) * st.chunk_bytes;
   for (int h = 0; h < st.heads; ++h) {
@@ -92,8 +90,7 @@ void CollectiveRunner::run_collnet(int64_t size) {
     sharp_->start(
         st.group[static_cast<size_t>(h)], bytes,
         [this] {
-          ++collnet_->groups_done;
-          collnet_finish_if_done();
+          if (collnet_->in_flight.group_done(collnet_->groups_started)) collnet_finish();
         },
         {}, st.chunk_bytes);
   }
@@ -175,29 +172,28 @@ void CollectiveRunner::collnet_send(int s, int64_t j, uint32_t from, uint32_t to
   m.up = up;
   m.position = position;
   m.bytes = collnet_chunk_bytes(j);
-  st.messages.push_back(m);
-  ++st.flows_open;
+  const uint32_t index = st.in_flight.add(m);
   // One connection per pair of GPUs, rail and direction, as NCCL's per-channel connections:
   // its messages in order.
   const auto rail = static_cast<uint32_t>(j % st.heads);
   const uint32_t flow = add_message_flow(
       static_cast<int>(spec_.rank_nvlink[from]), static_cast<int>(spec_.rank_nvlink[to]), m.bytes,
       connection_sport(from, to, rail | (up ? 0x1000u : 0x1800u)));
-  if (st.message_of_flow.size() <= flow) st.message_of_flow.resize(flow + 1, 0);
-  st.message_of_flow[flow] = static_cast<int64_t>(st.messages.size());
-  current_.wire_bytes += m.bytes;
-  current_.nvlink_bytes += m.bytes;
-  ++current_.messages;
+  transport_.set_owner(flow, this, static_cast<int64_t>(index) + 1);
+  Tally& t = tally_.local();
+  t.wire_bytes += m.bytes;
+  t.nvlink_bytes += m.bytes;
+  ++t.messages;
   current_.rank_data_sent[from] += m.bytes;
   transport_.start_flow_in_order(flow);
 }
 
 bool CollectiveRunner::collnet_delivered(uint32_t flow) {
-  if (!collnet_ || flow >= collnet_->message_of_flow.size()) return false;
-  const int64_t entry = collnet_->message_of_flow[flow];
-  if (entry <= 0) return false;
+  if (!collnet_call()) return false;
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return true;  // not ours: its only flows are the call's
   CollNetState& st = *collnet_;
-  const CollNetMessage m = st.messages[static_cast<size_t>(entry - 1)];
+  const CollNetMessage m = st.in_flight[static_cast<uint32_t>(f.owner_tag - 1)];
   current_.rank_data_received[m.to] += m.bytes;
   const size_t ppn = st.servers[static_cast<size_t>(m.server)].ranks.size();
   if (st.direct) {
@@ -224,18 +220,19 @@ bool CollectiveRunner::collnet_delivered(uint32_t flow) {
 }
 
 bool CollectiveRunner::collnet_completed(uint32_t flow) {
-  if (!collnet_ || flow >= collnet_->message_of_flow.size()) return false;
-  if (collnet_->message_of_flow[flow] <= 0) return false;
-  collnet_->message_of_flow[flow] = 0;
-  --collnet_->flows_open;
-  collnet_finish_if_done();
+  if (!collnet_call()) return false;
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return true;
+  transport_.set_owner(flow, this, 0);
+  note_latest();
+  if (collnet_->in_flight.complete_message(collnet_->groups_started)) collnet_finish();
   return true;
 }
 
-// Done when every head has every result chunk and every NVLink message is acknowledged.
-void CollectiveRunner::collnet_finish_if_done() {
+// Done when every head has every result chunk and every NVLink message is acknowledged: at
+// the latest of those, which each partition noted.
+void CollectiveRunner::collnet_finish() {
   CollNetState& st = *collnet_;
-  if (st.groups_started == 0 || st.groups_done < st.groups_started || st.flows_open > 0) return;
   if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
   for (int h = 0; h < st.heads; ++h) {
     std::vector<uint32_t> heads;
@@ -243,8 +240,8 @@ void CollectiveRunner::collnet_finish_if_done() {
       heads.push_back(server.head_rank[static_cast<size_t>(h)]);
     }
     add_in_network_counters(st.group[static_cast<size_t>(h)], heads, /*nvlink=*/false);
+    note_group_done_times(st.group[static_cast<size_t>(h)]);
   }
-  st.groups_started = 0;  // finished once
   finish_iteration();
 }
 

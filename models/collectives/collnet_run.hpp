@@ -1,6 +1,7 @@
 // The state of one CollNet all-reduce (collnet_run.cpp) while it runs: per rail the SHARP group
 // of the servers' head NICs, per server and chunk what its head still waits for, per server and
-// rail how far the intra-server pipeline may run ahead, and the NVLink messages in flight.
+// rail how far the intra-server pipeline may run ahead (each server's entries written only
+// where the server is), and the NVLink messages in flight.
 #pragma once
 
 #include <cstdint>
@@ -37,11 +38,8 @@ struct CollNetState {
   // whose data has been started towards the head.
   std::vector<int64_t> released;
   std::vector<int64_t> posted;
-  std::vector<CollNetMessage> messages;
-  std::vector<int64_t> message_of_flow;  // [transport flow] message + 1, 0 = not ours
-  size_t flows_open = 0;                 // posted, not yet complete
-  size_t groups_done = 0;
-  size_t groups_started = 0;
+  InFlight<CollNetMessage> in_flight;  // NVLink messages; a group per rail
+  size_t groups_started = 0;           // 0: no call under way (or it has ended)
 };
 
 }  // namespace models

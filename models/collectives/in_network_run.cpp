@@ -55,10 +55,7 @@ void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
       [this, group, nvlink] {
         // The last host's result ends the call: in a split run, found where that host is, maybe
         // before another partition's host got its own (each noted when).
-        Tally& t = tally_.local();
-        for (const SharpHostCounters& k : sharp_->counters(group)) {
-          t.latest = std::max(t.latest, k.done);
-        }
+        note_group_done_times(group);
         if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
         std::vector<uint32_t> ranks(sharp_->counters(group).size());
         for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<uint32_t>(r);
@@ -66,6 +63,11 @@ void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
         finish_iteration();
       },
       {}, chunk_bytes);
+}
+
+void CollectiveRunner::note_group_done_times(uint32_t group) {
+  Tally& t = tally_.local();
+  for (const SharpHostCounters& k : sharp_->counters(group)) t.latest = std::max(t.latest, k.done);
 }
 
 void CollectiveRunner::add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks,

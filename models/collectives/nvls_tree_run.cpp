@@ -58,9 +58,7 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
           static_cast<uint8_t>(1 + st.child[nvls_tree_tree(j)][s].size());
     }
   }
-  st.messages.clear();
-  st.flows_open = 0;
-  st.groups_done = 0;
+  st.in_flight.reset();
   for (size_t s = 0; s < st.servers.size(); ++s) {
     NvlsTreeServer& server = st.servers[s];
     std::vector<uint32_t> hosts;
@@ -79,8 +77,7 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
     sharp_->start(
         st.servers[s].group, size,
         [this] {
-          ++nvls_tree_->groups_done;
-          nvls_tree_finish_if_done();
+          if (nvls_tree_->in_flight.group_done(nvls_tree_->servers.size())) nvls_tree_finish();
         },
         {}, chunk);
   }
@@ -123,9 +120,8 @@ void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   m.to = to;
   m.up = up;
   m.bytes = chunks.chunk_bytes(j);
-  st.messages.push_back(m);
-  ++st.flows_open;  // from now on: the collective is not done before it is acknowledged
-  const uint32_t index = static_cast<uint32_t>(st.messages.size() - 1);
+  // From now on the collective is not done before it is acknowledged.
+  const uint32_t index = st.in_flight.add(m);
   // The software time before the head posts it, as for any network message of a collective
   // (step_cost): the step latency set for Simple, and with GPUDirect RDMA off the staging
   // through host memory (the head's store before the send, the receiving head's load after
@@ -133,7 +129,10 @@ void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
   // one.
   const sim::Time cost = step_latency(protocol_) + staging_time(m.bytes);
   if (cost.ps > 0) {
-    ctx_.sim.after(cost, this, kNvlsTreePost, index);
+    // The sending head's post: where its server is.
+    const uint32_t head =
+        st.servers[static_cast<size_t>(from)].head_rank[static_cast<size_t>(j % st.heads)];
+    ctx_.sim.after(cost, &agent(head), kNvlsTreePost, index);
   } else {
     nvls_tree_post(index);
   }
@@ -141,7 +140,7 @@ void CollectiveRunner::nvls_tree_send(int from, int to, int64_t j, bool up) {
 
 void CollectiveRunner::nvls_tree_post(uint32_t index) {
   NvlsTreeState& st = *nvls_tree_;
-  const NvlsTreeMessage& m = st.messages[index];
+  const NvlsTreeMessage& m = st.in_flight[index];
   const size_t rail = static_cast<size_t>(m.chunk % st.heads);
   const NvlsTreeServer& a = st.servers[static_cast<size_t>(m.from)];
   const NvlsTreeServer& b = st.servers[static_cast<size_t>(m.to)];
@@ -150,20 +149,21 @@ void CollectiveRunner::nvls_tree_post(uint32_t index) {
   const uint32_t flow = add_message_flow(
       static_cast<int>(a.nic[rail]), static_cast<int>(b.nic[rail]), m.bytes,
       connection_sport(a.head_rank[rail], b.head_rank[rail], static_cast<uint32_t>(rail) | 0x400u));
-  if (st.message_of_flow.size() <= flow) st.message_of_flow.resize(flow + 1, 0);
-  st.message_of_flow[flow] = static_cast<int64_t>(index) + 1;
-  current_.wire_bytes += m.bytes;
-  current_.network_bytes += m.bytes;
-  ++current_.messages;
+  transport_.set_owner(flow, this, static_cast<int64_t>(index) + 1);
+  Tally& t = tally_.local();
+  t.wire_bytes += m.bytes;
+  t.network_bytes += m.bytes;
+  ++t.messages;
   current_.rank_data_sent[a.head_rank[rail]] += m.bytes;
   transport_.start_flow_in_order(flow);
 }
 
 bool CollectiveRunner::nvls_tree_delivered(uint32_t flow) {
-  if (!nvls_tree_ || flow >= nvls_tree_->message_of_flow.size()) return false;
-  const int64_t entry = nvls_tree_->message_of_flow[flow];
-  if (entry <= 0) return false;
-  const NvlsTreeMessage m = nvls_tree_->messages[static_cast<size_t>(entry - 1)];
+  if (current_.algorithm != CollectiveAlgorithm::NvlsTree || !nvls_tree_) return false;
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this) return true;  // not ours (the call's messages are its only flows)
+  if (f.owner_tag <= 0) return true;
+  const NvlsTreeMessage m = nvls_tree_->in_flight[static_cast<uint32_t>(f.owner_tag - 1)];
   const NvlsTreeServer& b = nvls_tree_->servers[static_cast<size_t>(m.to)];
   current_.rank_data_received[b.head_rank[static_cast<size_t>(m.chunk % nvls_tree_->heads)]] +=
       m.bytes;
@@ -176,25 +176,26 @@ bool CollectiveRunner::nvls_tree_delivered(uint32_t flow) {
 }
 
 bool CollectiveRunner::nvls_tree_completed(uint32_t flow) {
-  if (!nvls_tree_ || flow >= nvls_tree_->message_of_flow.size()) return false;
-  if (nvls_tree_->message_of_flow[flow] <= 0) return false;
-  nvls_tree_->message_of_flow[flow] = 0;
-  --nvls_tree_->flows_open;
-  nvls_tree_finish_if_done();
+  if (current_.algorithm != CollectiveAlgorithm::NvlsTree || !nvls_tree_) return false;
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return true;
+  transport_.set_owner(flow, this, 0);
+  note_latest();
+  if (nvls_tree_->in_flight.complete_message(nvls_tree_->servers.size())) nvls_tree_finish();
   return true;
 }
 
-// Done when every GPU has every result chunk and every network message is acknowledged.
-void CollectiveRunner::nvls_tree_finish_if_done() {
+// Done when every GPU has every result chunk and every network message is acknowledged: at
+// the latest of those, which each partition noted.
+void CollectiveRunner::nvls_tree_finish() {
   NvlsTreeState& st = *nvls_tree_;
-  if (st.groups_done < st.servers.size() || st.flows_open > 0) return;
   if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
   for (const NvlsTreeServer& server : st.servers) {
     // Messages: each chunk a GPU pushes, and (below) each multicast a head sends.
     add_in_network_counters(server.group, server.ranks, /*nvlink=*/true);
     current_.messages += static_cast<uint64_t>(sharp_->chunks(server.group).chunks());
+    note_group_done_times(server.group);
   }
-  st.groups_done = 0;  // finished once
   finish_iteration();
 }
 

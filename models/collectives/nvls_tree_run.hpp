@@ -1,10 +1,12 @@
 // The state of one NVLS-tree all-reduce (nvls_tree_run.cpp) while it runs: per server its
-// NVSwitch group and heads, per chunk and server what its tree step still waits for, and the
-// network messages in flight.
+// NVSwitch group and heads, per chunk and server what its tree step still waits for (written
+// only where the server is: its heads' partition), and the network messages in flight.
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "models/collectives/in_flight.hpp"
 
 namespace models {
 
@@ -34,10 +36,7 @@ struct NvlsTreeState {
   // [server position * chunks + chunk]: what the chunk's step at that server still waits for
   // (its own NVSwitch reduction, and each tree child's partial sum).
   std::vector<uint8_t> pending;
-  std::vector<NvlsTreeMessage> messages;
-  std::vector<int64_t> message_of_flow;  // [transport flow] message + 1, 0 = not ours
-  size_t flows_open = 0;                 // posted, not yet complete
-  size_t groups_done = 0;
+  InFlight<NvlsTreeMessage> in_flight;  // network messages; a group per server
 };
 
 }  // namespace models

@@ -43,8 +43,9 @@ class DoneWatcher final : public models::CompletionListener {
   DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
       : sim_(sim), transport_(t), sampler_(sampler) {}
   void on_flow_complete(uint32_t) override { check(); }
-  void note_time() {
-    const int64_t t = sim_.now().ps;
+  void note_time() { note(sim_.now()); }
+  void note(sim::Time at) {
+    const int64_t t = at.ps;
     int64_t seen = latest_ps_.load(std::memory_order_relaxed);
     while (seen < t && !latest_ps_.compare_exchange_weak(seen, t, std::memory_order_relaxed)) {
     }
@@ -127,15 +128,6 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
   return parts > 0 ? sum / parts : 0.0;
 }
 
-// Algorithms a split run runs: schedules of messages, and one SHARP or NVLS group's
-// all-reduce (each host's chunks sent and results counted where the host is, the reductions
-// where each switch is).
-bool split_algorithm(models::CollectiveAlgorithm a) {
-  using A = models::CollectiveAlgorithm;
-  return a == A::Ring || a == A::DoubleBinaryTree || a == A::HalvingDoubling || a == A::Direct ||
-         a == A::Hierarchical || a == A::Sharp || a == A::Nvls;
-}
-
 // What of a collective's calls of `sizes` a split run cannot run yet (ARCHITECTURE.md,
 // "Partitions").
 std::string collective_split_blocker(const models::CollectiveSpec& c,
@@ -148,13 +140,6 @@ std::string collective_split_blocker(const models::CollectiveSpec& c,
   }
   if (sizes.size() > 1 && c.size_gap < sim::Simulator::kStopGrace) {
     return "a collective size_gap below 1 us (the next size starts on every rank then)";
-  }
-  for (const int64_t size : sizes) {
-    const models::CollectiveAlgorithm a = models::resolve_algorithm(c, size);
-    if (!split_algorithm(a)) {
-      return std::string("collective algorithm ") + models::to_string(a) +
-             " (its servers' heads and NVLink legs: one state for every rank)";
-    }
   }
   return "";
 }
@@ -353,7 +338,11 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     set_collective_hop_times(s, *net, spec);
     watcher.collectives_.push_back(std::make_unique<models::CollectiveRunner>(
         net->ctx, *net->transport, std::move(spec), static_cast<uint32_t>(i), s.seed));
-    watcher.collectives_.back()->set_on_done([&watcher] { watcher.check(); });
+    // Its end: in a split run, found by the partition that saw it over, maybe earlier.
+    watcher.collectives_.back()->set_on_done([&watcher, c = watcher.collectives_.back().get()] {
+      watcher.note(c->finished_at());
+      watcher.check();
+    });
     watcher.collectives_.back()->set_sharp(net->sharp.get());  // InfiniBand only
     watcher.collectives_.back()->start();  // listens before the watcher: posts come first
   }
