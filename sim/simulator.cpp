@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -23,6 +22,46 @@ const char* to_string(StopReason r) {
   }
   return "?";
 }
+
+// The windows' barrier: the last thread to arrive runs the step between windows, then lets
+// the others go. A window of a small fabric may hold only a few hundred events (a lookahead of
+// 500 ns), so the wait must be short: each thread spins a while, checking, before it sleeps
+// (std::barrier slept at once: a futex wake per thread per window, which on 2 cores cost more
+// than the window's events). The spin is bounded, and there is none when the threads
+// outnumber the cores (a spinning thread would hold a core a working one waits for).
+class WindowBarrier {
+ public:
+  explicit WindowBarrier(uint32_t threads)
+      : threads_(threads),
+        spins_(threads <= std::max(1u, std::thread::hardware_concurrency()) ? kSpins : 0) {}
+  template <class Step>
+  void arrive_and_wait(Step& step) {
+    const uint32_t generation = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_) {
+      step();
+      arrived_.store(0, std::memory_order_relaxed);
+      generation_.store(generation + 1, std::memory_order_release);
+      generation_.notify_all();
+      return;
+    }
+    for (int i = 0; i < spins_; ++i) {
+      if (generation_.load(std::memory_order_acquire) != generation) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    while (generation_.load(std::memory_order_acquire) == generation) {
+      generation_.wait(generation, std::memory_order_acquire);
+    }
+  }
+
+ private:
+  static constexpr int kSpins = 2000;
+  const uint32_t threads_;
+  const int spins_;
+  std::atomic<uint32_t> arrived_{0};
+  std::atomic<uint32_t> generation_{0};
+};
 
 // An event for another partition's handler, at the place it took where it was pushed.
 struct Message {
@@ -390,10 +429,10 @@ StopReason Simulator::run_split(Time limit) {
       more = false;
     }
   };
-  std::barrier sync(static_cast<std::ptrdiff_t>(threads_), step);
+  WindowBarrier sync(threads_);
   auto work = [&](uint32_t k) {
     for (;;) {
-      sync.arrive_and_wait();
+      sync.arrive_and_wait(step);
       if (!more) break;
       // Its own partition first (it stays on one core: its lines stay in that core's cache),
       // then whichever is left: the first thread done with its own takes the next one.
