@@ -39,7 +39,7 @@ struct CollNetState {
   std::vector<int64_t> released;
   std::vector<int64_t> posted;
   InFlight<CollNetMessage> in_flight;  // NVLink messages; a group per rail
-  size_t groups_started = 0;           // 0: no call under way (or it has ended)
+  size_t groups_started = 0;           // the call's SHARP groups (one per rail, empty or not)
 };
 
 }  // namespace models

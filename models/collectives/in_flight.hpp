@@ -32,7 +32,6 @@ class InFlight {
     return static_cast<uint32_t>(messages_.push_back(m));
   }
   const Message& operator[](uint32_t i) const { return messages_[i]; }
-  size_t groups_done() const { return groups_done_.load(std::memory_order_seq_cst); }
   // A message complete, or a group done: true for the one caller that finds the call over
   // (`groups`: how many groups it runs).
   bool complete_message(size_t groups) {

@@ -161,8 +161,7 @@ void CollectiveRunner::nvls_tree_post(uint32_t index) {
 bool CollectiveRunner::nvls_tree_delivered(uint32_t flow) {
   if (current_.algorithm != CollectiveAlgorithm::NvlsTree || !nvls_tree_) return false;
   const FlowState& f = transport_.flow(flow);
-  if (f.owner != this) return true;  // not ours (the call's messages are its only flows)
-  if (f.owner_tag <= 0) return true;
+  if (f.owner != this || f.owner_tag <= 0) return true;  // not ours: its only flows are the call's
   const NvlsTreeMessage m = nvls_tree_->in_flight[static_cast<uint32_t>(f.owner_tag - 1)];
   const NvlsTreeServer& b = nvls_tree_->servers[static_cast<size_t>(m.to)];
   current_.rank_data_received[b.head_rank[static_cast<size_t>(m.chunk % nvls_tree_->heads)]] +=
