@@ -5,12 +5,20 @@
 
 namespace models {
 
+namespace {
+// A bucket holding `fill` bytes is all-reduced once it holds bucket_bytes, or when the first
+// layer's backward (the last to run) has added its gradients.
+bool bucket_closes(const TrainingSpec& spec, int64_t fill, bool first_layer) {
+  return fill >= spec.bucket_bytes || (first_layer && fill > 0);
+}
+}  // namespace
+
 std::vector<int64_t> gradient_buckets(const TrainingSpec& spec) {
   std::vector<int64_t> buckets;
   int64_t fill = 0;
   for (size_t l = spec.layers.size(); l-- > 0;) {
     fill += spec.layers[l].gradient_bytes;
-    if (fill >= spec.bucket_bytes || (l == 0 && fill > 0)) {
+    if (bucket_closes(spec, fill, l == 0)) {
       buckets.push_back(fill);
       fill = 0;
     }
@@ -102,7 +110,7 @@ void TrainingRunner::on_phase(uint32_t kind, uint64_t arg) {
       }
       bucket_fill_ += spec_.layers[layer_].gradient_bytes;
       const bool last = layer_ == 0;
-      if (bucket_fill_ >= spec_.bucket_bytes || (last && bucket_fill_ > 0)) {
+      if (bucket_closes(spec_, bucket_fill_, last)) {
         bucket_ready(bucket_fill_);
         bucket_fill_ = 0;
       }
