@@ -6,10 +6,16 @@
 // interned once: a span is 32 bytes. Spans of one track may overlap (eight chunks in flight on
 // a connection, two flows from one host); the writer spreads them over lanes (sub-tracks) so
 // that each lane holds disjoint spans, as trace viewers expect of one thread.
+//
+// A split run's partitions record from their threads at once (a message completes where its
+// sender is), so the recorder takes a lock and keeps what does not depend on the order it was
+// called in: beyond the maximum it keeps the spans that end first — (end, start, track, name,
+// bytes), a total order — and counts the others, whichever came first.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +41,7 @@ struct TimelineOptions {
   bool enabled = false;
   sim::Time from{0};  // keep spans that overlap [from, to)
   sim::Time to{INT64_MAX};
-  size_t max_spans = 200'000;      // beyond this, later spans are counted, not kept
+  size_t max_spans = 200'000;      // beyond this, the spans that end last are counted, not kept
   std::vector<std::string> ports;  // "node:port" tracks wanted; empty = the busiest
   size_t max_port_tracks = 16;     // with `ports` empty: the most-held ports
 };
@@ -44,30 +50,21 @@ class TimelineRecorder {
  public:
   explicit TimelineRecorder(TimelineOptions o) : options_(std::move(o)) {}
 
-  uint32_t track(const std::string& process, const std::string& thread, int64_t sort = 0) {
-    return intern(track_ids_, tracks_, std::make_pair(process, thread),
-                  TimelineTrack{process, thread, sort});
-  }
-  uint32_t name(const std::string& n) { return intern(name_ids_, names_, n, n); }
+  // A track's number; tracks are numbered in the order first asked for (the writer's tie-break
+  // among equal sort keys), so callers ask for theirs outside a split run's windows.
+  uint32_t track(const std::string& process, const std::string& thread, int64_t sort = 0);
+  // A name's number (any order: the writer uses the text).
+  uint32_t name(const std::string& n);
 
-  // Whether a span over [start, end) would be kept (callers skip building names otherwise).
-  bool wants(sim::Time start, sim::Time end) const {
-    return end >= options_.from && start < options_.to && spans_.size() < options_.max_spans;
-  }
+  // Whether a span over [start, end) might be kept (callers skip building names otherwise).
+  bool wants(sim::Time start, sim::Time end) const;
   // A span the caller did not build because wants() said no: counted when in the window.
-  void leave_out(sim::Time start, sim::Time end) {
-    if (end >= options_.from && start < options_.to) ++left_out_;
-  }
-  // Records the span, or counts it as left out (window or capacity).
-  void span(uint32_t track, uint32_t name, sim::Time start, sim::Time end, int64_t bytes = -1) {
-    if (end < options_.from || start >= options_.to) return;  // outside the window: not asked for
-    if (spans_.size() >= options_.max_spans) {
-      ++left_out_;
-      return;
-    }
-    spans_.push_back({start, end, track, name, bytes});
-  }
+  void leave_out(sim::Time start, sim::Time end);
+  // Records the span, or counts it as left out (window, or capacity: then the span that ends
+  // last of those kept and this one is the one counted).
+  void span(uint32_t track, uint32_t name, sim::Time start, sim::Time end, int64_t bytes = -1);
 
+  // Read once recording is over (the run has ended): the spans in no particular order.
   const TimelineOptions& options() const { return options_; }
   const std::vector<TimelineSpan>& spans() const { return spans_; }
   const std::vector<TimelineTrack>& tracks() const { return tracks_; }
@@ -75,6 +72,11 @@ class TimelineRecorder {
   uint64_t left_out() const { return left_out_; }
 
  private:
+  bool in_window(sim::Time start, sim::Time end) const {
+    return end >= options_.from && start < options_.to;
+  }
+  // The order of keeping: a span that ends earlier, then starts earlier, ... is kept first.
+  bool keeps_before(const TimelineSpan& a, const TimelineSpan& b) const;
   template <typename Key, typename Value>
   static uint32_t intern(std::map<Key, uint32_t>& ids, std::vector<Value>& values, const Key& key,
                          Value value) {
@@ -84,6 +86,8 @@ class TimelineRecorder {
   }
 
   TimelineOptions options_;
+  mutable std::mutex mutex_;
+  // While recording, once full: a heap whose front is the span kept last (keeps_before).
   std::vector<TimelineSpan> spans_;
   std::vector<TimelineTrack> tracks_;
   std::vector<std::string> names_;

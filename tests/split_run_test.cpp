@@ -16,6 +16,7 @@
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "sim/simulator.hpp"
@@ -189,6 +190,69 @@ TEST_CASE("split run: in-network all-reduces give the same outputs on 1, 2 and 3
   }
 }
 
+namespace {
+
+// The timeline file (`--timeline`) of a run on `partitions` threads, and its span counts.
+struct SplitTimeline {
+  std::string file;
+  size_t spans = 0;
+  uint64_t left_out = 0;
+};
+
+SplitTimeline timeline_of(const scen::Scenario& s, int partitions, size_t max_spans) {
+  scen::RunOptions o;
+  o.partitions = partitions;
+  o.threads = partitions;
+  o.timeline.enabled = true;
+  o.timeline.max_spans = max_spans;
+  const scen::RunOutcome out = scen::run_scenario(s, o);
+  REQUIRE(out.timeline);
+  return {scen::chrome_trace_json(*out.timeline), out.timeline->spans().size(),
+          out.timeline->left_out()};
+}
+
+void check_split_timeline(const scen::Scenario& s, const std::vector<int>& partitions,
+                          size_t max_spans = 200'000) {
+  const SplitTimeline one = timeline_of(s, 1, max_spans);
+  REQUIRE(one.spans > 0);
+  for (int p : partitions) {
+    INFO(p << " partitions");
+    const SplitTimeline split = timeline_of(s, p, max_spans);
+    CHECK(split.spans == one.spans);
+    CHECK(split.left_out == one.left_out);
+    CHECK(split.file == one.file);
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "split run: --timeline with collectives and training is the same file on 1, 2 and 3 "
+    "threads",
+    "[scenario][split][timeline]") {
+  // Messages complete in their senders' partitions, on their threads: the recorder takes a lock,
+  // a rank's last moment is an atomic maximum, the file's spans are in a total order, and a
+  // capped timeline keeps the spans that end first, whatever order the threads recorded in.
+  check_split_timeline(shipped("alltoall-moe"), {2, 3});
+  check_split_timeline(shipped("allreduce-sweep-roce-16x8"), {2, 3});
+  scen::Scenario sharp = shipped("ib-sharp-allreduce");  // every rank until the call's end
+  for (auto& c : sharp.collectives) c.max_bytes = std::min<int64_t>(c.max_bytes, 1 << 20);
+  check_split_timeline(sharp, {2, 3});
+  scen::Scenario b7 = shipped("training-step-7b");  // compute and bucket spans
+  b7.training[0].layers.resize(4);
+  check_split_timeline(b7, {2});
+  scen::LoadOptions load;
+  load.sets = {"workload.training.comm.launch_latency=5us"};
+  check_split_timeline(
+      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/training-step-dp16.json", load),
+      {2, 3});
+  // Capped: most spans left out, the same ones kept.
+  const SplitTimeline capped = timeline_of(shipped("alltoall-moe"), 3, 100);
+  CHECK(capped.spans == 100);
+  CHECK(capped.left_out > 100);
+  check_split_timeline(shipped("alltoall-moe"), {2, 3}, 100);
+}
+
 TEST_CASE("split run: collectives under per-QP congestion control, on 2 and 3 threads",
           "[scenario][split]") {
   // The controllers' per-QP state grows as the transport adds QPs, under its lock: DCQCN with
@@ -212,11 +276,6 @@ TEST_CASE("split run: 320 and 1,024 hosts on 2 threads", "[scenario][split][slow
 
 TEST_CASE("split run: what a split does not yet split is refused, with the reason",
           "[cli][split]") {
-  const auto timeline_options = [] {
-    scen::RunOptions o;
-    o.timeline.enabled = true;
-    return o;
-  };
   const auto refused = [](const scen::Scenario& s, const std::string& reason,
                           const scen::RunOptions& base = {}) {
     INFO(reason);
@@ -241,7 +300,6 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   dp16.training[0].comm.launch_latency = sim::Time(5'000'000);
   dp16.training[0].optimizer = sim::Time(999'999);
   refused(dp16, "a training optimizer step below 1 us");
-  refused(load("training-step-7b"), "--timeline", timeline_options());
   scen::Scenario moe = load("alltoall-moe");
   moe.collectives[0].iterations = 2;
   moe.collectives[0].launch_latency = sim::Time(999'999);
@@ -249,7 +307,6 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   moe = load("alltoall-moe");
   moe.collectives[0].size_gap = sim::Time(999'999);
   refused(moe, "size_gap below 1 us");
-  refused(load("alltoall-moe"), "--timeline", timeline_options());
 }
 
 TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit 2",

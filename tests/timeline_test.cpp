@@ -273,3 +273,41 @@ TEST_CASE("timeline: a SHARP all-reduce spans every rank over the whole iteratio
   }
   CHECK(ranks == 4);
 }
+
+TEST_CASE("timeline: beyond the cap, the spans that end first, whatever order they came in",
+          "[unit][timeline]") {
+  // Twelve spans ending at 1..12 us, handed in forwards and backwards (as a split run's threads
+  // may): the recorder keeps the five that end first, counts seven, and writes the same file.
+  struct Recorded {
+    std::string file;
+    size_t kept = 0;
+    uint64_t left_out = 0;
+    int64_t latest_end = 0;
+  };
+  const auto record = [](bool backwards) {
+    models::TimelineOptions o;
+    o.enabled = true;
+    o.max_spans = 5;
+    models::TimelineRecorder t(o);
+    const uint32_t track = t.track("p", "t");
+    for (int i = 0; i < 12; ++i) {
+      const int k = backwards ? 11 - i : i;
+      const sim::Time end((k + 1) * 1'000'000LL);
+      if (!t.wants(sim::Time(0), end)) {
+        t.leave_out(sim::Time(0), end);
+        continue;
+      }
+      t.span(track, t.name("span " + std::to_string(k)), sim::Time(0), end, k);
+    }
+    Recorded r{scen::chrome_trace_json(t), t.spans().size(), t.left_out(), 0};
+    for (const auto& s : t.spans()) r.latest_end = std::max(r.latest_end, s.end.ps);
+    return r;
+  };
+  const Recorded forwards = record(false), backwards = record(true);
+  CHECK(forwards.kept == 5);
+  CHECK(backwards.kept == 5);
+  CHECK(forwards.left_out == 7);
+  CHECK(backwards.left_out == 7);
+  CHECK(backwards.latest_end == 5'000'000);
+  CHECK(forwards.file == backwards.file);
+}

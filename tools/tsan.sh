@@ -2,8 +2,8 @@
 # Runs shipped scenarios split over three partitions on three threads under ThreadSanitizer:
 # any data race between the partitions' threads (state two partitions' handlers share without
 # going through the mailboxes, the per-partition copies or the windows' barrier) fails it, and
-# the outputs must equal the one-thread run's of the Release build (build/bin/rdmasim, which it
-# builds if missing). Called by tools/test.sh; `bash tools/tsan.sh [SCENARIO...]` alone.
+# the outputs and the timeline (`--timeline`) must equal the one-thread run's of the Release
+# build (build/bin/rdmasim, which it builds if missing). Called by tools/test.sh; `bash tools/tsan.sh [SCENARIO...]` alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
@@ -32,16 +32,18 @@ trap 'rm -rf "$out"' EXIT
 failed=0
 for s in "${scenarios[@]}"; do
   file="scenarios/$s.json"
-  build/bin/rdmasim run "$file" -q --out "$out/$s-one" >/dev/null 2>"$out/$s-one.log"
+  build/bin/rdmasim run "$file" -q --out "$out/$s-one" --timeline "$out/$s-one.timeline.json" \
+    >/dev/null 2>"$out/$s-one.log"
   if ! TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
        build-tsan/bin/rdmasim run "$file" -q --out "$out/$s-threads" --partitions 3 --threads 3 \
-       >"$out/$s.log" 2>&1; then
+         --timeline "$out/$s-threads.timeline.json" >"$out/$s.log" 2>&1; then
     echo "tsan: $s failed under ThreadSanitizer:"
     cat "$out/$s.log"
     failed=1
     continue
   fi
-  if ! diff -r -q -x run_stats.json "$out/$s-one" "$out/$s-threads"; then
+  if ! diff -r -q -x run_stats.json "$out/$s-one" "$out/$s-threads" ||
+     ! cmp -s "$out/$s-one.timeline.json" "$out/$s-threads.timeline.json"; then
     echo "tsan: $s on 3 threads differs from the one-thread run"
     failed=1
     continue

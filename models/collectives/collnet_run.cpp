@@ -233,7 +233,7 @@ bool CollectiveRunner::collnet_completed(uint32_t flow) {
 // the latest of those, which each partition noted.
 void CollectiveRunner::collnet_finish() {
   CollNetState& st = *collnet_;
-  if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
+  if (timeline_) timeline_->all_ranks_took_part();
   for (int h = 0; h < st.heads; ++h) {
     std::vector<uint32_t> heads;
     for (const NvlsTreeServer& server : st.servers) {

@@ -188,7 +188,7 @@ bool CollectiveRunner::nvls_tree_completed(uint32_t flow) {
 // the latest of those, which each partition noted.
 void CollectiveRunner::nvls_tree_finish() {
   NvlsTreeState& st = *nvls_tree_;
-  if (timeline_) timeline_->all_ranks_until(ctx_.sim.now());
+  if (timeline_) timeline_->all_ranks_took_part();
   for (const NvlsTreeServer& server : st.servers) {
     // Messages: each chunk a GPU pushes, and (below) each multicast a head sends.
     add_in_network_counters(server.group, server.ranks, /*nvlink=*/true);

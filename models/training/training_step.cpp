@@ -48,14 +48,17 @@ void TrainingRunner::timeline_span(bool compute, const std::string& name, sim::T
                                    int64_t bytes) {
   TimelineRecorder* t = ctx_.timeline;
   if (t == nullptr) return;
+  if (!has_tracks_) {
+    compute_track_ = t->track(timeline_process_, "compute", 0);
+    stream_track_ = t->track(timeline_process_, "all-reduce stream", 1);
+    has_tracks_ = true;
+  }
   const sim::Time now = clock_;
   if (!t->wants(start, now)) {
     t->leave_out(start, now);
     return;
   }
-  const uint32_t track = compute ? t->track(timeline_process_, "compute", 0)
-                                 : t->track(timeline_process_, "all-reduce stream", 1);
-  t->span(track, t->name(name), start, now, bytes);
+  t->span(compute ? compute_track_ : stream_track_, t->name(name), start, now, bytes);
 }
 
 void TrainingRunner::start() {

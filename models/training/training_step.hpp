@@ -76,6 +76,10 @@ class TrainingRunner final : public sim::EventHandler {
   std::unique_ptr<CollectiveRunner> comm_;      // data parallel only
   std::unique_ptr<ParallelTraining> parallel_;  // tensor/pipeline/data parallel
   std::string timeline_process_;
+  // Its two tracks, asked for together at its first span (a compute phase: a boundary event,
+  // outside a split run's windows, where the bucket spans are recorded).
+  uint32_t compute_track_ = 0, stream_track_ = 0;
+  bool has_tracks_ = false;
   int step_ = 0;
   sim::Time step_start_, backward_end_, comm_end_;
   int layer_ = 0;  // next layer whose backward completes

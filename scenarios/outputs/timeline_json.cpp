@@ -48,15 +48,20 @@ std::string chrome_trace_json(const models::TimelineRecorder& timeline) {
   const auto& spans = timeline.spans();
   const auto& tracks = timeline.tracks();
 
-  // Spans in (track, start, end) order; lanes by interval partitioning within each track.
+  // Spans in (track, start, end, name, bytes) order — a total order, so the file does not depend
+  // on the order they were recorded in (a split run's threads); lanes by interval partitioning
+  // within each track.
+  const auto& names = timeline.names();
   std::vector<uint32_t> order(spans.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&spans](uint32_t a, uint32_t b) {
+  std::sort(order.begin(), order.end(), [&spans, &names](uint32_t a, uint32_t b) {
     const auto& x = spans[a];
     const auto& y = spans[b];
     if (x.track != y.track) return x.track < y.track;
     if (x.start != y.start) return x.start < y.start;
-    return x.end < y.end;
+    if (x.end != y.end) return x.end < y.end;
+    if (x.name != y.name) return names[x.name] < names[y.name];
+    return x.bytes < y.bytes;
   });
   std::vector<uint32_t> lane_of(spans.size(), 0);
   std::vector<uint32_t> lanes_of_track(tracks.size(), 0);

@@ -29,8 +29,10 @@
 #include "scenarios/run/routing_results.hpp"
 #include "scenarios/run/run_timeline.hpp"
 #include "scenarios/run/run_warnings.hpp"
+#include "scenarios/run/split_blockers.hpp"
 #include "scenarios/run/tcp_results.hpp"
 #include "scenarios/run/workload_results.hpp"
+#include "sim/atomic_max.hpp"
 #include "sim/logging.hpp"
 #include "topologies/partition.hpp"
 
@@ -44,12 +46,7 @@ class DoneWatcher final : public models::CompletionListener {
       : sim_(sim), transport_(t), sampler_(sampler) {}
   void on_flow_complete(uint32_t) override { check(); }
   void note_time() { note(sim_.now()); }
-  void note(sim::Time at) {
-    const int64_t t = at.ps;
-    int64_t seen = latest_ps_.load(std::memory_order_relaxed);
-    while (seen < t && !latest_ps_.compare_exchange_weak(seen, t, std::memory_order_relaxed)) {
-    }
-  }
+  void note(sim::Time at) { sim::raise_to(latest_ps_, at.ps); }
   // Collectives post messages while running: the workload is done once they have finished too.
   bool all_done() const {
     for (const auto& c : collectives_) {
@@ -128,76 +125,6 @@ double progress_work(const models::Transport& t, size_t flows, const DoneWatcher
   return parts > 0 ? sum / parts : 0.0;
 }
 
-// What of a collective's calls of `sizes` a split run cannot run yet (ARCHITECTURE.md,
-// "Partitions").
-std::string collective_split_blocker(const models::CollectiveSpec& c,
-                                     const std::vector<int64_t>& sizes) {
-  for (const int64_t size : sizes) {
-    if (c.iterations > 1 && models::call_launch_latency(c, size) < sim::Simulator::kStopGrace) {
-      return "collective iterations above 1 with a launch latency below 1 us (the next "
-             "iteration posts on every rank then)";
-    }
-  }
-  if (sizes.size() > 1 && c.size_gap < sim::Simulator::kStopGrace) {
-    return "a collective size_gap below 1 us (the next size starts on every rank then)";
-  }
-  return "";
-}
-
-// A data-parallel training step: its compute phases are boundary events; what follows the end
-// of a bucket's all-reduce (the next one's launch, the optimizer) must be at least a window
-// later, for that end is found within a window.
-std::string training_split_blocker(const models::TrainingSpec& t) {
-  if (t.parallel.enabled()) {
-    return "training with tensor or pipeline parallel groups (its replicas' programs and "
-           "pipeline transfers: one state for every rank)";
-  }
-  if (t.optimizer.ps > 0 && t.optimizer < sim::Simulator::kStopGrace) {
-    return "a training optimizer step below 1 us (it starts when the last all-reduce ends)";
-  }
-  models::CollectiveSpec comm = t.comm;
-  comm.op = models::CollectiveOp::AllReduce;
-  const std::vector<int64_t> buckets = models::gradient_buckets(t);
-  for (const int64_t size : buckets) {
-    if (models::call_launch_latency(comm, size) < sim::Simulator::kStopGrace) {
-      return "a training all-reduce with a launch latency below 1 us (the next bucket's posts "
-             "follow the last one's end then)";
-    }
-  }
-  return collective_split_blocker(comm, buckets);
-}
-
-// What a split run cannot run yet: parts of the model that act on several partitions' nodes
-// at once within a window (global handlers, or direct calls across partitions). Each needs its
-// own step (issue "Speed"; ARCHITECTURE.md, "Partitions").
-std::string split_blockers(const Scenario& s, const RunOptions& o) {
-  std::vector<std::string> parts;
-  if (!s.chakra.empty()) {
-    parts.push_back("Chakra workloads (one runner drives every GPU's compute)");
-  }
-  if (o.timeline.enabled && (!s.collectives.empty() || !s.training.empty())) {
-    parts.push_back("collectives or training with --timeline (one recorder)");
-  }
-  for (const models::TrainingSpec& t : s.training) {
-    std::string c = training_split_blocker(t);
-    if (!c.empty()) {
-      parts.push_back(std::move(c));
-      break;
-    }
-  }
-  for (const models::CollectiveSpec& spec : s.collectives) {
-    std::string c = collective_split_blocker(spec, models::sweep_sizes(spec));
-    if (!c.empty()) {
-      parts.push_back(std::move(c));
-      break;
-    }
-  }
-  if (s.uses_tcp()) parts.push_back("TCP (one stack)");
-  std::string text;
-  for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
-  return text;
-}
-
 int64_t peak_rss_kb() {
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
@@ -258,7 +185,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
                   std::to_string(st.memory.total() >> 20) + " MiB");
   }
   std::vector<int> node_partition;
-  const std::string blockers = split_blockers(s, options);
+  const std::string blockers = split_blockers(s);
   int threads = options.threads;
   if (threads == 0) {  // auto: the machine's cores, when the scenario can be split
     threads =

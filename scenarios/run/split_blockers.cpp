@@ -1,0 +1,84 @@
+#include "scenarios/run/split_blockers.hpp"
+
+#include "models/collectives/collective_runner.hpp"
+#include "models/training/training_step.hpp"
+#include "sim/simulator.hpp"
+
+namespace scen {
+
+namespace {
+
+// What of a collective's calls of `sizes` a split run cannot run yet (ARCHITECTURE.md,
+// "Partitions").
+std::string collective_split_blocker(const models::CollectiveSpec& c,
+                                     const std::vector<int64_t>& sizes) {
+  for (const int64_t size : sizes) {
+    if (c.iterations > 1 && models::call_launch_latency(c, size) < sim::Simulator::kStopGrace) {
+      return "collective iterations above 1 with a launch latency below 1 us (the next "
+             "iteration posts on every rank then)";
+    }
+  }
+  if (sizes.size() > 1 && c.size_gap < sim::Simulator::kStopGrace) {
+    return "a collective size_gap below 1 us (the next size starts on every rank then)";
+  }
+  return "";
+}
+
+// A data-parallel training step: its compute phases are boundary events; what follows the end
+// of a bucket's all-reduce (the next one's launch, the optimizer) must be at least a window
+// later, for that end is found within a window.
+std::string training_split_blocker(const models::TrainingSpec& t) {
+  if (t.parallel.enabled()) {
+    return "training with tensor or pipeline parallel groups (its replicas' programs and "
+           "pipeline transfers: one state for every rank)";
+  }
+  if (t.optimizer.ps > 0 && t.optimizer < sim::Simulator::kStopGrace) {
+    return "a training optimizer step below 1 us (it starts when the last all-reduce ends)";
+  }
+  models::CollectiveSpec comm = t.comm;
+  comm.op = models::CollectiveOp::AllReduce;
+  const std::vector<int64_t> buckets = models::gradient_buckets(t);
+  for (const int64_t size : buckets) {
+    if (models::call_launch_latency(comm, size) < sim::Simulator::kStopGrace) {
+      return "a training all-reduce with a launch latency below 1 us (the next bucket's posts "
+             "follow the last one's end then)";
+    }
+  }
+  return collective_split_blocker(comm, buckets);
+}
+
+}  // namespace
+
+// What a split run cannot run yet: parts of the model that act on several partitions' nodes
+// at once within a window (global handlers, or direct calls across partitions). Each needs its
+// own step (issue "Speed"; ARCHITECTURE.md, "Partitions").
+std::string split_blockers(const Scenario& s) {
+  std::vector<std::string> parts;
+  if (!s.chakra.empty()) {
+    parts.push_back("Chakra workloads (one runner drives every GPU's compute)");
+  }
+  for (const models::TrainingSpec& t : s.training) {
+    std::string c = training_split_blocker(t);
+    if (!c.empty()) {
+      parts.push_back(std::move(c));
+      break;
+    }
+  }
+  for (const models::CollectiveSpec& spec : s.collectives) {
+    std::string c = collective_split_blocker(spec, models::sweep_sizes(spec));
+    if (!c.empty()) {
+      parts.push_back(std::move(c));
+      break;
+    }
+  }
+  if (s.uses_tcp()) {
+    parts.push_back(
+        "TCP (one stack; a message ends when its sender has the last acknowledgement and its "
+        "receiver's application has the data, which two partitions learn at once)");
+  }
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
+  return text;
+}
+
+}  // namespace scen
