@@ -102,6 +102,7 @@ struct Network {
     if (dcqcn) dcqcn->reserve_qps(n);
     if (ack_cc) ack_cc->reserve_qps(n);
     if (ib_cc) ib_cc->reserve_qps(n);
+    if (tcp) tcp->reserve_qps(n);
   }
   // The partitions' logs appended to pfc_log, rate_log and credit_log in partition order (the
   // results sort them by time and place).

@@ -253,6 +253,25 @@ TEST_CASE(
   check_split_timeline(shipped("alltoall-moe"), {2, 3}, 100);
 }
 
+TEST_CASE("split run: kernel TCP gives the same outputs on 1, 2 and 3 threads",
+          "[scenario][split][tcp]") {
+  // Each CPU's stack runs where its NICs are; a message's sender and receiver state apart; the
+  // sender completes a message at the later of its last acknowledgement and the receiver's
+  // wake-up, which may be a moment another partition runs in the same window: lossy incasts
+  // with SACK recovery and timeouts (Cubic, DCTCP with ECN), ring all-reduces over TCP
+  // (deliveries and completions of one moment in two partitions), and the shipped comparison's
+  // TCP fabric (a training step on GPU servers staging through host memory).
+  check_split_outputs("incast-8to1", {2, 3}, {"fabric.transport=tcp"});
+  check_split_outputs("incast-8to1", {2, 3},
+                      {"fabric.transport=tcp", "fabric.tcp.cc=dctcp", "fabric.ecn.enabled=true"});
+  check_split_outputs("allreduce-sweep-roce-16x8", {2, 3}, {"fabric.transport=tcp"});
+  scen::LoadOptions load;
+  load.fabric = "tcp";
+  check_split_outputs(
+      scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/rdma-vs-tcp-scaling.json", load),
+      {2, 3});
+}
+
 TEST_CASE("split run: collectives under per-QP congestion control, on 2 and 3 threads",
           "[scenario][split]") {
   // The controllers' per-QP state grows as the transport adds QPs, under its lock: DCQCN with

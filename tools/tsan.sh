@@ -20,30 +20,33 @@ fi
 # a boundary event), pause storms and the watchdog, DCQCN with its rate log, HPCC/DCTCP/TIMELY
 # with in-band telemetry records, InfiniBand credits and congestion control; collectives (each
 # rank's posts in its partition, completions counted by every partition, a sweep's sizes;
-# SHARP's hosts counting their results where their NICs are).
+# SHARP's hosts counting their results where their NICs are); kernel TCP (each CPU's stack
+# where its NICs are, a message's delivery and completion in two partitions at one moment).
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   scenarios=(quickstart roce-incast-pfc deadlock-routing-loop pause-storm-watchdog
              roce-dcqcn-convergence cc-compare-incast ib-cc-victim alltoall-moe
-             allreduce-sweep-roce-16x8 ib-sharp-allreduce)
+             allreduce-sweep-roce-16x8 ib-sharp-allreduce rdma-vs-tcp-scaling)
 fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 failed=0
 for s in "${scenarios[@]}"; do
   file="scenarios/$s.json"
-  build/bin/rdmasim run "$file" -q --out "$out/$s-one" --timeline "$out/$s-one.timeline.json" \
+  # Timelines in a folder of their own: a list of fabrics writes one per fabric (t-roce.json).
+  mkdir -p "$out/$s-one-timeline" "$out/$s-threads-timeline"
+  build/bin/rdmasim run "$file" -q --out "$out/$s-one" --timeline "$out/$s-one-timeline/t.json" \
     >/dev/null 2>"$out/$s-one.log"
   if ! TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
        build-tsan/bin/rdmasim run "$file" -q --out "$out/$s-threads" --partitions 3 --threads 3 \
-         --timeline "$out/$s-threads.timeline.json" >"$out/$s.log" 2>&1; then
+         --timeline "$out/$s-threads-timeline/t.json" >"$out/$s.log" 2>&1; then
     echo "tsan: $s failed under ThreadSanitizer:"
     cat "$out/$s.log"
     failed=1
     continue
   fi
   if ! diff -r -q -x run_stats.json "$out/$s-one" "$out/$s-threads" ||
-     ! cmp -s "$out/$s-one.timeline.json" "$out/$s-threads.timeline.json"; then
+     ! diff -r -q "$out/$s-one-timeline" "$out/$s-threads-timeline"; then
     echo "tsan: $s on 3 threads differs from the one-thread run"
     failed=1
     continue

@@ -228,8 +228,15 @@ void CollectiveRunner::launch_iteration() {
   remaining_.store(schedule_.messages.size(), std::memory_order_relaxed);
   clear_tally();
   iteration_start_ = ctx_.sim.now();
+  // Joins are no messages. Every other message reaches its receiver before the iteration ends
+  // (its completion waits for that): its bytes are counted from the schedule, not as each
+  // delivery runs, so that a split run's partition that ends the iteration need not wait for
+  // a delivery another partition runs at the same moment (over TCP an application's wake-up
+  // can come as late as the sender's last acknowledgement).
   for (const CollectiveMessage& m : schedule_.messages) {
-    current_.messages += m.src_rank != m.dst_rank ? 1 : 0;  // joins are no messages
+    if (m.src_rank == m.dst_rank) continue;
+    ++current_.messages;
+    current_.rank_data_received[m.dst_rank] += m.data_bytes;
   }
   begin_timeline(schedule_.messages.size());
   if (schedule_.messages.empty()) {

@@ -115,7 +115,7 @@ void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int ds
   const uint32_t flow =
       add_message_flow(src_host, dst_host, bytes,
                        connection_sport(m.src_rank, m.dst_rank, m.channel + (relay ? 0x800u : 0u)));
-  // The flow's tag: message + 1, or -(message + 1) for a PXN relay leg; 0 once heard of.
+  // The flow's tag: message + 1, or -(message + 1) for a PXN relay leg (0 once heard of).
   transport_.set_owner(
       flow, this, relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1);
   tally_.local().wire_bytes += bytes;
@@ -132,9 +132,7 @@ void CollectiveRunner::on_flow_delivered(uint32_t flow) {
     post_after_relay(static_cast<uint32_t>(-entry - 1));
     return;
   }
-  // The receiver has the data (counted here, where the receiver is: its partition's).
-  const CollectiveMessage& m = schedule_.messages[static_cast<size_t>(entry - 1)];
-  current_.rank_data_received[m.dst_rank] += m.data_bytes;
+  // The receiver has the data: its next sends may go (here, where the receiver is).
   released_.local().emplace_back(static_cast<uint32_t>(entry - 1), Release::Delivered);
   drain();
 }
@@ -143,8 +141,9 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
   if (nvls_tree_completed(flow) || collnet_completed(flow)) return;
   const FlowState& f = transport_.flow(flow);
   if (f.owner != this || f.owner_tag <= 0) return;
+  // The tag stays: over TCP a split run may hear of the completion (where the sender is)
+  // before the partition of the receiver has run its delivery of the same moment.
   const auto message = static_cast<uint32_t>(f.owner_tag - 1);
-  transport_.set_owner(flow, this, 0);
   const CollectiveMessage& m = schedule_.messages[message];
   current_.rank_data_sent[m.src_rank] += m.data_bytes;
   if (timeline_) timeline_->completed(message, m, ctx_.sim.now());

@@ -16,14 +16,15 @@ constexpr uint32_t kSackOptionBytes = 12;  // one SACK block (10) and two NOPs (
 
 void TcpStack::on_segment(Nic& nic, PacketHandle h) {
   const Packet& p = ctx_.pool[h];
-  Message& m = msgs_[p.qp];
-  Connection& c = conns_[m.conn];
+  // The connection the sender named when it posted the message (before this segment left).
+  Connection& c = conns_[tx_[p.qp].conn];
   if (!c.rx_core_set) {
     c.rx_core_set = true;
     c.rx_core = next_core(p.dst_host);
   }
-  m.rx_nic = &nic;
-  ++stats_.segments_received;
+  rx_[p.qp].nic = &nic;
+  TcpStats& stats = stats_.local();
+  ++stats.segments_received;
   // The interrupt (moderated), then protocol processing and the copy to the application on
   // the connection's receive core, after whatever that core is doing.
   const uint32_t slot = core_slot(p.dst_host, c.rx_core);
@@ -32,18 +33,18 @@ void TcpStack::on_segment(Nic& nic, PacketHandle h) {
   const sim::Time start = std::max(ctx_.sim.now() + p_.interrupt_latency, free_at);
   const sim::Time done =
       start + p_.rx_segment_cost + sim::serialization_time(p.payload_bytes, p_.copy_rate_bps);
-  stats_.cpu_time += done - start;
+  stats.cpu_time += done - start;
   free_at = done;
   Ring<Pending>& q = core.rx;
-  if (q.empty()) ctx_.sim.at(done, this, kRxProcessed, slot);
+  if (q.empty()) ctx_.sim.at(done, &cpu_of(p.dst_host), kRxProcessed, slot);
   q.push_back({done, h, &nic});
-  ++held_;
+  ++held_.local();
 }
 
 void TcpStack::process(Nic& nic, PacketHandle h) {
   const Packet& p = ctx_.pool[h];
   QueuePair& qp = transport_.qp(p.qp);
-  Message& m = msgs_[p.qp];
+  RxMessage& m = rx_[p.qp];
   bool ack_now = false;
   uint32_t sack_end = 0;
   if (p.ecn == Ecn::Ce) {
@@ -55,16 +56,20 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
     const uint32_t next = qp.received.next_missing(p.psn + 1, qp.total_packets);
     if (next > p.psn + 1) ack_now = true;  // it filled a gap
     qp.expected_psn = next;
-    m.rx_echo = p.sent_at;
+    m.echo = p.sent_at;
     if (++qp.unacked >= p_.ack_every || next == qp.total_packets) ack_now = true;
     if (next == qp.total_packets) {
-      // The application, blocked in recv(), is woken and returns with the message.
-      ctx_.sim.after(p_.wakeup_latency + p_.syscall, this, kDelivered, qp.id);
-      stats_.cpu_time += p_.syscall;
+      // The application, blocked in recv(), is woken and returns with the message: noted
+      // before the acknowledgement below, which tells the sender when that is.
+      m.delivered_at = ctx_.sim.now() + p_.wakeup_latency + p_.syscall;
+      m.last_segment = h;
+      ++held_.local();
+      ctx_.sim.at(m.delivered_at, &cpu_of(p.dst_host), kDelivered, qp.id);
+      stats_.local().cpu_time += p_.syscall;
     }
   } else if (p.psn > qp.expected_psn) {
     ++qp.out_of_order_packets;
-    ++stats_.out_of_order_segments;
+    ++stats_.local().out_of_order_segments;
     if (qp.received.mark(p.psn, qp.total_packets)) {
       qp.delivered_bytes += p.payload_bytes;
     } else {
@@ -77,18 +82,20 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
     ack_now = true;
   }
   const sim::Time echo = p.sent_at;
-  ctx_.pool.release(h);
+  if (m.last_segment != h) ctx_.pool.release(h);
   if (ack_now) {
     send_ack(nic, qp, echo, sack_end);
   } else {
-    m.delack_generation = ++delack_seq_;
-    ctx_.sim.after(p_.delayed_ack, this, kDelayedAck, sim::pack_arg(m.delack_generation, qp.id));
+    const uint32_t generation = m.delack_generation.fetch_add(1, std::memory_order_relaxed) + 1;
+    ctx_.sim.after(p_.delayed_ack, &cpu_of(qp.dst_host), kDelayedAck,
+                   sim::pack_arg(generation, qp.id));
   }
 }
 
 void TcpStack::send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end) {
   qp.unacked = 0;
-  msgs_[qp.id].delack_generation = ++delack_seq_;  // a pending delayed ACK is served by this one
+  // A pending delayed ACK is served by this one.
+  rx_[qp.id].delack_generation.fetch_add(1, std::memory_order_relaxed);
   PacketHandle h{};
   Packet& a =
       make_reply(ctx_.pool, h, qp.id, qp.src_host, qp.dst_host, qp.udp_sport, PacketType::Ack);
@@ -104,7 +111,7 @@ void TcpStack::send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_e
     a.flags |= kFlagCongestion;  // ECE
     qp.congestion_to_echo = false;
   }
-  ++stats_.acks_sent;
+  ++stats_.local().acks_sent;
   nic.port().enqueue(h, a);
 }
 

@@ -9,49 +9,97 @@ namespace models {
 
 TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
                    int64_t framing_bytes, std::vector<uint32_t> cpu_of_host, uint32_t cpus)
-    : EventHandler(ctx.sim),
-      ctx_(ctx),
+    : ctx_(ctx),
       transport_(transport),
       p_(params),
       framing_(framing_bytes),
       cores_(static_cast<uint32_t>(std::max(1, params.cores))),
       cpu_of_host_(std::move(cpu_of_host)),
       cpus_(cpus),
-      next_core_(cpus, 0) {}
+      next_core_(cpus, 0),
+      conn_index_(cpus) {
+  // Each CPU's events where its first host's NIC is (a GPU server's NICs: one partition's).
+  std::vector<int64_t> first_host(cpus, -1);
+  for (size_t h = 0; h < cpu_of_host_.size(); ++h) {
+    if (first_host[cpu_of_host_[h]] < 0) first_host[cpu_of_host_[h]] = static_cast<int64_t>(h);
+  }
+  const uint32_t building = ctx_.sim.building_partition();
+  for (uint32_t c = 0; c < cpus; ++c) {
+    const sim::EventHandler* nic =
+        first_host[c] < 0 ? nullptr : transport_.nic_handler(static_cast<uint32_t>(first_host[c]));
+    ctx_.sim.set_building_partition(nic != nullptr ? nic->partition() : building);
+    cpu_agents_.push_back(std::make_unique<TcpCpu>(ctx_.sim, *this));
+  }
+  ctx_.sim.set_building_partition(building);
+  stats_.resize(ctx_.sim.partitions());
+  held_.resize(ctx_.sim.partitions());
+  reserve_qps(transport_.qp_count());
+}
+
+void TcpCpu::on_event(uint32_t kind, uint64_t arg) {
+  stack_.on_event(kind, arg);
+}
+
+TcpStats TcpStack::stats() const {
+  TcpStats t;
+  for (uint32_t p = 0; p < stats_.size(); ++p) {
+    const TcpStats& s = stats_[p];
+    t.segments_sent += s.segments_sent;
+    t.segments_retransmitted += s.segments_retransmitted;
+    t.fast_recoveries += s.fast_recoveries;
+    t.timeouts += s.timeouts;
+    t.ecn_reductions += s.ecn_reductions;
+    t.acks_sent += s.acks_sent;
+    t.acks_received += s.acks_received;
+    t.segments_received += s.segments_received;
+    t.out_of_order_segments += s.out_of_order_segments;
+    t.connections += s.connections;
+    t.cpu_time += s.cpu_time;
+    t.max_cwnd_bytes = std::max(t.max_cwnd_bytes, s.max_cwnd_bytes);
+  }
+  return t;
+}
+
+uint64_t TcpStack::segments_held() const {
+  uint64_t n = 0;
+  for (uint32_t p = 0; p < held_.size(); ++p) n += held_[p];
+  return n;
+}
 
 uint32_t TcpStack::connection_of(const QueuePair& qp) {
   const uint64_t key = (uint64_t{qp.src_host} << 40) ^ (uint64_t{qp.dst_host} << 16) ^ qp.udp_sport;
-  const auto [it, fresh] = conn_index_.try_emplace(key, static_cast<uint32_t>(conns_.size()));
-  if (fresh) {
-    Connection c;
-    c.window.reset(p_);
-    c.tx_core = next_core(qp.src_host);
-    conns_.push_back(std::move(c));
-    ++stats_.connections;
-    record(it->second);
+  auto& index = conn_index_[cpu_of_host_[qp.src_host]];
+  const auto found = index.find(key);
+  if (found != index.end()) return found->second;
+  Connection c;
+  c.window.reset(p_);
+  c.tx_core = next_core(qp.src_host);
+  record(c);
+  uint32_t id = 0;
+  {
+    const std::lock_guard lock(conns_mutex_);
+    id = static_cast<uint32_t>(conns_.push_back(std::move(c)));
   }
-  return it->second;
+  index.emplace(key, id);
+  ++stats_.local().connections;
+  return id;
 }
 
-void TcpStack::record(uint32_t conn) {
-  const Connection& c = conns_[conn];
-  stats_.max_cwnd_bytes = std::max(stats_.max_cwnd_bytes, c.window.cwnd());
-  if (trace_) {
-    cwnd_trace_.push_back({ctx_.sim.now(), conn, c.window.cwnd(), c.window.ssthresh()});
-  }
+void TcpStack::record(const Connection& c) {
+  TcpStats& s = stats_.local();
+  s.max_cwnd_bytes = std::max(s.max_cwnd_bytes, c.window.cwnd());
 }
 
 void TcpStack::on_post(QueuePair& qp) {
-  if (msgs_.size() <= qp.id) msgs_.resize(static_cast<size_t>(qp.id) + 1);
-  Message& m = msgs_[qp.id];
-  m = Message{};
+  TxMessage& m = tx_[qp.id];
+  m = TxMessage{};
   m.conn = connection_of(qp);
   Connection& c = conns_[m.conn];
   c.open.push_back(qp.id);
   const sim::Time now = ctx_.sim.now();
   if (c.pipe == 0 && c.sent_bytes > 0 && now - c.last_sent > rto(qp)) {
     c.window.restart_after_idle();
-    record(m.conn);
+    record(c);
   }
   // send(): the system call, then the copy into the socket buffer, segment by segment, on the
   // connection's core once it has finished its earlier work.
@@ -60,12 +108,12 @@ void TcpStack::on_post(QueuePair& qp) {
   m.copy_start = start + p_.syscall;
   const sim::Time end = m.copy_start + p_.tx_segment_cost * qp.total_packets +
                         sim::serialization_time(qp.bytes, p_.copy_rate_bps);
-  stats_.cpu_time += end - start;
+  stats_.local().cpu_time += end - start;
   free_at = end;
 }
 
 bool TcpStack::may_send(const QueuePair& qp) {
-  Message& m = msgs_[qp.id];
+  TxMessage& m = tx_[qp.id];
   if (m.acked) return false;
   const Connection& c = conns_[m.conn];
   const bool retransmit = m.board.next_lost() != UINT32_MAX;
@@ -76,7 +124,7 @@ bool TcpStack::may_send(const QueuePair& qp) {
 }
 
 sim::Time TcpStack::ready_at(const QueuePair& qp) {
-  Message& m = msgs_[qp.id];
+  TxMessage& m = tx_[qp.id];
   if (m.board.next_lost() != UINT32_MAX) return sim::Time(0);  // already in the socket buffer
   const uint32_t k = qp.snd_nxt;
   const int64_t through = std::min<int64_t>(static_cast<int64_t>(k + 1) * p_.mss, qp.bytes);
@@ -85,16 +133,16 @@ sim::Time TcpStack::ready_at(const QueuePair& qp) {
 }
 
 uint32_t TcpStack::next_psn(const QueuePair& qp) {
-  const uint32_t lost = msgs_[qp.id].board.next_lost();
+  const uint32_t lost = tx_[qp.id].board.next_lost();
   return lost != UINT32_MAX ? lost : qp.snd_nxt;
 }
 
-void TcpStack::set_pipe(Connection& c, Message& m, uint32_t before) {
+void TcpStack::set_pipe(Connection& c, TxMessage& m, uint32_t before) {
   c.pipe = c.pipe - before + m.board.pipe();
 }
 
 void TcpStack::on_sent(QueuePair& qp, uint32_t psn) {
-  Message& m = msgs_[qp.id];
+  TxMessage& m = tx_[qp.id];
   Connection& c = conns_[m.conn];
   const uint32_t before = m.board.pipe();
   if (psn == qp.snd_nxt) {
@@ -104,11 +152,11 @@ void TcpStack::on_sent(QueuePair& qp, uint32_t psn) {
   } else {
     m.board.retransmitted(psn, ctx_.sim.now());
     ++qp.retransmitted_packets;
-    ++stats_.segments_retransmitted;
+    ++stats_.local().segments_retransmitted;
   }
   set_pipe(c, m, before);
   c.last_sent = ctx_.sim.now();
-  ++stats_.segments_sent;
+  ++stats_.local().segments_sent;
 }
 
 void TcpStack::arm(QueuePair& qp, sim::Time deadline) {
@@ -123,7 +171,7 @@ void TcpStack::start_timer(QueuePair& qp) {
 // RFC 6298 with Linux's floor: SRTT + max(4 RTTVAR, min_rto), doubled per timeout in a row,
 // at most max_rto; initial_rto before the first sample.
 sim::Time TcpStack::rto(const QueuePair& qp) const {
-  const Connection& c = conns_[msgs_[qp.id].conn];
+  const Connection& c = conns_[tx_[qp.id].conn];
   sim::Time base = p_.initial_rto;
   if (c.has_rtt) base = c.srtt + std::max(c.rttvar * 4, p_.min_rto);
   for (uint32_t i = 0; i < c.backoff && base < p_.max_rto; ++i) base = base * 2;
@@ -145,8 +193,8 @@ void TcpStack::sample_rtt(Connection& c, sim::Time rtt) {
 }
 
 void TcpStack::on_ack(Nic& nic, QueuePair& qp, const Packet& a) {
-  ++stats_.acks_received;
-  Message& m = msgs_[qp.id];
+  ++stats_.local().acks_received;
+  TxMessage& m = tx_[qp.id];
   if (m.acked) return;  // a late ACK of a message fully acknowledged
   Connection& c = conns_[m.conn];
   const sim::Time now = ctx_.sim.now();
@@ -185,24 +233,32 @@ void TcpStack::on_ack(Nic& nic, QueuePair& qp, const Packet& a) {
   if (lost > 0 && may_cut && qp.snd_una >= m.rto_recover) {
     c.window.on_loss();
     c.cwr_end = c.sent_bytes;
-    ++stats_.fast_recoveries;
-    record(m.conn);
+    ++stats_.local().fast_recoveries;
+    record(c);
   } else if (ece && may_cut && p_.cc == TcpCc::Dctcp) {
     c.window.dctcp_reduce();
     c.cwr_end = c.sent_bytes;
-    ++stats_.ecn_reductions;
-    record(m.conn);
+    ++stats_.local().ecn_reductions;
+    record(c);
   } else if (newly > 0 && may_cut) {
     const int64_t old = c.window.cwnd();
     c.window.on_ack(newly, now, c.srtt);
-    if (c.window.cwnd() != old) record(m.conn);
+    if (c.window.cwnd() != old) record(c);
   }
   set_pipe(c, m, before);
   if (qp.snd_una == qp.total_packets) {
     m.acked = true;
     qp.rto->cancel();
     c.open.erase(std::find(c.open.begin(), c.open.end(), qp.id));
-    maybe_complete(qp);
+    // The receiver noted when its application has the message before it acknowledged the last
+    // segment: the message completes then — after the delivery of that moment, which was
+    // scheduled first — or now if that has passed.
+    const sim::Time delivered = rx_[qp.id].delivered_at;
+    if (delivered >= now) {
+      ctx_.sim.at(delivered, &cpu_of(qp.src_host), kComplete, qp.id);
+    } else {
+      complete(qp);
+    }
   } else if (newly > 0) {
     arm(qp, now + rto(qp));  // restarted by new data acknowledged (RFC 6298 5.3)
   }
@@ -214,11 +270,11 @@ void TcpStack::resume_connection(Nic& nic, uint32_t conn) {
 }
 
 void TcpStack::on_timeout(Nic& nic, QueuePair& qp) {
-  Message& m = msgs_[qp.id];
+  TxMessage& m = tx_[qp.id];
   if (m.acked || qp.snd_una == qp.snd_nxt) return;  // nothing outstanding
   Connection& c = conns_[m.conn];
   ++qp.timeouts;
-  ++stats_.timeouts;
+  ++stats_.local().timeouts;
   const uint32_t before = m.board.pipe();
   c.window.on_timeout(static_cast<int64_t>(c.pipe) * p_.mss);
   m.board.mark_all_lost();
@@ -226,13 +282,11 @@ void TcpStack::on_timeout(Nic& nic, QueuePair& qp) {
   m.rto_recover = qp.snd_nxt;  // no fast recovery for what was out before the timeout
   c.backoff = std::min<uint32_t>(c.backoff + 1, 30);
   arm(qp, ctx_.sim.now() + rto(qp));
-  record(m.conn);
+  record(c);
   resume_connection(nic, m.conn);
 }
 
-void TcpStack::maybe_complete(QueuePair& qp) {
-  const Message& m = msgs_[qp.id];
-  if (!m.acked || !m.delivered || qp.done) return;
+void TcpStack::complete(QueuePair& qp) {
   qp.done = true;
   qp.finish = ctx_.sim.now();
   transport_.on_qp_complete(qp);
@@ -244,26 +298,34 @@ void TcpStack::on_event(uint32_t kind, uint64_t arg) {
       Ring<Pending>& q = core_at(static_cast<uint32_t>(arg)).rx;
       const Pending head = q.front();
       q.pop_front();
-      --held_;
-      if (!q.empty()) ctx_.sim.at(q.front().at, this, kRxProcessed, arg);
+      --held_.local();
+      if (!q.empty()) {
+        ctx_.sim.at(q.front().at, cpu_agents_[arg / cores_].get(), kRxProcessed, arg);
+      }
       process(*head.nic, head.packet);
       break;
     }
     case kDelivered: {
-      QueuePair& qp = transport_.qp(static_cast<uint32_t>(arg));
-      transport_.on_qp_delivered(qp);
-      msgs_[qp.id].delivered = true;
-      maybe_complete(qp);
+      const auto id = static_cast<uint32_t>(arg);
+      RxMessage& m = rx_[id];
+      ctx_.pool.release(m.last_segment);
+      m.last_segment = kNoPacket;
+      --held_.local();
+      transport_.on_qp_delivered(transport_.qp(id));
       break;
     }
     case kDelayedAck: {
       const uint32_t id = sim::arg_low(arg);
-      Message& m = msgs_[id];
-      if (m.delack_generation != sim::arg_high(arg)) break;  // an ACK went out since
+      const RxMessage& m = rx_[id];
+      // An ACK went out since, or the slot has moved on to another message.
+      if (m.delack_generation.load(std::memory_order_relaxed) != sim::arg_high(arg)) break;
       QueuePair& qp = transport_.qp(id);
-      if (qp.unacked > 0) send_ack(*m.rx_nic, qp, m.rx_echo, 0);
+      if (qp.unacked > 0) send_ack(*m.nic, qp, m.echo, 0);
       break;
     }
+    case kComplete:
+      complete(transport_.qp(static_cast<uint32_t>(arg)));
+      break;
   }
 }
 

@@ -13,10 +13,21 @@
 // with the segment it answers as a SACK block and its send time echoed (the timestamp option).
 // A message completes when its receiver's application has it (woken from recv()) and its
 // sender has the last acknowledgement.
+//
+// A split run (sim/simulator.hpp) runs each host's side where its NIC is: the stack's events
+// are those of a handler per CPU (TcpCpu, in the partition of that CPU's NICs: a GPU server's
+// are one partition's); a message's sender and receiver state are apart (tables that never
+// move, grown as the transport adds QPs); a connection's sender fields are written where its
+// source is and its receive core where its destination is; statistics are per partition. The
+// receiver notes when its application will have the message before it acknowledges the last
+// segment; the sender, which that acknowledgement reaches, completes the message at the later
+// of the two moments, where its source is (as an RDMA message completes).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -27,10 +38,13 @@
 #include "models/tcp/tcp_params.hpp"
 #include "models/tcp/tcp_window.hpp"
 #include "models/transport.hpp"
+#include "sim/per_partition.hpp"
+#include "sim/stable_vector.hpp"
 
 namespace models {
 
 class Nic;
+class TcpStack;
 
 struct TcpStats {
   uint64_t segments_sent = 0;
@@ -47,30 +61,36 @@ struct TcpStats {
   int64_t max_cwnd_bytes = 0;
 };
 
-// One traced window change (tests and rates.csv-like traces).
-struct CwndSample {
-  sim::Time at;
-  uint32_t connection = 0;
-  int64_t cwnd = 0;
-  int64_t ssthresh = 0;
+// The events of one CPU's stack (a plain host's, or a GPU server's for all its NICs), in the
+// partition where that CPU's NICs are.
+class TcpCpu final : public sim::EventHandler {
+ public:
+  TcpCpu(sim::Simulator& sim, TcpStack& stack) : EventHandler(sim), stack_(stack) {}
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  TcpStack& stack_;
 };
 
-class TcpStack final : public sim::EventHandler {
+class TcpStack final {
  public:
   // `cpu_of_host`: the CPU (a server's cores) each host endpoint's stack runs on — a GPU
-  // server's NICs share their server's; `cpus`: how many there are.
+  // server's NICs share their server's; `cpus`: how many there are. Built once the transport
+  // knows its NICs (each CPU's events go where its first host's NIC is).
   TcpStack(Context& ctx, Transport& transport, const TcpParams& params, int64_t framing_bytes,
            std::vector<uint32_t> cpu_of_host, uint32_t cpus);
 
   const TcpParams& params() const { return p_; }
-  const TcpStats& stats() const { return stats_; }
+  // Every partition's statistics together (read once the run is over).
+  TcpStats stats() const;
   // Received segments waiting for their host's CPU (still packets in flight).
-  uint64_t segments_held() const { return held_; }
-  // Window changes of every connection, when on.
-  void trace_cwnd(bool on) { trace_ = on; }
-  const std::vector<CwndSample>& cwnd_trace() const { return cwnd_trace_; }
-  // The connection's window now (tests), by a QP of it.
-  const TcpWindow& window_of(uint32_t qp) const { return conns_[msgs_[qp].conn].window; }
+  uint64_t segments_held() const;
+  // The per-QP tables grow with the transport's QPs (Transport::set_qp_reserver: under its
+  // lock in a split run).
+  void reserve_qps(size_t n) {
+    tx_.grow_to(n);
+    rx_.grow_to(n);
+  }
 
   // Sender (called by the source host's NIC).
   void on_post(QueuePair& qp);
@@ -95,19 +115,21 @@ class TcpStack final : public sim::EventHandler {
   // has processed it, then releases it.
   void on_segment(Nic& nic, PacketHandle h);
 
-  void on_event(uint32_t kind, uint64_t arg) override;
+  // A CPU's event (TcpCpu): a segment processed, a message in its application, a delayed
+  // ACK's timer, a message complete at its sender.
+  void on_event(uint32_t kind, uint64_t arg);
 
  private:
-  enum Kind : uint32_t { kRxProcessed = 0, kDelivered = 1, kDelayedAck = 2 };
+  enum Kind : uint32_t { kRxProcessed = 0, kDelivered = 1, kDelayedAck = 2, kComplete = 3 };
 
+  // Its sender fields are written where its source is, `rx_core` where its destination is.
   struct Connection {
     TcpWindow window;
     sim::Time srtt, rttvar, min_rtt;
     bool has_rtt = false;
     uint32_t backoff = 0;
     uint32_t pipe = 0;  // segments in flight over all its messages
-    uint32_t tx_core = 0, rx_core = 0;
-    bool rx_core_set = false;
+    uint32_t tx_core = 0;
     sim::Time last_sent;
     // Bytes over the connection's life: new data sent and cumulatively acknowledged. The
     // window is cut at most once per window of data (up to cwr_end); DCTCP's alpha is updated
@@ -116,19 +138,30 @@ class TcpStack final : public sim::EventHandler {
     int64_t cwr_end = 0;
     int64_t alpha_end = 0, window_acked = 0, window_marked = 0;
     std::vector<uint32_t> open;  // its messages not yet fully acknowledged (QP ids)
+    uint32_t rx_core = 0;
+    bool rx_core_set = false;
   };
-  struct Message {
+  // A message's sender side, reset when its QP is posted.
+  struct TxMessage {
     uint32_t conn = 0;
     SackScoreboard board;
     sim::Time copy_start;      // send() has copied nothing before this
     uint32_t rto_recover = 0;  // after a timeout, no fast recovery below this PSN
     bool acked = false;
-    bool delivered = false;
-    // Receiver side: the NIC that receives it, the send time of the last in-order segment (the
-    // timestamp a delayed ACK echoes) and the delayed-ACK timer's generation.
-    Nic* rx_nic = nullptr;
-    sim::Time rx_echo;
-    uint32_t delack_generation = 0;
+  };
+  // A QP slot's receiver side, kept across the messages that reuse the slot: the NIC that
+  // receives, the send time of the last in-order segment (the timestamp a delayed ACK echoes),
+  // the delayed-ACK timer's generation (a timer of an earlier one, or of the slot's earlier
+  // message, finds it moved on: atomic, for the slot's next message may have its receiver in
+  // another partition), when the application has the whole message, and the message's last
+  // segment, held until then — the packet pool's count of the QP's live packets keeps the slot
+  // from being reused before its delivery has run.
+  struct RxMessage {
+    Nic* nic = nullptr;
+    sim::Time echo;
+    std::atomic<uint32_t> delack_generation{0};
+    sim::Time delivered_at;
+    PacketHandle last_segment = kNoPacket;
   };
   struct Pending {
     sim::Time at;
@@ -140,14 +173,15 @@ class TcpStack final : public sim::EventHandler {
   // Cores are numbered per CPU: core c of host h's CPU is slot cpu_of_host[h] x cores + c.
   uint32_t core_slot(uint32_t host, uint32_t c) const { return cpu_of_host_[host] * cores_ + c; }
   uint32_t next_core(uint32_t host) { return next_core_[cpu_of_host_[host]]++ % cores_; }
-  void set_pipe(Connection& c, Message& m, uint32_t before);
+  TcpCpu& cpu_of(uint32_t host) { return *cpu_agents_[cpu_of_host_[host]]; }
+  void set_pipe(Connection& c, TxMessage& m, uint32_t before);
   void sample_rtt(Connection& c, sim::Time rtt);
-  void record(uint32_t conn);
+  void record(const Connection& c);
   void process(Nic& nic, PacketHandle h);
   void send_ack(Nic& nic, QueuePair& qp, sim::Time echo, uint32_t sack_end);
   void resume_connection(Nic& nic, uint32_t conn);
   void arm(QueuePair& qp, sim::Time deadline);
-  void maybe_complete(QueuePair& qp);
+  void complete(QueuePair& qp);
 
   Context& ctx_;
   Transport& transport_;
@@ -161,22 +195,25 @@ class TcpStack final : public sim::EventHandler {
     Ring<Pending> rx;
   };
   // Slot s is core s % cores of CPU s / cores; a CPU's cores exist once it has a connection
-  // (memory follows the hosts that use TCP, not hosts x cores).
+  // (memory follows the hosts that use TCP, not hosts x cores). A CPU's cores, like the rest of
+  // its state, are touched only where its NICs are.
   Core& core_at(uint32_t slot) {
     std::unique_ptr<Core[]>& cpu = cpus_[slot / cores_];
     if (!cpu) cpu = std::make_unique<Core[]>(cores_);
     return cpu[slot % cores_];
   }
-  std::vector<std::unique_ptr<Core[]>> cpus_;  // [CPU]
-  std::vector<uint32_t> next_core_;            // [CPU] the next connection's core (round-robin)
-  std::vector<Connection> conns_;
-  std::unordered_map<uint64_t, uint32_t> conn_index_;
-  std::vector<Message> msgs_;  // [QP id]
-  TcpStats stats_;
-  uint64_t held_ = 0;
-  uint32_t delack_seq_ = 0;  // delayed-ACK generations, unique across messages
-  bool trace_ = false;
-  std::vector<CwndSample> cwnd_trace_;
+  std::vector<std::unique_ptr<Core[]>> cpus_;        // [CPU]
+  std::vector<uint32_t> next_core_;                  // [CPU] the next connection's core
+  std::vector<std::unique_ptr<TcpCpu>> cpu_agents_;  // [CPU]
+  // Connections, appended under `conns_mutex_` where their source is; each CPU finds its own
+  // by (source, destination, source port).
+  sim::StableVector<Connection> conns_;
+  std::mutex conns_mutex_;
+  std::vector<std::unordered_map<uint64_t, uint32_t>> conn_index_;  // [source's CPU]
+  sim::StableVector<TxMessage> tx_;                                 // [QP id]
+  sim::StableVector<RxMessage> rx_;                                 // [QP id]
+  sim::PerPartition<TcpStats> stats_;
+  sim::PerPartition<uint64_t> held_;
 };
 
 }  // namespace models

@@ -410,7 +410,8 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
     net->transport->add_flow(fs, route_id, sport);
   }
   apply_congestion_control(s, *net);  // build_cc.hpp: measures along the flows just added
-  // The controllers' per-QP state grows with the QPs as the transport adds them.
+  // The controllers' and TCP's per-QP state grows with the QPs as the transport adds them.
+  net->reserve_qps();
   net->transport->set_qp_reserver([n = net.get()](size_t) { n->reserve_qps(); });
   return net;
 }

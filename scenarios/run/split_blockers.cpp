@@ -71,11 +71,6 @@ std::string split_blockers(const Scenario& s) {
       break;
     }
   }
-  if (s.uses_tcp()) {
-    parts.push_back(
-        "TCP (one stack; a message ends when its sender has the last acknowledgement and its "
-        "receiver's application has the data, which two partitions learn at once)");
-  }
   std::string text;
   for (const std::string& p : parts) text += (text.empty() ? "" : "; ") + p;
   return text;
