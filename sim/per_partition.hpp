@@ -21,6 +21,12 @@ class PerPartition {
   uint32_t size() const { return static_cast<uint32_t>(slots_.size()); }
   T& operator[](uint32_t p) { return slots_[p].value; }
   const T& operator[](uint32_t p) const { return slots_[p].value; }
+  // Every partition's copy added up (T's operator+=), once the run is over.
+  T sum() const {
+    T total{};
+    for (const Slot& s : slots_) total += s.value;
+    return total;
+  }
 
  private:
   struct alignas(64) Slot {

@@ -436,6 +436,26 @@ TEST_CASE("split run: an event crossing partitions inside the window is an error
   CHECK_THROWS_WITH(s.run(), Catch::Contains("lookahead"));
 }
 
+TEST_CASE("split run: the windows' barrier wakes every sleeping thread, window after window",
+          "[unit][split]") {
+  // Four partitions on four threads, more than this machine's cores when it has 2 (then no
+  // thread spins: each one that waits sleeps), through 20,000 windows of 1 ns: a wake-up lost
+  // at any one of them would leave the run asleep (as std::atomic::wait once did). Every
+  // ticker's events all run, as on one thread.
+  sim::Simulator s(1);
+  s.split(4, sim::Time(1'000));
+  s.set_threads(4);
+  std::vector<std::unique_ptr<Ticker>> tickers;
+  for (uint32_t p = 0; p < 4; ++p) {
+    s.set_building_partition(p);
+    tickers.push_back(std::make_unique<Ticker>(s, sim::Time(1'000)));
+    tickers.back()->until = sim::Time(20'000'000);  // 20 us
+    s.at(sim::Time(0), tickers.back().get(), 0);
+  }
+  CHECK(s.run() == sim::StopReason::Idle);
+  for (const auto& t : tickers) CHECK(t->fired == 20'001);
+}
+
 TEST_CASE("split run: events cross through mailboxes and run where one list runs them",
           "[unit][split]") {
   // Two tickers that push each other events a lookahead later: each handler sees the same

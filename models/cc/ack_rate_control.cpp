@@ -4,19 +4,19 @@
 
 namespace models {
 
-CcStats AckRateControl::stats() const {
-  CcStats t;
-  for (uint32_t p = 0; p < stats_.size(); ++p) {
-    const CcStats& s = stats_[p];
-    t.updates += s.updates;
-    t.fast_reactions += s.fast_reactions;
-    t.decreases += s.decreases;
-    t.increases += s.increases;
-    if (s.min_rate_bps != 0 && (t.min_rate_bps == 0 || s.min_rate_bps < t.min_rate_bps)) {
-      t.min_rate_bps = s.min_rate_bps;
-    }
+CcStats& CcStats::operator+=(const CcStats& o) {
+  updates += o.updates;
+  fast_reactions += o.fast_reactions;
+  decreases += o.decreases;
+  increases += o.increases;
+  if (o.min_rate_bps != 0 && (min_rate_bps == 0 || o.min_rate_bps < min_rate_bps)) {
+    min_rate_bps = o.min_rate_bps;
   }
-  return t;
+  return *this;
+}
+
+CcStats AckRateControl::stats() const {
+  return stats_.sum();
 }
 
 void AckRateControl::set_rate(QueuePair& qp, int64_t rate_bps, int64_t line_rate_bps) {

@@ -27,6 +27,8 @@ struct CcStats {
   uint64_t decreases = 0;       // updates that lowered a QP's rate
   uint64_t increases = 0;       // updates that raised it
   int64_t min_rate_bps = 0;     // lowest rate any QP was set to (0 = never lowered)
+
+  CcStats& operator+=(const CcStats& o);  // another partition's
 };
 
 class AckRateControl {

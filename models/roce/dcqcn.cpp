@@ -17,19 +17,19 @@ Dcqcn::Dcqcn(Context& ctx, const DcqcnParams& params, Transport& transport)
   stats_.resize(ctx.sim.partitions());
 }
 
-DcqcnStats Dcqcn::stats() const {
-  DcqcnStats t;
-  for (uint32_t p = 0; p < stats_.size(); ++p) {
-    const DcqcnStats& s = stats_[p];
-    t.notifications += s.notifications;
-    t.rate_decreases += s.rate_decreases;
-    t.rate_increases += s.rate_increases;
-    t.limiters_released += s.limiters_released;
-    if (s.min_rate_bps != 0 && (t.min_rate_bps == 0 || s.min_rate_bps < t.min_rate_bps)) {
-      t.min_rate_bps = s.min_rate_bps;
-    }
+DcqcnStats& DcqcnStats::operator+=(const DcqcnStats& o) {
+  notifications += o.notifications;
+  rate_decreases += o.rate_decreases;
+  rate_increases += o.rate_increases;
+  limiters_released += o.limiters_released;
+  if (o.min_rate_bps != 0 && (min_rate_bps == 0 || o.min_rate_bps < min_rate_bps)) {
+    min_rate_bps = o.min_rate_bps;
   }
-  return t;
+  return *this;
+}
+
+DcqcnStats Dcqcn::stats() const {
+  return stats_.sum();
 }
 
 void Dcqcn::reserve_qps(size_t n) {

@@ -34,6 +34,8 @@ struct DcqcnStats {
   uint64_t rate_increases = 0;
   uint64_t limiters_released = 0;  // QPs that climbed back to the max rate
   int64_t min_rate_bps = 0;        // lowest rate any limiter set (0 = none ever set)
+
+  DcqcnStats& operator+=(const DcqcnStats& o);  // another partition's
 };
 
 class Dcqcn final : public sim::EventHandler {

@@ -40,30 +40,20 @@ void TcpCpu::on_event(uint32_t kind, uint64_t arg) {
   stack_.on_event(kind, arg);
 }
 
-TcpStats TcpStack::stats() const {
-  TcpStats t;
-  for (uint32_t p = 0; p < stats_.size(); ++p) {
-    const TcpStats& s = stats_[p];
-    t.segments_sent += s.segments_sent;
-    t.segments_retransmitted += s.segments_retransmitted;
-    t.fast_recoveries += s.fast_recoveries;
-    t.timeouts += s.timeouts;
-    t.ecn_reductions += s.ecn_reductions;
-    t.acks_sent += s.acks_sent;
-    t.acks_received += s.acks_received;
-    t.segments_received += s.segments_received;
-    t.out_of_order_segments += s.out_of_order_segments;
-    t.connections += s.connections;
-    t.cpu_time += s.cpu_time;
-    t.max_cwnd_bytes = std::max(t.max_cwnd_bytes, s.max_cwnd_bytes);
-  }
-  return t;
-}
-
-uint64_t TcpStack::segments_held() const {
-  uint64_t n = 0;
-  for (uint32_t p = 0; p < held_.size(); ++p) n += held_[p];
-  return n;
+TcpStats& TcpStats::operator+=(const TcpStats& o) {
+  segments_sent += o.segments_sent;
+  segments_retransmitted += o.segments_retransmitted;
+  fast_recoveries += o.fast_recoveries;
+  timeouts += o.timeouts;
+  ecn_reductions += o.ecn_reductions;
+  acks_sent += o.acks_sent;
+  acks_received += o.acks_received;
+  segments_received += o.segments_received;
+  out_of_order_segments += o.out_of_order_segments;
+  connections += o.connections;
+  cpu_time += o.cpu_time;
+  max_cwnd_bytes = std::max(max_cwnd_bytes, o.max_cwnd_bytes);
+  return *this;
 }
 
 uint32_t TcpStack::connection_of(const QueuePair& qp) {

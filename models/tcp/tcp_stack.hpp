@@ -59,6 +59,8 @@ struct TcpStats {
   uint64_t connections = 0;
   sim::Time cpu_time;  // CPU time spent on sending and receiving, all hosts
   int64_t max_cwnd_bytes = 0;
+
+  TcpStats& operator+=(const TcpStats& o);  // another partition's
 };
 
 // The events of one CPU's stack (a plain host's, or a GPU server's for all its NICs), in the
@@ -82,9 +84,10 @@ class TcpStack final {
 
   const TcpParams& params() const { return p_; }
   // Every partition's statistics together (read once the run is over).
-  TcpStats stats() const;
-  // Received segments waiting for their host's CPU (still packets in flight).
-  uint64_t segments_held() const;
+  TcpStats stats() const { return stats_.sum(); }
+  // Received segments waiting for their host's CPU or their application (still packets in
+  // flight).
+  uint64_t segments_held() const { return held_.sum(); }
   // The per-QP tables grow with the transport's QPs (Transport::set_qp_reserver: under its
   // lock in a split run).
   void reserve_qps(size_t n) {
