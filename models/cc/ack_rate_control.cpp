@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/lowest_rate.hpp"
+
 namespace models {
 
 CcStats& CcStats::operator+=(const CcStats& o) {
@@ -9,9 +11,7 @@ CcStats& CcStats::operator+=(const CcStats& o) {
   fast_reactions += o.fast_reactions;
   decreases += o.decreases;
   increases += o.increases;
-  if (o.min_rate_bps != 0 && (min_rate_bps == 0 || o.min_rate_bps < min_rate_bps)) {
-    min_rate_bps = o.min_rate_bps;
-  }
+  keep_lowest_rate(min_rate_bps, o.min_rate_bps);
   return *this;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/lowest_rate.hpp"
 #include "sim/exact_math.hpp"
 
 namespace models {
@@ -22,9 +23,7 @@ DcqcnStats& DcqcnStats::operator+=(const DcqcnStats& o) {
   rate_decreases += o.rate_decreases;
   rate_increases += o.rate_increases;
   limiters_released += o.limiters_released;
-  if (o.min_rate_bps != 0 && (min_rate_bps == 0 || o.min_rate_bps < min_rate_bps)) {
-    min_rate_bps = o.min_rate_bps;
-  }
+  keep_lowest_rate(min_rate_bps, o.min_rate_bps);
   return *this;
 }
 
