@@ -14,4 +14,11 @@ inline void raise_to(std::atomic<int64_t>& latest, int64_t value) {
   }
 }
 
+// The earliest of several moments noted at once (a call's first start).
+inline void lower_to(std::atomic<int64_t>& earliest, int64_t value) {
+  int64_t seen = earliest.load(std::memory_order_relaxed);
+  while (seen > value && !earliest.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
 }  // namespace sim

@@ -33,8 +33,12 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
   for (const auto& ends : spec_.rank_endpoints) {
     const sim::EventHandler* nic = ends.empty() ? nullptr : transport_.nic_handler(ends.front());
     ctx_.sim.set_building_partition(nic != nullptr ? nic->partition() : building);
-    agents_.push_back(std::make_unique<RankAgent>(ctx_.sim, *this));
+    agents_.push_back(
+        std::make_unique<RankAgent>(ctx_.sim, *this, static_cast<uint32_t>(agents_.size())));
   }
+  cursors_.resize(spec_.rank_endpoints.size());
+  channel_free_.assign(spec_.rank_endpoints.size() * static_cast<size_t>(std::max(1, spec_.channels)),
+                       sim::Time{});
   ctx_.sim.set_building_partition(building);
   tally_.resize(ctx_.sim.partitions());
   transport_.prepare_recycling();  // its messages' slots are reused (add_message_flow)
@@ -51,7 +55,7 @@ void CollectiveRunner::note_latest() {
 }
 
 void RankAgent::on_event(uint32_t kind, uint64_t arg) {
-  runner_.on_rank_event(kind, arg);
+  runner_.on_rank_event(rank_, kind, arg);
 }
 
 void CollectiveRunner::start() {
@@ -59,7 +63,12 @@ void CollectiveRunner::start() {
   ctx_.sim.at_boundary(spec_.start, this, kBegin, 0);
 }
 
-void CollectiveRunner::run_one(int64_t size, std::function<void()> done, sim::Time start) {
+void CollectiveRunner::run_one(int64_t size, std::function<void()> done, sim::Time start,
+                               bool boundary) {
+  if (rank_paced(size)) {
+    release_row(new_row(size, start), -1, std::move(done), start, boundary);
+    return;
+  }
   sizes_ = {size};
   size_index_ = 0;
   iteration_ = 0;
@@ -87,49 +96,84 @@ sim::Time CollectiveRunner::step_latency(CollectiveProtocol p) const {
   }
 }
 
+bool CollectiveRunner::rank_paced(int64_t size) const {
+  switch (resolve_algorithm(spec_, size)) {
+    case CollectiveAlgorithm::Sharp:
+    case CollectiveAlgorithm::Nvls:
+    case CollectiveAlgorithm::NvlsTree:
+    case CollectiveAlgorithm::CollNetDirect:
+    case CollectiveAlgorithm::CollNetChain:
+      return false;
+    default:
+      return true;
+  }
+}
+
+CollectiveResult CollectiveRunner::new_row(int64_t size, sim::Time start) const {
+  CollectiveResult r;
+  r.collective = index_;
+  r.op = spec_.op;
+  r.algorithm = resolve_algorithm(spec_, size);
+  r.protocol = resolve_protocol(spec_, size);
+  r.ranks = spec_.ranks();
+  r.size_bytes = size;
+  r.count = size / spec_.type_bytes;
+  r.chunk_bytes = spec_.chunk_bytes;
+  if (spec_.chunk_bytes == kNcclChunk) {
+    NcclChunkingInput in;
+    in.op = spec_.op;
+    in.algorithm = r.algorithm;
+    in.protocol = r.protocol;
+    in.bytes = size;
+    in.channels = std::max(1, spec_.channels);
+    in.ranks = spec_.ranks();
+    in.nodes = spec_.nodes();
+    r.chunk_bytes = nccl_chunk_bytes(in);
+  }
+  r.start = start;
+  r.rank_data_sent.assign(spec_.ranks(), 0);
+  r.rank_data_received.assign(spec_.ranks(), 0);
+  return r;
+}
+
+CallSettings CollectiveRunner::call_settings(const CollectiveResult& row) const {
+  CallSettings s;
+  s.protocol = row.protocol;
+  if (spec_.nccl_costs) {
+    s.nccl = nccl_latencies(spec_.tuning, spec_.op, row.algorithm, row.protocol, row.size_bytes);
+  }
+  const int64_t rate = row.protocol == CollectiveProtocol::LL      ? spec_.ll_rate_bps
+                       : row.protocol == CollectiveProtocol::LL128 ? spec_.ll128_rate_bps
+                                                                   : 0;
+  double rate_bps = static_cast<double>(rate);
+  if (rate < 0) {
+    rate_bps = spec_.nccl_costs
+                   ? 8e9 * nccl_protocol_rate_gbs(spec_.tuning, row.algorithm, row.protocol)
+                   : 0.0;
+  }
+  s.channel_rate_bps = rate_bps / std::max(1, spec_.channels);
+  if (row.algorithm == CollectiveAlgorithm::Ring && !spec_.ring_layouts.empty()) {
+    s.layouts = &spec_.ring_layouts;
+  } else if (row.algorithm == CollectiveAlgorithm::DoubleBinaryTree &&
+             !spec_.tree_layouts.empty()) {
+    s.layouts = &spec_.tree_layouts;
+  }
+  s.launch = call_launch_latency(spec_, row.size_bytes);
+  return s;
+}
+
 void CollectiveRunner::begin_iteration(bool boundary, sim::Time start) {
   const int64_t size = sizes_[size_index_];
+  if (rank_paced(size)) {
+    release_row(new_row(size, start), static_cast<int64_t>(size_index_), {}, start, boundary);
+    return;
+  }
+  // An in-network call: every rank at once.
   if (iteration_ == 0) {
-    current_ = CollectiveResult{};
-    current_.collective = index_;
-    current_.op = spec_.op;
-    current_.algorithm = resolve_algorithm(spec_, size);
-    current_.protocol = resolve_protocol(spec_, size);
-    current_.ranks = spec_.ranks();
-    current_.size_bytes = size;
-    current_.count = size / spec_.type_bytes;
-    current_.chunk_bytes = spec_.chunk_bytes;
-    if (spec_.chunk_bytes == kNcclChunk) {
-      NcclChunkingInput in;
-      in.op = spec_.op;
-      in.algorithm = current_.algorithm;
-      in.protocol = current_.protocol;
-      in.bytes = size;
-      in.channels = std::max(1, spec_.channels);
-      in.ranks = spec_.ranks();
-      in.nodes = spec_.nodes();
-      current_.chunk_bytes = nccl_chunk_bytes(in);
-    }
-    current_.start = start;
-    current_.rank_data_sent.assign(spec_.ranks(), 0);
-    current_.rank_data_received.assign(spec_.ranks(), 0);
+    current_ = new_row(size, start);
     if (spec_.nccl_costs) {
       nccl_ = nccl_latencies(spec_.tuning, spec_.op, current_.algorithm, current_.protocol, size);
     }
-    int64_t rate = current_.protocol == CollectiveProtocol::LL      ? spec_.ll_rate_bps
-                   : current_.protocol == CollectiveProtocol::LL128 ? spec_.ll128_rate_bps
-                                                                    : 0;
-    double rate_bps = static_cast<double>(rate);
-    if (rate < 0) {
-      rate_bps = spec_.nccl_costs ? 8e9 * nccl_protocol_rate_gbs(spec_.tuning, current_.algorithm,
-                                                                 current_.protocol)
-                                  : 0.0;
-    }
-    channel_rate_bps_ = rate_bps / std::max(1, spec_.channels);
-    channel_free_.assign(channel_rate_bps_ > 0
-                             ? static_cast<size_t>(spec_.ranks()) * std::max(1, spec_.channels)
-                             : 0,
-                         sim::Time{});
   }
   const sim::Time launch = launch_latency();
   if (launch.ps > 0) {
@@ -176,15 +220,15 @@ sim::Time CollectiveRunner::staging_time(int64_t bytes) const {
   return sim::Time(2 * sim::serialization_time(bytes, spec_.staging_rate_bps).ps);
 }
 
-sim::Time CollectiveRunner::step_cost(const CollectiveMessage& m) const {
-  sim::Time t = step_latency(protocol_);
+sim::Time CollectiveRunner::step_cost(const CallSettings& s, const CollectiveMessage& m) const {
+  sim::Time t = step_latency(s.protocol);
   if (!same_server(m)) t += staging_time(m.wire_bytes);
   if (!spec_.nccl_costs) return t;
   // NCCL's step latency includes the hardware's; the simulation moves the message itself.
-  // Not its ring plateau factor (nccl_.factor): that stands for the chunked pipeline's
+  // Not its ring plateau factor (NcclLatencies::factor): that stands for the chunked pipeline's
   // mid-size inefficiency, which the simulated pipeline has of itself.
   const bool nvlink = same_server(m);
-  const sim::Time step = from_us(nvlink ? nccl_.nvlink_step_us : nccl_.net_step_us);
+  const sim::Time step = from_us(nvlink ? s.nccl.nvlink_step_us : s.nccl.net_step_us);
   const sim::Time hardware = nvlink ? spec_.nvlink_hop : spec_.network_hop;
   if (step.ps > hardware.ps) {
     t += sim::Time(std::llround(spec_.step_scale * static_cast<double>((step - hardware).ps)));
@@ -197,69 +241,10 @@ void CollectiveRunner::launch_iteration() {
   if (current_.algorithm == CollectiveAlgorithm::Sharp) return run_sharp(size);
   if (current_.algorithm == CollectiveAlgorithm::Nvls) return run_nvls(size);
   if (current_.algorithm == CollectiveAlgorithm::NvlsTree) return run_nvls_tree(size);
-  if (current_.algorithm == CollectiveAlgorithm::CollNetDirect ||
-      current_.algorithm == CollectiveAlgorithm::CollNetChain) {
-    return run_collnet(size);
-  }
-  ScheduleRequest req;
-  req.op = spec_.op;
-  req.algorithm = current_.algorithm;
-  req.protocol = current_.protocol;
-  req.ranks = spec_.ranks();
-  req.size_bytes = size;
-  req.type_bytes = spec_.type_bytes;
-  req.channels = std::max(1, spec_.channels);
-  req.chunk_bytes = current_.chunk_bytes;
-  req.slots = spec_.slots;
-  req.root = spec_.root;
-  req.rank_server = spec_.rank_server;
-  layouts_ = nullptr;
-  if (current_.algorithm == CollectiveAlgorithm::Ring && !spec_.ring_layouts.empty()) {
-    layouts_ = &spec_.ring_layouts;
-  } else if (current_.algorithm == CollectiveAlgorithm::DoubleBinaryTree &&
-             !spec_.tree_layouts.empty()) {
-    layouts_ = &spec_.tree_layouts;
-  }
-  if (layouts_ != nullptr) {
-    for (const ChannelLayout& l : *layouts_) req.channel_orders.push_back(l.ring);
-  }
-  protocol_ = current_.protocol;
-  schedule_ = build_schedule(req);
-  remaining_.store(schedule_.messages.size(), std::memory_order_relaxed);
-  clear_tally();
-  iteration_start_ = ctx_.sim.now();
-  // Joins are no messages. Every other message reaches its receiver before the iteration ends
-  // (its completion waits for that): its bytes are counted from the schedule, not as each
-  // delivery runs, so that a split run's partition that ends the iteration need not wait for
-  // a delivery another partition runs at the same moment (over TCP an application's wake-up
-  // can come as late as the sender's last acknowledgement).
-  for (const CollectiveMessage& m : schedule_.messages) {
-    if (m.src_rank == m.dst_rank) continue;
-    ++current_.messages;
-    current_.rank_data_received[m.dst_rank] += m.data_bytes;
-  }
-  begin_timeline(schedule_.messages.size());
-  if (schedule_.messages.empty()) {
-    finish_iteration();
-    return;
-  }
-  // Joins ready at the start complete after the first posts (none completes synchronously).
-  std::vector<uint32_t> joins;
-  for (uint32_t m = 0; m < schedule_.messages.size(); ++m) {
-    const CollectiveMessage& msg = schedule_.messages[m];
-    if (msg.waiting != 0) continue;
-    if (msg.src_rank == msg.dst_rank) {
-      joins.push_back(m);
-    } else {
-      ready(m);
-    }
-  }
-  if (joins.empty()) return;
-  for (uint32_t j : joins) released_.local().emplace_back(j, Release::All);
-  drain(count_complete(joins.size()));
+  return run_collnet(size);
 }
 
-void CollectiveRunner::begin_timeline(size_t messages) {
+void CollectiveRunner::begin_timeline() {
   if (ctx_.timeline == nullptr) return;
   if (!timeline_) {
     timeline_ = std::make_unique<CollectiveTimeline>(
@@ -269,7 +254,6 @@ void CollectiveRunner::begin_timeline(size_t messages) {
             : timeline_process_,
         spec_);
   }
-  timeline_->begin(messages, iteration_start_);
 }
 
 double CollectiveRunner::work_done() const {
@@ -282,11 +266,15 @@ double CollectiveRunner::work_done() const {
   }
   if (size_index_ < sizes_.size()) {
     const auto size = static_cast<double>(sizes_[size_index_]);
-    done += size * iteration_;
-    const size_t remaining = remaining_.load(std::memory_order_relaxed);
-    if (remaining > 0 && !schedule_.messages.empty()) {
-      done += size * (1.0 - static_cast<double>(remaining) /
-                                static_cast<double>(schedule_.messages.size()));
+    const size_t rows = rows_.size();
+    if (!rank_paced(sizes_[size_index_])) {
+      done += size * iteration_;
+    } else if (rows > 0 && rows_[rows - 1]->sweep_index == static_cast<int64_t>(size_index_)) {
+      // The sweep row under way: the share of its ranks' calls ended.
+      const CallRow& row = *rows_[rows - 1];
+      const double parts = static_cast<double>(row.calls) * std::max(1, spec_.ranks());
+      done += size * spec_.iterations *
+              static_cast<double>(row.rank_ends.load(std::memory_order_relaxed)) / parts;
     }
   }
   return total > 0 ? std::min(1.0, done / total) : 1.0;
@@ -304,7 +292,7 @@ void CollectiveRunner::finish_iteration() {
     end = std::max(end, t.latest);
   }
   clear_tally();
-  if (timeline_) timeline_->finish(current_, end);
+  if (timeline_) timeline_->iteration(current_, iteration_start_, end);
   ++iteration_;
   if (iteration_ < spec_.iterations) {
     // The next iteration's kernel starts on every rank at the end of this one and posts after
@@ -324,7 +312,12 @@ void CollectiveRunner::finish_iteration() {
   for (auto& b : current_.rank_data_sent) b /= spec_.iterations;
   for (auto& b : current_.rank_data_received) b /= spec_.iterations;
   results_.push_back(std::move(current_));
+  current_ = CollectiveResult{};  // no in-network call under way
   iteration_ = 0;
+  after_row(end, on_done_);
+}
+
+void CollectiveRunner::after_row(sim::Time end, const std::function<void()>& done) {
   if (++size_index_ < sizes_.size()) {
     // Between two sizes nccl-tests runs an untimed call of the next size and host barriers
     // (BenchTime: a sync call, Barrier; docs/references.md "Collectives"): not simulated, the
@@ -333,13 +326,13 @@ void CollectiveRunner::finish_iteration() {
     return;
   }
   done_ = true;
-  if (on_done_) {
-    const std::function<void()> fn = on_done_;  // it may start another run (run_one)
+  if (done) {
+    const std::function<void()> fn = done;  // it may start another run (run_one)
     fn();
   }
 }
 
-void CollectiveRunner::on_event(uint32_t kind, uint64_t /*arg*/) {
+void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kBegin) {
     if (sizes_.empty()) {
       done_ = true;
@@ -351,12 +344,22 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t /*arg*/) {
     begin_iteration(/*boundary=*/true, ctx_.sim.now());
   } else if (kind == kLaunched) {
     launch_iteration();
+  } else if (kind == kLaunchCall) {
+    // The ranks that were idle when the call was asked for.
+    ScheduleCall& c = call(static_cast<uint32_t>(arg));
+    std::vector<uint32_t> ranks;
+    for (uint32_t r = 0; r < c.ranks.size(); ++r) {
+      if (c.ranks[r].launch_at_boundary) ranks.push_back(r);
+    }
+    launch_ranks(c.number, ranks);
   }
 }
 
-void CollectiveRunner::on_rank_event(uint32_t kind, uint64_t arg) {
+void CollectiveRunner::on_rank_event(uint32_t rank, uint32_t kind, uint64_t arg) {
   if (kind == kPost) {
-    post(static_cast<uint32_t>(arg));
+    post(call(static_cast<uint32_t>(arg >> 32)), static_cast<uint32_t>(arg));
+  } else if (kind == kRankLaunch) {
+    launch_ranks(static_cast<uint32_t>(arg), {rank});
   } else if (kind == kNvlsTreePost) {
     nvls_tree_post(static_cast<uint32_t>(arg));
   }

@@ -14,45 +14,23 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "models/collectives/collective_result.hpp"
 #include "models/collectives/collective_spec.hpp"
 #include "models/collectives/collective_timeline.hpp"
 #include "models/collectives/collnet_run.hpp"
 #include "models/collectives/nvls_tree_run.hpp"
 #include "models/collectives/schedule.hpp"
+#include "models/collectives/schedule_call.hpp"
 #include "models/transport.hpp"
 #include "sim/per_partition.hpp"
+#include "sim/stable_vector.hpp"
 
 namespace models {
-
-// One row of the nccl-tests-style table.
-struct CollectiveResult {
-  uint32_t collective = 0;  // which collective workload of the scenario
-  CollectiveOp op = CollectiveOp::AllReduce;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
-  CollectiveProtocol protocol = CollectiveProtocol::Simple;
-  int ranks = 0;
-  int64_t size_bytes = 0;
-  int64_t count = 0;     // elements (size / type bytes)
-  sim::Time time;        // mean over the iterations
-  sim::Time start, end;  // of all iterations together
-  uint64_t messages = 0;
-  int64_t wire_bytes = 0;  // transport payload of all messages, all iterations
-  // Of wire_bytes: what went NVLink endpoint to NVLink endpoint (ranks of one GPU server) and
-  // what went through the NICs (every message of plain-host ranks).
-  int64_t nvlink_bytes = 0;
-  int64_t network_bytes = 0;
-  // The pipelining chunk of each channel (NCCL's for the call with "chunk": "nccl"; 0: one
-  // message per step).
-  int64_t chunk_bytes = 0;
-  // Collective data each rank sent and received, per iteration (conservation checks).
-  std::vector<int64_t> rank_data_sent, rank_data_received;
-  double algbw_gbps() const;  // size / time, GB/s (10^9 bytes)
-  double busbw_gbps() const;  // algbw × nccl-tests' factor
-};
 
 class SharpAllReduce;
 class CollectiveRunner;
@@ -69,11 +47,13 @@ sim::Time call_launch_latency(const CollectiveSpec& spec, int64_t size);
 // partition's event of the same instant.
 class RankAgent final : public sim::EventHandler {
  public:
-  RankAgent(sim::Simulator& sim, CollectiveRunner& runner) : EventHandler(sim), runner_(runner) {}
+  RankAgent(sim::Simulator& sim, CollectiveRunner& runner, uint32_t rank)
+      : EventHandler(sim), runner_(runner), rank_(rank) {}
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
   CollectiveRunner& runner_;
+  uint32_t rank_;
 };
 
 class CollectiveRunner final : public CompletionListener, public sim::EventHandler {
@@ -87,12 +67,17 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // Runs one all-reduce (the spec's op) of `size` bytes from `start` (default now; a caller
   // acting on the end of another call passes that end, results().back().end, which in a split
   // run may be later than the event that found it); `done` hears of its end. Its row joins
-  // results(). Its ranks post after the launch latency, at a boundary event (they are
-  // every partition's), so a split run needs that latency to be at least the window.
+  // results(). A call of a schedule algorithm may be asked for while earlier ones run (when
+  // rank_paced): each rank starts it once it has ended those (schedule_call.hpp); `done` is
+  // called in the order of the calls. Asked for from a partition's event, its ranks post after
+  // the launch latency at a boundary event (they are every partition's), so a split run needs
+  // that latency to be at least the window; asked for at a boundary, no such need.
   void run_one(int64_t size, std::function<void()> done) {
     run_one(size, std::move(done), ctx_.sim.now());
   }
-  void run_one(int64_t size, std::function<void()> done, sim::Time start);
+  void run_one(int64_t size, std::function<void()> done, sim::Time start, bool boundary = false);
+  // A call of `size` runs rank by rank (a schedule algorithm), not as one in-network step.
+  bool rank_paced(int64_t size) const;
   bool done() const { return done_.load(std::memory_order_acquire); }
   // When its last call ended (the start time before any).
   sim::Time finished_at() const { return results_.empty() ? spec_.start : results_.back().end; }
@@ -112,48 +97,79 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void on_flow_complete(uint32_t flow) override;
   void on_flow_delivered(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
-  void on_rank_event(uint32_t kind, uint64_t arg);  // a RankAgent's
+  void on_rank_event(uint32_t rank, uint32_t kind, uint64_t arg);  // a RankAgent's
 
  private:
-  // kBegin, kNextSize and kLaunched (a call's, or an iteration's, first posts) run between
-  // windows (Simulator::at_boundary): they act on every rank. kPost and kNvlsTreePost are a
-  // rank's (RankAgent), where its GPU is.
-  enum Kind : uint32_t { kBegin = 0, kPost = 1, kLaunched = 2, kNvlsTreePost = 3, kNextSize = 4 };
+  // kBegin, kNextSize, kLaunched (an in-network call's, or iteration's, first posts) and
+  // kLaunchCall (the first posts of a schedule call's ranks that were idle when it was asked
+  // for) run between windows (Simulator::at_boundary): they act on every rank. kPost,
+  // kNvlsTreePost and kRankLaunch are a rank's (RankAgent), where its GPU is.
+  enum Kind : uint32_t {
+    kBegin = 0,
+    kPost = 1,
+    kLaunched = 2,
+    kNvlsTreePost = 3,
+    kNextSize = 4,
+    kRankLaunch = 5,
+    kLaunchCall = 6,
+  };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
   enum class Release : uint8_t { Delivered, Completed, All };
   // A call begins at `start` (an iteration after the first: unused); `boundary`: called from
   // the runner's own boundary event at `start`.
   void begin_iteration(bool boundary, sim::Time start);
-  void launch_iteration();  // after the call's launch latency: the schedule starts
-  sim::Time launch_latency() const;
-  sim::Time step_cost(const CollectiveMessage& m) const;  // software time before posting m
+  // The row of a size starting at `start`, and what NCCL picks for it.
+  CollectiveResult new_row(int64_t size, sim::Time start) const;
+  CallSettings call_settings(const CollectiveResult& row) const;
+  // An in-network call after its launch latency (in_network_run.cpp, nvls_tree_run.cpp,
+  // collnet_run.cpp); it ends for every rank at once (finish_iteration).
+  void launch_iteration();
+  sim::Time launch_latency() const;  // of the in-network call under way
+  // Software time before posting m.
+  sim::Time step_cost(const CallSettings& s, const CollectiveMessage& m) const;
   // GPUDirect RDMA off: a network message's bytes stored into and loaded from host memory.
   sim::Time staging_time(int64_t bytes) const;
-  void begin_timeline(size_t messages);  // `run --timeline`: this iteration's spans
-  void ready(uint32_t message);          // all dependencies met
-  // `message` is complete: releases its successors (joins at once, without recursion) and
-  // finishes the iteration after the last one.
-  void complete(uint32_t message);
-  // `last`: the caller completed the iteration's last message (count_complete).
-  void drain(bool last = false);
-  // `n` messages (or joins) complete now: true for the one that completes the iteration's
-  // last (in a split run, the partitions count at once; the last to count finishes it).
-  bool count_complete(size_t n = 1);
+  void begin_timeline();  // `run --timeline`: its spans are recorded (made at the first call)
+  // Schedule calls, rank by rank (rank_calls.cpp): a row of `header.size_bytes` (its spec
+  // iterations) asked for at `start`; a rank starts call `number` at `at` (its launch after
+  // the row's launch latency); ranks launch it (their first posts); one of its
+  // messages is in (`rank` has one obligation less); its part is over; the row is over (rows
+  // finish in order); calls every rank has ended, freed (between windows).
+  void release_row(CollectiveResult header, int64_t sweep_index, std::function<void()> done,
+                   sim::Time start, bool boundary);
+  void start_rank(uint32_t rank, uint32_t number, sim::Time at);
+  void launch_ranks(uint32_t number, const std::vector<uint32_t>& ranks);
+  void settle(ScheduleCall& c, uint32_t rank);
+  void end_rank(ScheduleCall& c, uint32_t rank);
+  void finish_row(CallRow& row);
+  void emit_row(CallRow& row);
+  void free_ended_calls();
+  ScheduleCall& call(uint32_t number) { return *calls_[number]; }
+  // A flow's owner tag: (call, message) + 1, negative for a PXN relay leg.
+  static int64_t flow_tag(uint32_t call, uint32_t message, bool relay);
+  // The message path of a call (schedule_run.cpp).
+  void ready(ScheduleCall& c, uint32_t message);  // all dependencies met
+  // `message` is complete: releases its successors (joins at once, without recursion).
+  void complete(ScheduleCall& c, uint32_t message);
+  void drain();
   bool same_server(const CollectiveMessage& m) const;
-  void post(uint32_t message);
+  void post(ScheduleCall& c, uint32_t message);
   // The network leg of a message whose PXN relay leg (NVLink to the GPU next to the NIC) is done.
-  void post_after_relay(uint32_t message);
+  void post_after_relay(ScheduleCall& c, uint32_t message);
   // Under NCCL's placement: the NIC a network message arrives at (the channel's entry rail on
   // the receiving server).
-  int network_destination(const CollectiveMessage& m) const;
-  const ChannelLayout& channel_layout(const CollectiveMessage& m) const;
+  int network_destination(const ScheduleCall& c, const CollectiveMessage& m) const;
+  const ChannelLayout& channel_layout(const ScheduleCall& c, const CollectiveMessage& m) const;
   // A recycled transport flow of the collective's class between two endpoints, on the
   // connection whose source port is `sport`; not started.
   uint32_t add_message_flow(int src_host, int dst_host, int64_t bytes, uint16_t sport);
   // A transport flow for `message` (its last leg, or a PXN relay leg).
-  void start_message_flow(uint32_t message, int src_host, int dst_host, int64_t bytes, bool relay);
-  void finish_iteration();
+  void start_message_flow(ScheduleCall& c, uint32_t message, int src_host, int dst_host,
+                          int64_t bytes, bool relay);
+  void finish_iteration();  // an in-network iteration's
+  // A row is over at `end`: the next size (a sweep's) or `done`.
+  void after_row(sim::Time end, const std::function<void()>& done);
   RankAgent& agent(uint32_t rank) { return *agents_[rank]; }
   uint16_t connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const;
   sim::Time step_latency(CollectiveProtocol p) const;
@@ -204,31 +220,35 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::vector<int64_t> sizes_;
   std::vector<std::unique_ptr<RankAgent>> agents_;  // [rank]
   size_t size_index_ = 0;
-  int iteration_ = 0;
-  CollectiveSchedule schedule_;
-  CollectiveProtocol protocol_ = CollectiveProtocol::Simple;
-  // Messages of the current iteration not yet complete.
-  std::atomic<size_t> remaining_{0};
-  // What each partition's ranks add to the current iteration's row while it runs: summed into
-  // it when the iteration ends (its end: the latest completion of any partition).
-  struct Tally {
-    int64_t nvlink_bytes = 0, network_bytes = 0, wire_bytes = 0;
-    uint64_t messages = 0;  // posted by NVLS-tree and CollNet as they go
-    sim::Time latest;
-  };
+  int iteration_ = 0;  // of the in-network call under way
+  CollectiveProtocol protocol_ = CollectiveProtocol::Simple;  // of the in-network call
+  // What each partition's ranks add to the in-network row while it runs: summed into it when
+  // the iteration ends (its end: the latest completion of any partition).
+  using Tally = CallTally;
   sim::PerPartition<Tally> tally_;
+  // Schedule calls (schedule_call.hpp): rows and calls are added by one thread (between windows
+  // or in a run of one list; rows_lock_ for a run_one asked for by a partition's event) and
+  // never move; a call's state is freed once every rank has ended it.
+  sim::StableVector<std::unique_ptr<CallRow>, 64> rows_;
+  sim::StableVector<std::unique_ptr<ScheduleCall>, 256> calls_;
+  std::vector<RankCursor> cursors_;  // [rank]
+  std::mutex rows_lock_;             // rows' ends, in order
+  size_t rows_emitted_ = 0;          // rows whose results are in results_
+  size_t calls_freed_ = 0;           // calls before this one are freed
+  std::atomic<int> rows_open_{0};    // rows released and not yet emitted
   void clear_tally();
   // The call has gone on until now, or until a SHARP group's last host had its result.
   void note_latest();
   void note_group_done_times(uint32_t group);
-  // This iteration's channels as NCCL places them (spec_.ring_layouts or tree_layouts), or null.
-  const std::vector<ChannelLayout>* layouts_ = nullptr;
   // Messages whose successor edges (of the given kind) are to be released next.
-  sim::PerPartition<std::vector<std::pair<uint32_t, Release>>> released_;
-  NcclLatencies nccl_;  // this size's NCCL latency terms (when spec_.nccl_costs)
-  // This size's protocol throughput per channel of a rank (bits/s, 0 = none; CollectiveSpec::
-  // ll_rate_bps), and when each (rank, channel) may next post.
-  double channel_rate_bps_ = 0;
+  struct Released {
+    ScheduleCall* call;
+    uint32_t message;
+    Release release;
+  };
+  sim::PerPartition<std::vector<Released>> released_;
+  NcclLatencies nccl_;  // the in-network call's NCCL latency terms (when spec_.nccl_costs)
+  // When each (rank, channel) may next post under a protocol's throughput (CallSettings).
   std::vector<sim::Time> channel_free_;
   sim::Time iteration_start_;
   CollectiveResult current_;

@@ -1,7 +1,6 @@
 #include "models/collectives/collective_timeline.hpp"
 
 #include "models/collectives/collective_runner.hpp"
-#include "sim/atomic_max.hpp"
 #include "sim/units.hpp"
 
 namespace models {
@@ -18,18 +17,7 @@ CollectiveTimeline::CollectiveTimeline(TimelineRecorder& recorder, const std::st
   }
 }
 
-void CollectiveTimeline::begin(size_t messages, sim::Time now) {
-  iteration_start_ = now;
-  posted_at_.assign(messages, sim::Time(0));
-  if (!rank_last_) rank_last_ = std::make_unique<std::atomic<int64_t>[]>(iteration_track_.size());
-  for (size_t r = 0; r < iteration_track_.size(); ++r) rank_last_[r].store(now.ps);
-  all_ranks_ = false;
-}
-
-void CollectiveTimeline::completed(uint32_t message, const CollectiveMessage& m, sim::Time now) {
-  sim::raise_to(rank_last_[m.src_rank], now.ps);
-  sim::raise_to(rank_last_[m.dst_rank], now.ps);
-  const sim::Time posted = posted_at_[message];
+void CollectiveTimeline::sent(const CollectiveMessage& m, sim::Time posted, sim::Time now) {
   if (!recorder_.wants(posted, now)) {
     recorder_.leave_out(posted, now);
     return;
@@ -39,18 +27,19 @@ void CollectiveTimeline::completed(uint32_t message, const CollectiveMessage& m,
   recorder_.span(send_track_[m.src_rank], recorder_.name(name), posted, now, m.data_bytes);
 }
 
-void CollectiveTimeline::finish(const CollectiveResult& r, sim::Time end) {
+void CollectiveTimeline::rank_call(uint32_t rank, const CollectiveResult& r, sim::Time start,
+                                   sim::Time end) {
+  if (!recorder_.wants(start, end)) {
+    recorder_.leave_out(start, end);
+    return;
+  }
   const std::string name = std::string(to_string(r.op)) + " " + sim::format_bytes(r.size_bytes) +
                            " " + to_string(r.algorithm) + "/" + to_string(r.protocol);
-  for (size_t rank = 0; rank < iteration_track_.size(); ++rank) {
-    const sim::Time last = all_ranks_ ? end : sim::Time(rank_last_[rank].load());
-    if (!recorder_.wants(iteration_start_, last)) {
-      recorder_.leave_out(iteration_start_, last);
-      continue;
-    }
-    recorder_.span(iteration_track_[rank], recorder_.name(name), iteration_start_, last,
-                   r.size_bytes);
-  }
+  recorder_.span(iteration_track_[rank], recorder_.name(name), start, end, r.size_bytes);
+}
+
+void CollectiveTimeline::iteration(const CollectiveResult& r, sim::Time start, sim::Time end) {
+  for (uint32_t rank = 0; rank < iteration_track_.size(); ++rank) rank_call(rank, r, start, end);
 }
 
 }  // namespace models

@@ -33,7 +33,7 @@ void CollectiveRunner::run_collnet(int64_t size) {
   protocol_ = CollectiveProtocol::Simple;  // NCCL runs CollNet with Simple only (tuning.cc)
   current_.protocol = CollectiveProtocol::Simple;
   iteration_start_ = ctx_.sim.now();
-  begin_timeline(0);
+  begin_timeline();
   if (!collnet_ || collnet_->direct != direct) {
     collnet_ = std::make_unique<CollNetState>();
     CollNetState& st = *collnet_;
@@ -233,7 +233,6 @@ bool CollectiveRunner::collnet_completed(uint32_t flow) {
 // the latest of those, which each partition noted.
 void CollectiveRunner::collnet_finish() {
   CollNetState& st = *collnet_;
-  if (timeline_) timeline_->all_ranks_took_part();
   for (int h = 0; h < st.heads; ++h) {
     std::vector<uint32_t> heads;
     for (const NvlsTreeServer& server : st.servers) {

@@ -49,14 +49,13 @@ void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
   protocol_ = CollectiveProtocol::Simple;  // NCCL runs NVLS and CollNet with Simple only
   current_.protocol = CollectiveProtocol::Simple;
   iteration_start_ = ctx_.sim.now();
-  begin_timeline(0);
+  begin_timeline();
   sharp_->start(
       group, size,
       [this, group, nvlink] {
         // The last host's result ends the call: in a split run, found where that host is, maybe
         // before another partition's host got its own (each noted when).
         note_group_done_times(group);
-        if (timeline_) timeline_->all_ranks_took_part();
         std::vector<uint32_t> ranks(sharp_->counters(group).size());
         for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<uint32_t>(r);
         add_in_network_counters(group, ranks, nvlink);

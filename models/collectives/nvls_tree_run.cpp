@@ -26,7 +26,7 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
   protocol_ = CollectiveProtocol::Simple;  // NCCL runs NVLS_TREE with Simple only (tuning.cc)
   current_.protocol = CollectiveProtocol::Simple;
   iteration_start_ = ctx_.sim.now();
-  begin_timeline(0);
+  begin_timeline();
   if (!nvls_tree_) {
     nvls_tree_ = std::make_unique<NvlsTreeState>();
     NvlsTreeState& st = *nvls_tree_;
@@ -188,7 +188,6 @@ bool CollectiveRunner::nvls_tree_completed(uint32_t flow) {
 // the latest of those, which each partition noted.
 void CollectiveRunner::nvls_tree_finish() {
   NvlsTreeState& st = *nvls_tree_;
-  if (timeline_) timeline_->all_ranks_took_part();
   for (const NvlsTreeServer& server : st.servers) {
     // Messages: each chunk a GPU pushes, and (below) each multicast a head sends.
     add_in_network_counters(server.group, server.ranks, /*nvlink=*/true);

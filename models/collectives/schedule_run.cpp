@@ -1,10 +1,11 @@
 // A call that runs a schedule of messages (ring, double binary tree, halving-doubling, direct,
 // hierarchical: models/collectives/schedule.hpp): a message is posted once every message it
 // waits for is in — the receiver's next sends wait for the data only, anything else for the
-// completion —, after its step's cost and its channel's throughput; it becomes a transport flow
-// (over NVLink inside a server, through a PXN relay or the rank's own NIC between servers), and
-// its delivery and completion release the messages after it. A split run counts completions
-// in the partition that sees them (ARCHITECTURE.md, "Partitions"); the last one ends the call.
+// completion — and its sender has launched the call, after its step's cost and its channel's
+// throughput; it becomes a transport flow (over NVLink inside a server, through a PXN relay or
+// the rank's own NIC between servers), and its delivery and completion release the messages
+// after it and settle one obligation of its receiver and sender (rank_calls.cpp). Everything
+// here runs where the rank it acts for is (ARCHITECTURE.md, "Partitions").
 #include <algorithm>
 #include <cmath>
 
@@ -14,10 +15,16 @@
 
 namespace models {
 
-void CollectiveRunner::ready(uint32_t message) {
-  const CollectiveMessage& m = schedule_.messages[message];
-  sim::Time lat = step_cost(m);
-  if (channel_rate_bps_ > 0) {
+void CollectiveRunner::ready(ScheduleCall& c, uint32_t message) {
+  const CollectiveMessage& m = c.schedule.messages[message];
+  RankCall& sender = c.ranks[m.src_rank];
+  if (!sender.launched) {  // still in an earlier call
+    sender.held.push_back(message);
+    return;
+  }
+  const CallSettings& s = c.row->settings;
+  sim::Time lat = step_cost(s, m);
+  if (s.channel_rate_bps > 0) {
     // The protocol's throughput: this channel of the sender posts no sooner than its previous
     // message's data at the channel's share of the rank's rate.
     const int channels = std::max(1, spec_.channels);
@@ -25,19 +32,19 @@ void CollectiveRunner::ready(uint32_t message) {
                                     m.channel % static_cast<uint32_t>(channels)];
     const sim::Time at = std::max(ctx_.sim.now() + lat, free);
     free =
-        at + sim::Time(std::llround(static_cast<double>(m.data_bytes) * 8e12 / channel_rate_bps_));
+        at + sim::Time(std::llround(static_cast<double>(m.data_bytes) * 8e12 / s.channel_rate_bps));
     lat = at - ctx_.sim.now();
   }
   if (lat.ps > 0) {
-    ctx_.sim.after(lat, &agent(m.src_rank), kPost, message);
+    ctx_.sim.after(lat, &agent(m.src_rank), kPost, (static_cast<uint64_t>(c.number) << 32) | message);
   } else {
-    post(message);
+    post(c, message);
   }
 }
 
-void CollectiveRunner::post(uint32_t message) {
-  const CollectiveMessage& m = schedule_.messages[message];
-  if (timeline_) timeline_->posted(message, ctx_.sim.now());
+void CollectiveRunner::post(ScheduleCall& c, uint32_t message) {
+  const CollectiveMessage& m = c.schedule.messages[message];
+  if (timeline_) c.posted_at[message] = ctx_.sim.now();
   const auto& src_ends = spec_.rank_endpoints[m.src_rank];
   const auto& dst_ends = spec_.rank_endpoints[m.dst_rank];
   int src = static_cast<int>(src_ends[m.channel % src_ends.size()]);
@@ -46,52 +53,54 @@ void CollectiveRunner::post(uint32_t message) {
   if (same_server(m)) {
     src = static_cast<int>(spec_.rank_nvlink[m.src_rank]);
     dst = static_cast<int>(spec_.rank_nvlink[m.dst_rank]);
-    tally_.local().nvlink_bytes += m.wire_bytes;
-  } else if (layouts_ != nullptr &&
-             channel_layout(m).exit_rail[spec_.rank_server[m.src_rank]] >= 0) {
+    c.row->tally.local().nvlink_bytes += m.wire_bytes;
+  } else if (c.row->settings.layouts != nullptr &&
+             channel_layout(c, m).exit_rail[spec_.rank_server[m.src_rank]] >= 0) {
     // NCCL's placement: out by the channel's exit rail, in by the next server's entry rail
     // (channel_placement.hpp).
-    const ChannelLayout& layout = channel_layout(m);
+    const ChannelLayout& layout = channel_layout(c, m);
     const int from_server = spec_.rank_server[m.src_rank];
     const ServerRails& from = spec_.server_rails[from_server];
     const int rail = layout.exit_rail[from_server];
     src = static_cast<int>(from.nic_endpoint[rail]);
-    dst = network_destination(m);
+    dst = network_destination(c, m);
     const bool own_nic =
         std::find(src_ends.begin(), src_ends.end(), static_cast<uint32_t>(src)) != src_ends.end();
     if (!own_nic && spec_.pxn) {
       // PXN: over NVLink to the GPU next to the NIC first; that GPU's proxy then sends.
-      tally_.local().nvlink_bytes += m.wire_bytes;
-      start_message_flow(message, static_cast<int>(spec_.rank_nvlink[m.src_rank]),
+      c.row->tally.local().nvlink_bytes += m.wire_bytes;
+      start_message_flow(c, message, static_cast<int>(spec_.rank_nvlink[m.src_rank]),
                          static_cast<int>(from.nic_gpu_nvlink[rail]), m.wire_bytes,
                          /*relay=*/true);
       return;
     }
-    tally_.local().network_bytes += m.wire_bytes;
+    c.row->tally.local().network_bytes += m.wire_bytes;
   } else {
-    tally_.local().network_bytes += m.wire_bytes;
+    c.row->tally.local().network_bytes += m.wire_bytes;
   }
-  start_message_flow(message, src, dst, m.wire_bytes, /*relay=*/false);
+  start_message_flow(c, message, src, dst, m.wire_bytes, /*relay=*/false);
 }
 
-const ChannelLayout& CollectiveRunner::channel_layout(const CollectiveMessage& m) const {
-  return (*layouts_)[m.channel % layouts_->size()];
+const ChannelLayout& CollectiveRunner::channel_layout(const ScheduleCall& c,
+                                                      const CollectiveMessage& m) const {
+  const std::vector<ChannelLayout>& layouts = *c.row->settings.layouts;
+  return layouts[m.channel % layouts.size()];
 }
 
-int CollectiveRunner::network_destination(const CollectiveMessage& m) const {
-  const ChannelLayout& layout = channel_layout(m);
+int CollectiveRunner::network_destination(const ScheduleCall& c, const CollectiveMessage& m) const {
+  const ChannelLayout& layout = channel_layout(c, m);
   const int to_server = spec_.rank_server[m.dst_rank];
   return static_cast<int>(spec_.server_rails[to_server].nic_endpoint[layout.entry_rail[to_server]]);
 }
 
-void CollectiveRunner::post_after_relay(uint32_t message) {
-  const CollectiveMessage& m = schedule_.messages[message];
-  const ChannelLayout& layout = channel_layout(m);
+void CollectiveRunner::post_after_relay(ScheduleCall& c, uint32_t message) {
+  const CollectiveMessage& m = c.schedule.messages[message];
+  const ChannelLayout& layout = channel_layout(c, m);
   const int from_server = spec_.rank_server[m.src_rank];
   const int src =
       static_cast<int>(spec_.server_rails[from_server].nic_endpoint[layout.exit_rail[from_server]]);
-  tally_.local().network_bytes += m.wire_bytes;
-  start_message_flow(message, src, network_destination(m), m.wire_bytes, /*relay=*/false);
+  c.row->tally.local().network_bytes += m.wire_bytes;
+  start_message_flow(c, message, src, network_destination(c, m), m.wire_bytes, /*relay=*/false);
 }
 
 uint32_t CollectiveRunner::add_message_flow(int src_host, int dst_host, int64_t bytes,
@@ -108,17 +117,20 @@ uint32_t CollectiveRunner::add_message_flow(int src_host, int dst_host, int64_t 
   return transport_.add_flow(fs, 0, sport, /*recycle=*/true);
 }
 
-void CollectiveRunner::start_message_flow(uint32_t message, int src_host, int dst_host,
-                                          int64_t bytes, bool relay) {
-  const CollectiveMessage& m = schedule_.messages[message];
+int64_t CollectiveRunner::flow_tag(uint32_t call, uint32_t message, bool relay) {
+  const int64_t tag = static_cast<int64_t>((static_cast<uint64_t>(call) << 32) | message) + 1;
+  return relay ? -tag : tag;
+}
+
+void CollectiveRunner::start_message_flow(ScheduleCall& c, uint32_t message, int src_host,
+                                          int dst_host, int64_t bytes, bool relay) {
+  const CollectiveMessage& m = c.schedule.messages[message];
   // The relay leg is its own connection (to the proxy GPU): another source port.
   const uint32_t flow =
       add_message_flow(src_host, dst_host, bytes,
                        connection_sport(m.src_rank, m.dst_rank, m.channel + (relay ? 0x800u : 0u)));
-  // The flow's tag: message + 1, or -(message + 1) for a PXN relay leg (0 once heard of).
-  transport_.set_owner(
-      flow, this, relay ? -(static_cast<int64_t>(message) + 1) : static_cast<int64_t>(message) + 1);
-  tally_.local().wire_bytes += bytes;
+  transport_.set_owner(flow, this, flow_tag(c.number, message, relay));
+  c.row->tally.local().wire_bytes += bytes;
   transport_.start_flow_in_order(flow);  // a connection's messages in order, as one QP's
 }
 
@@ -126,15 +138,18 @@ void CollectiveRunner::on_flow_delivered(uint32_t flow) {
   if (nvls_tree_delivered(flow) || collnet_delivered(flow)) return;
   const FlowState& f = transport_.flow(flow);
   if (f.owner != this || f.owner_tag == 0) return;
-  const int64_t entry = f.owner_tag;
-  if (entry < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
+  const int64_t entry = f.owner_tag < 0 ? -f.owner_tag - 1 : f.owner_tag - 1;
+  ScheduleCall& c = call(static_cast<uint32_t>(entry >> 32));
+  const auto message = static_cast<uint32_t>(entry);
+  if (f.owner_tag < 0) {  // a PXN relay leg arrived at the proxy GPU: now the network leg
     transport_.set_owner(flow, this, 0);
-    post_after_relay(static_cast<uint32_t>(-entry - 1));
+    post_after_relay(c, message);
     return;
   }
   // The receiver has the data: its next sends may go (here, where the receiver is).
-  released_.local().emplace_back(static_cast<uint32_t>(entry - 1), Release::Delivered);
+  released_.local().push_back({&c, message, Release::Delivered});
   drain();
+  settle(c, c.schedule.messages[message].dst_rank);
 }
 
 void CollectiveRunner::on_flow_complete(uint32_t flow) {
@@ -143,48 +158,44 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
   if (f.owner != this || f.owner_tag <= 0) return;
   // The tag stays: over TCP a split run may hear of the completion (where the sender is)
   // before the partition of the receiver has run its delivery of the same moment.
-  const auto message = static_cast<uint32_t>(f.owner_tag - 1);
-  const CollectiveMessage& m = schedule_.messages[message];
-  current_.rank_data_sent[m.src_rank] += m.data_bytes;
-  if (timeline_) timeline_->completed(message, m, ctx_.sim.now());
-  complete(message);
+  const int64_t entry = f.owner_tag - 1;
+  ScheduleCall& c = call(static_cast<uint32_t>(entry >> 32));
+  const auto message = static_cast<uint32_t>(entry);
+  const CollectiveMessage& m = c.schedule.messages[message];
+  c.row->result.rank_data_sent[m.src_rank] += m.data_bytes;
+  if (timeline_) timeline_->sent(m, c.posted_at[message], ctx_.sim.now());
+  complete(c, message);
+  settle(c, m.src_rank);
 }
 
-void CollectiveRunner::complete(uint32_t message) {
-  released_.local().emplace_back(message, Release::Completed);
-  drain(count_complete());
+void CollectiveRunner::complete(ScheduleCall& c, uint32_t message) {
+  released_.local().push_back({&c, message, Release::Completed});
+  drain();
 }
 
-bool CollectiveRunner::count_complete(size_t n) {
-  Tally& t = tally_.local();
-  t.latest = std::max(t.latest, ctx_.sim.now());
-  return remaining_.fetch_sub(n, std::memory_order_acq_rel) == n;
-}
-
-void CollectiveRunner::drain(bool last) {
+void CollectiveRunner::drain() {
   auto& released = released_.local();
   while (!released.empty()) {
-    const auto [message, release] = released.back();
+    const Released r = released.back();
     released.pop_back();
-    const CollectiveMessage& m = schedule_.messages[message];
+    ScheduleCall& c = *r.call;
+    const CollectiveMessage& m = c.schedule.messages[r.message];
     for (uint32_t k = 0; k < m.successor_count; ++k) {
-      const uint32_t next = schedule_.successors[m.first_successor + k];
-      CollectiveMessage& n = schedule_.messages[next];
+      const uint32_t next = c.schedule.successors[m.first_successor + k];
+      CollectiveMessage& n = c.schedule.messages[next];
       // The receiver's next sends wait for the data only; anything else for the completion.
-      if (release != Release::All &&
-          (release == Release::Delivered) != (n.src_rank == m.dst_rank)) {
+      if (r.release != Release::All &&
+          (r.release == Release::Delivered) != (n.src_rank == m.dst_rank)) {
         continue;
       }
       if (--n.waiting != 0) continue;
       if (n.src_rank == n.dst_rank) {  // a join: complete now
-        released.emplace_back(next, Release::All);
-        last = count_complete() || last;
+        released.push_back({&c, next, Release::All});
       } else {
-        ready(next);
+        ready(c, next);
       }
     }
   }
-  if (last) finish_iteration();
 }
 
 }  // namespace models
