@@ -270,11 +270,13 @@ double CollectiveRunner::work_done() const {
     if (!rank_paced(sizes_[size_index_])) {
       done += size * iteration_;
     } else if (rows > 0 && rows_[rows - 1]->sweep_index == static_cast<int64_t>(size_index_)) {
-      // The sweep row under way: the share of its ranks' calls ended.
+      // The sweep row under way: the share of its calls' messages complete.
       const CallRow& row = *rows_[rows - 1];
-      const double parts = static_cast<double>(row.calls) * std::max(1, spec_.ranks());
-      done += size * spec_.iterations *
-              static_cast<double>(row.rank_ends.load(std::memory_order_relaxed)) / parts;
+      if (row.result.messages > 0) {
+        done += size * spec_.iterations *
+                static_cast<double>(row.messages_done.load(std::memory_order_relaxed)) /
+                static_cast<double>(row.result.messages);
+      }
     }
   }
   return total > 0 ? std::min(1.0, done / total) : 1.0;

@@ -156,7 +156,6 @@ void CollectiveRunner::end_rank(ScheduleCall& c, uint32_t rank) {
   CallRow& row = *c.row;
   if (timeline_) timeline_->rank_call(rank, row.result, c.ranks[rank].started, now);
   sim::raise_to(row.end_ps, now.ps);
-  row.rank_ends.fetch_add(1, std::memory_order_relaxed);
   RankCursor& cursor = cursors_[rank];
   cursor.busy = false;
   cursor.ended = now;

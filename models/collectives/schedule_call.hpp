@@ -52,7 +52,7 @@ struct CallRow {
   std::atomic<int> ranks_left{0};     // ranks yet to end its last call
   std::atomic<int64_t> start_ps{0};   // the earliest start of a rank (a minimum)
   std::atomic<int64_t> end_ps{0};     // the latest end of a rank (a maximum)
-  std::atomic<uint64_t> rank_ends{0};  // rank-calls ended (progress)
+  std::atomic<uint64_t> messages_done{0};  // of all its calls (progress)
   sim::PerPartition<CallTally> tally;
   std::function<void()> done;  // run_one's
   bool finished = false;       // every rank has ended its last call (under the runner's lock)

@@ -163,6 +163,7 @@ void CollectiveRunner::on_flow_complete(uint32_t flow) {
   const auto message = static_cast<uint32_t>(entry);
   const CollectiveMessage& m = c.schedule.messages[message];
   c.row->result.rank_data_sent[m.src_rank] += m.data_bytes;
+  c.row->messages_done.fetch_add(1, std::memory_order_relaxed);
   if (timeline_) timeline_->sent(m, c.posted_at[message], ctx_.sim.now());
   complete(c, message);
   settle(c, m.src_rank);
