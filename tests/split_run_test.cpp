@@ -149,27 +149,26 @@ TEST_CASE("split run: collectives give the same outputs on 1, 2 and 3 threads",
                            "allreduce-sweep-roce-16x8", "allreduce-sweep-ib-16x8"}) {
     check_split_outputs(name, {2, 3});
   }
-  // Back-to-back iterations: the next one posts on every rank at a boundary, its launch
-  // latency after the last one ends (NCCL's for the call, or set).
+  // Back-to-back iterations: each rank starts the next where it is, when its own part of the
+  // last has ended (after NCCL's launch latency for the call, or none).
   check_split_outputs("allreduce-sweep-roce-16x8", {2, 3}, {"workload.collective.iterations=3"});
   check_split_outputs(
       "alltoall-moe", {2, 3},
-      {"workload.collective.iterations=2", "workload.collective.launch_latency=1us"});
+      {"workload.collective.iterations=2", "workload.collective.launch_latency=0us"});
 }
 
 TEST_CASE("split run: a data-parallel training step gives the same outputs on 1, 2 and 3 threads",
           "[scenario][split]") {
-  // Compute phases end at boundary events; a bucket's all-reduce ends in whichever partition
-  // counts its last completion, and what follows (the next bucket's launch, the optimizer) is
-  // timed from the call's end, at least a launch latency later: GPU ranks with NCCL's costs,
-  // plain hosts with a launch latency set, beside Poisson flows.
+  // Compute phases end at boundary events, where a ready bucket's all-reduce is asked for; each
+  // rank starts it where it is once its own part of the bucket before has ended (launch latency
+  // 0 on plain hosts, NCCL's on GPU ranks); the last all-reduce ends in whichever partition
+  // counts the last rank's end, and the optimizer follows it. Beside Poisson flows.
   // 8 of the 7B model's 32 layers: a quarter of the time, the same mechanisms.
   scen::Scenario b7 = shipped("training-step-7b");
   b7.training[0].layers.resize(8);
   check_split_outputs(b7, {2});
-  check_split_outputs("training-step-dp16", {2, 3}, {"workload.training.comm.launch_latency=5us"});
-  check_split_outputs("training-noisy-neighbor", {2},
-                      {"workload.training.comm.launch_latency=5us"});
+  check_split_outputs("training-step-dp16", {2, 3});
+  check_split_outputs("training-noisy-neighbor", {2});
 }
 
 TEST_CASE("split run: in-network all-reduces give the same outputs on 1, 2 and 3 threads",
@@ -313,17 +312,17 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   const auto load = [](const std::string& name) {
     return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", {});
   };
-  refused(load("training-step-dp16"), "a training all-reduce with a launch latency below 1 us");
   refused(load("training-step-tp8-pp4-dp16"), "training with tensor or pipeline parallel groups");
   scen::Scenario dp16 = load("training-step-dp16");
-  dp16.training[0].comm.launch_latency = sim::Time(5'000'000);
   dp16.training[0].optimizer = sim::Time(999'999);
   refused(dp16, "a training optimizer step below 1 us");
+  scen::Scenario sharp = load("ib-sharp-allreduce");
+  for (models::CollectiveSpec& c : sharp.collectives) {
+    c.iterations = 2;
+    c.launch_latency = sim::Time(999'999);
+  }
+  refused(sharp, "in-network collective iterations above 1 with a launch latency below 1 us");
   scen::Scenario moe = load("alltoall-moe");
-  moe.collectives[0].iterations = 2;
-  moe.collectives[0].launch_latency = sim::Time(999'999);
-  refused(moe, "iterations above 1 with a launch latency below 1 us");
-  moe = load("alltoall-moe");
   moe.collectives[0].size_gap = sim::Time(999'999);
   refused(moe, "size_gap below 1 us");
 }
@@ -332,7 +331,7 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
           "[cli][split]") {
   TempDir dir;
   const std::string incast = RDMASIM_SOURCE_DIR "/scenarios/incast-8to1.json";
-  const std::string moe = RDMASIM_SOURCE_DIR "/scenarios/training-step-dp16.json";
+  const std::string moe = RDMASIM_SOURCE_DIR "/scenarios/training-step-tp8-pp4-dp16.json";
   const auto out = [&](const char* name) { return (dir / name).string(); };
   for (const char* bad : {"0", "1025", "-3"}) {
     INFO(bad);
@@ -386,10 +385,11 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
 
 TEST_CASE("split run: --threads auto runs a scenario a split cannot run yet on one thread",
           "[scenario][split]") {
-  // A small training scenario: auto falls back to one thread, and the results are the
-  // one-thread run's.
-  const scen::Scenario s =
+  // A small training scenario (its optimizer step shorter than a window): auto falls back to
+  // one thread, and the results are the one-thread run's.
+  scen::Scenario s =
       scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/training-step-dp16.json", {});
+  s.training[0].optimizer = sim::Time(500'000);
   scen::RunOptions one, automatic;
   automatic.threads = 0;
   const scen::RunOutcome a = scen::run_scenario(s, one), b = scen::run_scenario(s, automatic);

@@ -96,8 +96,8 @@ sim::Time CollectiveRunner::step_latency(CollectiveProtocol p) const {
   }
 }
 
-bool CollectiveRunner::rank_paced(int64_t size) const {
-  switch (resolve_algorithm(spec_, size)) {
+bool rank_paced(const CollectiveSpec& spec, int64_t size) {
+  switch (resolve_algorithm(spec, size)) {
     case CollectiveAlgorithm::Sharp:
     case CollectiveAlgorithm::Nvls:
     case CollectiveAlgorithm::NvlsTree:

@@ -35,6 +35,10 @@ namespace models {
 class SharpAllReduce;
 class CollectiveRunner;
 
+// A call of `size` runs rank by rank (a schedule algorithm: schedule_call.hpp), not as one
+// in-network step (SHARP, NVLS, NVLS-tree, CollNet) that starts and ends for every rank at once.
+bool rank_paced(const CollectiveSpec& spec, int64_t size);
+
 // The time from a call's start to its first posts (the kernel launch: the spec's
 // launch_latency, else NCCL's base latency of the call's algorithm and protocol scaled by
 // launch_scale when nccl_costs is on, else none).
@@ -76,8 +80,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
     run_one(size, std::move(done), ctx_.sim.now());
   }
   void run_one(int64_t size, std::function<void()> done, sim::Time start, bool boundary = false);
-  // A call of `size` runs rank by rank (a schedule algorithm), not as one in-network step.
-  bool rank_paced(int64_t size) const;
+  bool rank_paced(int64_t size) const { return models::rank_paced(spec_, size); }
   bool done() const { return done_.load(std::memory_order_acquire); }
   // When its last call ended (the start time before any).
   sim::Time finished_at() const { return results_.empty() ? spec_.start : results_.back().end; }

@@ -40,6 +40,10 @@ TrainingRunner::TrainingRunner(Context& ctx, Transport& transport, TrainingSpec 
   }
   spec_.comm.op = CollectiveOp::AllReduce;
   comm_ = std::make_unique<CollectiveRunner>(ctx, transport, spec_.comm, index, seed);
+  rank_paced_ = true;
+  for (const int64_t bytes : gradient_buckets(spec_)) {
+    rank_paced_ = rank_paced_ && rank_paced(spec_.comm, bytes);
+  }
   timeline_process_ = "training " + std::to_string(index);
   comm_->set_timeline_process(timeline_process_ + ": gradient all-reduces");
 }
@@ -161,6 +165,17 @@ void TrainingRunner::bucket_ready(int64_t bytes) {
 }
 
 void TrainingRunner::next_all_reduce() {
+  if (rank_paced_) {
+    // At a compute phase's end (a boundary event): every rank may take it.
+    while (!pending_.empty()) {
+      const int64_t bytes = pending_.front();
+      pending_.pop_front();
+      ++comm_open_;
+      comm_->run_one(
+          bytes, [this] { all_reduce_done(); }, clock_, /*boundary=*/true);
+    }
+    return;
+  }
   if (comm_busy_ || pending_.empty()) return;
   comm_busy_ = true;
   const int64_t bytes = pending_.front();
@@ -170,15 +185,23 @@ void TrainingRunner::next_all_reduce() {
 }
 
 void TrainingRunner::all_reduce_done() {
-  clock_ = comm_->results().back().end;
+  const CollectiveResult& r = comm_->results().back();
+  clock_ = r.end;
   comm_busy_ = false;
-  comm_total_ += comm_->results().back().time;
+  if (rank_paced_) --comm_open_;
+  // The stream's busy time: a rank-paced all-reduce may start on the first ranks before the
+  // one before has ended on the last (their union counts).
+  const sim::Time from = std::max(r.start, comm_end_);
+  if (from == r.start) {
+    comm_total_ += r.time;
+  } else if (r.end > from) {
+    comm_total_ += r.end - from;
+  }
   if (ctx_.timeline != nullptr) {
-    const CollectiveResult& r = comm_->results().back();
-    timeline_span(false, "bucket " + sim::format_bytes(r.size_bytes), r.start, r.size_bytes);
+    timeline_span(false, "bucket " + sim::format_bytes(r.size_bytes), from, r.size_bytes);
   }
   comm_end_ = clock_;
-  if (!pending_.empty()) {
+  if (!rank_paced_ && !pending_.empty()) {
     next_all_reduce();
     return;
   }
@@ -186,7 +209,7 @@ void TrainingRunner::all_reduce_done() {
 }
 
 void TrainingRunner::maybe_optimize() {
-  if (!backward_done_ || comm_busy_ || !pending_.empty()) return;
+  if (!backward_done_ || comm_busy_ || comm_open_ > 0 || !pending_.empty()) return;
   after(spec_.optimizer, kOptimizerDone);
 }
 

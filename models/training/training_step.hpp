@@ -5,7 +5,10 @@
 // (one communication stream, as PyTorch DDP with NCCL); the optimizer runs once backward is
 // done and every bucket is reduced. With `overlap` off, all-reduces wait for the end of
 // backward (communication fully exposed). Compute is the same on every rank (synchronous data
-// parallelism), so it is one timeline of compute phases.
+// parallelism), so it is one timeline of compute phases. The stream is each GPU's: a rank
+// starts a bucket's all-reduce once the bucket is ready and its own part of the one before
+// has ended (CollectiveRunner::run_one, rank by rank for schedule algorithms); an in-network
+// algorithm's all-reduce starts at the end of the one before, for every rank.
 #pragma once
 
 #include <algorithm>
@@ -85,7 +88,11 @@ class TrainingRunner final : public sim::EventHandler {
   int layer_ = 0;  // next layer whose backward completes
   int64_t bucket_fill_ = 0;
   std::deque<int64_t> pending_;  // closed buckets waiting for the stream
-  bool comm_busy_ = false;
+  bool comm_busy_ = false;       // an in-network stream's all-reduce is under way
+  // Every bucket's all-reduce runs rank by rank: asked for as soon as it is ready (the runner
+  // queues it behind the ones before, per rank); how many are under way.
+  bool rank_paced_ = false;
+  int comm_open_ = 0;
   bool backward_done_ = false;
   int buckets_ = 0;
   sim::Time comm_total_;

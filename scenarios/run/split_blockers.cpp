@@ -9,13 +9,17 @@ namespace scen {
 namespace {
 
 // What of a collective's calls of `sizes` a split run cannot run yet (ARCHITECTURE.md,
-// "Partitions").
+// "Partitions"). Calls of schedule algorithms run rank by rank (each rank's next call follows
+// its own end, where it is); in-network calls start for every rank at once, at a boundary
+// event, at least a window after the end that any partition may find. Sizes of a sweep start
+// for every rank at once after size_gap.
 std::string collective_split_blocker(const models::CollectiveSpec& c,
                                      const std::vector<int64_t>& sizes) {
   for (const int64_t size : sizes) {
-    if (c.iterations > 1 && models::call_launch_latency(c, size) < sim::Simulator::kStopGrace) {
-      return "collective iterations above 1 with a launch latency below 1 us (the next "
-             "iteration posts on every rank then)";
+    if (c.iterations > 1 && !models::rank_paced(c, size) &&
+        models::call_launch_latency(c, size) < sim::Simulator::kStopGrace) {
+      return "in-network collective iterations above 1 with a launch latency below 1 us (the "
+             "next iteration posts on every rank then)";
     }
   }
   if (sizes.size() > 1 && c.size_gap < sim::Simulator::kStopGrace) {
@@ -24,9 +28,10 @@ std::string collective_split_blocker(const models::CollectiveSpec& c,
   return "";
 }
 
-// A data-parallel training step: its compute phases are boundary events; what follows the end
-// of a bucket's all-reduce (the next one's launch, the optimizer) must be at least a window
-// later, for that end is found within a window.
+// A data-parallel training step: its compute phases are boundary events; what follows the
+// end of the last all-reduce (the optimizer) must be at least a window later, for that end is
+// found within a window. Rank-paced all-reduces are asked for at those boundary events; an
+// in-network one follows the end of the one before on every rank.
 std::string training_split_blocker(const models::TrainingSpec& t) {
   if (t.parallel.enabled()) {
     return "training with tensor or pipeline parallel groups (its replicas' programs and "
@@ -38,13 +43,16 @@ std::string training_split_blocker(const models::TrainingSpec& t) {
   models::CollectiveSpec comm = t.comm;
   comm.op = models::CollectiveOp::AllReduce;
   const std::vector<int64_t> buckets = models::gradient_buckets(t);
+  bool rank_paced = true;
+  for (const int64_t size : buckets) rank_paced = rank_paced && models::rank_paced(comm, size);
+  if (rank_paced) return collective_split_blocker(comm, {});
   for (const int64_t size : buckets) {
     if (models::call_launch_latency(comm, size) < sim::Simulator::kStopGrace) {
-      return "a training all-reduce with a launch latency below 1 us (the next bucket's posts "
-             "follow the last one's end then)";
+      return "a training all-reduce with an in-network algorithm and a launch latency below "
+             "1 us (the next bucket's posts follow the last one's end then)";
     }
   }
-  return collective_split_blocker(comm, buckets);
+  return collective_split_blocker(comm, {});
 }
 
 }  // namespace
