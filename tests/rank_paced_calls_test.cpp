@@ -2,8 +2,8 @@
 // rank starts its next call when its own part of the last has ended (not when every rank's
 // has), a message of a call reaching a rank still in an earlier one waits for that rank, and a
 // training step's buckets follow the same rule.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 
 #include "scenario_helpers.hpp"
@@ -25,8 +25,8 @@ scen::Json chain_broadcast(int iterations) {
   j["name"] = "rank-paced-broadcast";
   j["topology"] = test_support::star(8, "100Gbps");
   j["fabric"]["switch"] = {{"latency", "500ns"}};
-  j["workload"]["collective"] = {{"op", "broadcast"},     {"algorithm", "ring"},
-                                 {"size", "1MiB"},        {"chunk", "64KiB"},
+  j["workload"]["collective"] = {{"op", "broadcast"},        {"algorithm", "ring"},
+                                 {"size", "1MiB"},           {"chunk", "64KiB"},
                                  {"iterations", iterations}, {"launch_latency", "0us"}};
   return j;
 }
@@ -56,9 +56,10 @@ std::map<std::string, RankSpans> spans_by_rank(const models::TimelineRecorder& t
 
 }  // namespace
 
-TEST_CASE("rank-paced calls: the root of a chain broadcast starts its next call before the "
-          "chain's end",
-          "[mechanism][collective]") {
+TEST_CASE(
+    "rank-paced calls: the root of a chain broadcast starts its next call before the "
+    "chain's end",
+    "[mechanism][collective]") {
   const scen::RunOutcome one = run(chain_broadcast(1));
   const scen::RunOutcome four = run(chain_broadcast(4), /*timeline=*/true);
   REQUIRE(one.collectives.size() == 1);
@@ -85,9 +86,10 @@ TEST_CASE("rank-paced calls: the root of a chain broadcast starts its next call 
   for (size_t r = 1; r < 8; ++r) CHECK(four.collectives[0].rank_data_received[r] == 1 << 20);
 }
 
-TEST_CASE("rank-paced calls: a message of the next call waits until its rank has ended the "
-          "last",
-          "[mechanism][collective]") {
+TEST_CASE(
+    "rank-paced calls: a message of the next call waits until its rank has ended the "
+    "last",
+    "[mechanism][collective]") {
   // A broadcast down 16 GPUs of two servers in rank order: seven NVLink hops at 450 GB/s, one
   // network hop at 400 Gb/s (rank 7 to rank 8), seven NVLink hops. Rank 7 lags behind the
   // ranks before it: the second call's data reaches it while it still sends the first's over

@@ -37,8 +37,8 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
         std::make_unique<RankAgent>(ctx_.sim, *this, static_cast<uint32_t>(agents_.size())));
   }
   cursors_.resize(spec_.rank_endpoints.size());
-  channel_free_.assign(spec_.rank_endpoints.size() * static_cast<size_t>(std::max(1, spec_.channels)),
-                       sim::Time{});
+  channel_free_.assign(
+      spec_.rank_endpoints.size() * static_cast<size_t>(std::max(1, spec_.channels)), sim::Time{});
   ctx_.sim.set_building_partition(building);
   tally_.resize(ctx_.sim.partitions());
   transport_.prepare_recycling();  // its messages' slots are reused (add_message_flow)

@@ -223,7 +223,7 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   std::vector<int64_t> sizes_;
   std::vector<std::unique_ptr<RankAgent>> agents_;  // [rank]
   size_t size_index_ = 0;
-  int iteration_ = 0;  // of the in-network call under way
+  int iteration_ = 0;                                         // of the in-network call under way
   CollectiveProtocol protocol_ = CollectiveProtocol::Simple;  // of the in-network call
   // What each partition's ranks add to the in-network row while it runs: summed into it when
   // the iteration ends (its end: the latest completion of any partition).

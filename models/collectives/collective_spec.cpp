@@ -200,7 +200,9 @@ const sim::ParamTable<CollectiveSpec>& collective_param_table() {
       sim::int_param<S>("qps", &S::qps, "queue pairs each message is striped over", 1, 64),
       sim::int_param<S>("root", &S::root, "broadcast root rank", 0, 1 << 20),
       sim::int_param<S>("iterations", &S::iterations,
-                        "runs per size, back to back; the table reports the mean", 1, 1000),
+                        "runs per size, back to back (each rank starts the next when its own part "
+                        "of the last has ended); the table reports the mean",
+                        1, 1000),
       sim::time_param<S>("start", &S::start, "when the first size starts"),
       sim::time_param<S>("size_gap", &S::size_gap,
                          "idle time between two sizes (nccl-tests runs an untimed call and "

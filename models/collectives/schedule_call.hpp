@@ -48,10 +48,10 @@ struct CallRow {
   CallSettings settings;
   int64_t sweep_index = -1;  // which of the spec's sizes (-1: a run_one call)
   uint32_t first_call = 0, calls = 0;
-  sim::Time released;                 // when its ranks may start
-  std::atomic<int> ranks_left{0};     // ranks yet to end its last call
-  std::atomic<int64_t> start_ps{0};   // the earliest start of a rank (a minimum)
-  std::atomic<int64_t> end_ps{0};     // the latest end of a rank (a maximum)
+  sim::Time released;                      // when its ranks may start
+  std::atomic<int> ranks_left{0};          // ranks yet to end its last call
+  std::atomic<int64_t> start_ps{0};        // the earliest start of a rank (a minimum)
+  std::atomic<int64_t> end_ps{0};          // the latest end of a rank (a maximum)
   std::atomic<uint64_t> messages_done{0};  // of all its calls (progress)
   sim::PerPartition<CallTally> tally;
   std::function<void()> done;  // run_one's
@@ -63,8 +63,8 @@ struct RankCall {
   uint32_t obligations = 0;  // messages to send until complete or to receive until delivered
   bool launched = false;
   bool launch_at_boundary = false;  // idle when the call was asked for: launched with the others
-  sim::Time started;           // when it could start (its previous call's end, or the release)
-  std::vector<uint32_t> held;  // messages (and joins) ready before it launched
+  sim::Time started;                // when it could start (its previous call's end, or the release)
+  std::vector<uint32_t> held;       // messages (and joins) ready before it launched
 };
 
 // One call: one iteration of a row's size.

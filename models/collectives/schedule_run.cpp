@@ -36,7 +36,8 @@ void CollectiveRunner::ready(ScheduleCall& c, uint32_t message) {
     lat = at - ctx_.sim.now();
   }
   if (lat.ps > 0) {
-    ctx_.sim.after(lat, &agent(m.src_rank), kPost, (static_cast<uint64_t>(c.number) << 32) | message);
+    ctx_.sim.after(lat, &agent(m.src_rank), kPost,
+                   (static_cast<uint64_t>(c.number) << 32) | message);
   } else {
     post(c, message);
   }
