@@ -21,12 +21,15 @@ fi
 # with in-band telemetry records, InfiniBand credits and congestion control; collectives (each
 # rank's posts in its partition, completions counted by every partition, a sweep's sizes;
 # SHARP's hosts counting their results where their NICs are); kernel TCP (each CPU's stack
-# where its NICs are, a message's delivery and completion in two partitions at one moment).
+# where its NICs are, a message's delivery and completion in two partitions at one moment);
+# data-parallel training (buckets' all-reduces rank by rank, a rank starting the next where it
+# is, the row's end found by the partition of its last rank).
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   scenarios=(quickstart roce-incast-pfc deadlock-routing-loop pause-storm-watchdog
              roce-dcqcn-convergence cc-compare-incast ib-cc-victim alltoall-moe
-             allreduce-sweep-roce-16x8 ib-sharp-allreduce rdma-vs-tcp-scaling)
+             allreduce-sweep-roce-16x8 ib-sharp-allreduce rdma-vs-tcp-scaling
+             training-step-dp16)
 fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
