@@ -72,6 +72,20 @@ void write_send_recv(const TempDir& dir, int64_t bytes) {
   scen::write_et_file((dir / "p2p.1.et").string(), b);
 }
 
+// Rank 0 sends `bytes` to rank 1 at once; rank 1 computes 30 us, then posts its receive.
+void write_late_recv(const TempDir& dir, int64_t bytes) {
+  scen::EtFile a = empty_trace(), b = empty_trace();
+  Node& s = add(a, ChakraProtoMsg::COMM_SEND_NODE);
+  attr(s, "comm_dst", 1);
+  attr(s, "comm_size", bytes);
+  add(b, ChakraProtoMsg::COMP_NODE).set_duration_micros(30);
+  Node& r = add(b, ChakraProtoMsg::COMM_RECV_NODE, {0});
+  attr(r, "comm_src", 0);
+  attr(r, "comm_size", bytes);
+  scen::write_et_file((dir / "p2p.0.et").string(), a);
+  scen::write_et_file((dir / "p2p.1.et").string(), b);
+}
+
 scen::Json two_hosts() {
   scen::Json j;
   j["name"] = "chakra-p2p";
@@ -173,6 +187,32 @@ TEST_CASE("chakra: a send moves its bytes once its receive is posted, as a messa
   const double delivered = static_cast<double>((rx.iteration - sim::Time(15'000'000)).ps);
   CHECK(delivered > 0.9 * static_cast<double>(alone.flows[0].fct.ps) - 2e6);
   CHECK(delivered <= static_cast<double>(alone.flows[0].fct.ps));
+}
+
+TEST_CASE("chakra: a send waits for its receiver's clear-to-send, one small message's way",
+          "[mechanism][chakra]") {
+  // NCCL's receiver posts its receive and writes the sender a 64-byte FIFO element (where to
+  // write); only then does the data go. Posted 30 us after the send, the send ends (its data
+  // acknowledged) one clear-to-send's trip (two 1 us links and the switch at least) after the
+  // data alone, posted at 30 us, would.
+  TempDir dir("rdmasim_chakra");
+  write_late_recv(dir, 1 << 20);
+  const scen::RunOutcome out = run_chakra(dir, two_hosts());
+  REQUIRE(out.chakra_ranks.size() == 2);
+  scen::Json f = two_hosts();
+  f["workload"].erase("chakra");
+  f["workload"]["flows"] = {{{"src", "h0"}, {"dst", "h1"}, {"size", "1MiB"}, {"start", "30us"}},
+                            {{"src", "h1"}, {"dst", "h0"}, {"size", "64B"}, {"start", "0us"}}};
+  const scen::RunOutcome alone = scen::run_scenario(test_support::load(f));
+  REQUIRE(alone.flows.size() == 2);
+  const sim::Time data = alone.flows[0].fct, small = alone.flows[1].fct;
+  const sim::Time extra = out.chakra_ranks[0].iteration - sim::Time(30'000'000) - data;
+  INFO("send ends " << extra.us() << " us after the data alone would; a 64 B message's "
+                    << "round trip " << small.us() << " us");
+  CHECK(extra.ps >= 2'500'000);
+  CHECK(extra <= small);
+  // The receiver has the data before the sender hears it acknowledged.
+  CHECK(out.chakra_ranks[1].iteration < out.chakra_ranks[0].iteration);
 }
 
 TEST_CASE("chakra: the timeline has each rank's compute and communication",

@@ -136,23 +136,41 @@ uint64_t ParallelTraining::transfer_key(int receiver, Direction dir, int micro) 
 }
 
 void ParallelTraining::post_side(int replica, Direction dir, int micro, bool send) {
-  const int dp = spec_.parallel.dp;
+  const ParallelGroups& p = spec_.parallel;
+  const int dp = p.dp;
   // Activations go to the next stage (the same replica index d), gradients to the previous.
   const int peer = dir == Direction::Forward ? (send ? replica + dp : replica - dp)
                                              : (send ? replica - dp : replica + dp);
   const int receiver = send ? peer : replica;
   const uint64_t key = transfer_key(receiver, dir, micro);
   Transfer& t = transfers_[key];
+  if (t.clear.empty()) {
+    t.clear.assign(static_cast<size_t>(p.tp), false);
+    t.started.assign(static_cast<size_t>(p.tp), false);
+    t.undelivered = t.incomplete = p.tp;
+  }
+  t.sender = send ? replica : peer;
+  t.receiver = receiver;
   if (send) {
     t.send_posted = true;
-    t.sender = replica;
-    t.receiver = peer;
-  } else {
-    t.recv_posted = true;
-    t.receiver = replica;
-    t.sender = peer;
+    ++replica_[static_cast<size_t>(replica)].messages_sent;
+    for (int tr = 0; tr < p.tp; ++tr) {
+      if (t.clear[static_cast<size_t>(tr)]) start_flow(key, t, tr);
+    }
+    return;
   }
-  if (t.send_posted && t.recv_posted) start_transfer(key, t);
+  t.recv_posted = true;
+  // Each tensor rank of the receiver tells its peer where to write (start_clear_to_send).
+  const int from_stage = stage_of(t.sender), to_stage = stage_of(t.receiver);
+  const int d = t.sender % dp;
+  for (int tr = 0; tr < p.tp; ++tr) {
+    const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
+    const uint32_t flow = start_clear_to_send(
+        transport_, p.endpoints, static_cast<uint32_t>(dst), static_cast<uint32_t>(src),
+        ctx_.sim.now(), connection_sport(dst, src) ^ 0x1a5a);
+    if (clear_of_flow_.size() <= flow) clear_of_flow_.resize(flow + 1, {0, 0});
+    clear_of_flow_[flow] = {key + 1, tr};
+  }
 }
 
 uint16_t ParallelTraining::connection_sport(int src_rank, int dst_rank) const {
@@ -161,27 +179,34 @@ uint16_t ParallelTraining::connection_sport(int src_rank, int dst_rank) const {
                                 static_cast<uint64_t>(dst_rank));
 }
 
-void ParallelTraining::start_transfer(uint64_t key, Transfer& t) {
+void ParallelTraining::start_flow(uint64_t key, Transfer& t, int tr) {
   const ParallelGroups& p = spec_.parallel;
+  if (t.started[static_cast<size_t>(tr)]) return;
+  t.started[static_cast<size_t>(tr)] = true;
   const int from_stage = stage_of(t.sender), to_stage = stage_of(t.receiver);
   const int d = t.sender % p.dp;
-  t.undelivered = t.incomplete = p.tp;
   // Each tensor rank sends its copy of the micro-batch's activations (or their gradients) to
   // the same tensor rank of the other stage: over NVLink inside a server, else NIC to NIC.
-  for (int tr = 0; tr < p.tp; ++tr) {
-    const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
-    const uint32_t flow = start_p2p_flow(transport_, p.endpoints, static_cast<uint32_t>(src),
-                                         static_cast<uint32_t>(dst), p.activation_bytes,
-                                         ctx_.sim.now(), "pipeline", connection_sport(src, dst));
-    if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
-    transfer_of_flow_[flow] = key + 1;
-  }
+  const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
+  const uint32_t flow = start_p2p_flow(transport_, p.endpoints, static_cast<uint32_t>(src),
+                                       static_cast<uint32_t>(dst), p.activation_bytes,
+                                       ctx_.sim.now(), "pipeline", connection_sport(src, dst));
+  if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
+  transfer_of_flow_[flow] = key + 1;
   replica_[static_cast<size_t>(t.sender)].last_transfer_start = ctx_.sim.now();
   replica_[static_cast<size_t>(t.receiver)].last_transfer_start = ctx_.sim.now();
-  ++replica_[static_cast<size_t>(t.sender)].messages_sent;
 }
 
 void ParallelTraining::on_flow_delivered(uint32_t flow) {
+  if (flow < clear_of_flow_.size() && clear_of_flow_[flow].first != 0) {
+    const uint64_t key = clear_of_flow_[flow].first - 1;
+    const int tr = clear_of_flow_[flow].second;
+    clear_of_flow_[flow] = {0, 0};
+    Transfer& t = transfers_.at(key);
+    t.clear[static_cast<size_t>(tr)] = true;
+    if (t.send_posted) start_flow(key, t, tr);
+    return;
+  }
   flow_done(flow, true);
 }
 

@@ -58,6 +58,8 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
     bool send_posted = false, recv_posted = false;
     int undelivered = 0, incomplete = 0;
     int sender = 0, receiver = 0;  // replicas
+    // [tensor rank] its receiver's clear-to-send has reached the sender; its data has started.
+    std::vector<bool> clear, started;
   };
   struct Replica {
     size_t pc = 0;       // next op of its stage's program
@@ -81,7 +83,9 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   void run(int replica);  // executes ops from its pc until one waits
   bool post_call(int replica, const Op& op);
   void post_side(int replica, Direction dir, int micro, bool send);
-  void start_transfer(uint64_t key, Transfer& t);
+  // Tensor rank `tr`'s flow of a transfer whose send is posted and whose receiver has cleared
+  // it (start_clear_to_send).
+  void start_flow(uint64_t key, Transfer& t, int tr);
   // The transport's news of one flow of a pipeline transfer (delivered, or completed).
   void flow_done(uint32_t flow, bool delivered);
   void item_done(int replica);
@@ -108,6 +112,8 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   std::unordered_map<uint64_t, Transfer> transfers_;
   // [transport flow id] the transfer key + 1 of one of its flows, 0 = not ours
   std::vector<uint64_t> transfer_of_flow_;
+  // [transport flow id] of a clear-to-send: its transfer key + 1 (0 = none) and tensor rank
+  std::vector<std::pair<uint64_t, int>> clear_of_flow_;
   std::vector<int> stage_replicas_done_;
   int groups_done_ = 0;
   int step_ = 0;

@@ -104,11 +104,18 @@ void ChakraRunner::begin(uint32_t rank, uint32_t node) {
       transfers_[n.match].send_posted = true;
       try_transfer(n.match);
       return;
-    case ChakraNode::Kind::Recv:
+    case ChakraNode::Kind::Recv: {
       ++results_[rank].recvs;
       transfers_[n.match].recv_posted = true;
-      try_transfer(n.match);
+      // The receiver tells the sender where to write (start_clear_to_send).
+      const ChakraTransfer& x = spec_.transfers[n.match];
+      const uint32_t flow = start_clear_to_send(
+          transport_, spec_.endpoints, x.dst_rank, x.src_rank, ctx_.sim.now(),
+          connection_sport(x.dst_rank, x.src_rank) ^ 0x1a5a);
+      if (clear_of_flow_.size() <= flow) clear_of_flow_.resize(flow + 1, 0);
+      clear_of_flow_[flow] = n.match + 1;
       return;
+    }
   }
 }
 
@@ -158,7 +165,7 @@ uint16_t ChakraRunner::connection_sport(uint32_t src, uint32_t dst) const {
 
 void ChakraRunner::try_transfer(uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
-  if (!t.send_posted || !t.recv_posted) return;
+  if (!t.send_posted || !t.clear_to_send) return;
   const ChakraTransfer& x = spec_.transfers[transfer];
   const uint32_t flow =
       start_p2p_flow(transport_, spec_.endpoints, x.src_rank, x.dst_rank, x.bytes, ctx_.sim.now(),
@@ -168,6 +175,13 @@ void ChakraRunner::try_transfer(uint32_t transfer) {
 }
 
 void ChakraRunner::on_flow_delivered(uint32_t flow) {
+  if (flow < clear_of_flow_.size() && clear_of_flow_[flow] != 0) {
+    const uint32_t transfer = clear_of_flow_[flow] - 1;
+    clear_of_flow_[flow] = 0;
+    transfers_[transfer].clear_to_send = true;
+    try_transfer(transfer);
+    return;
+  }
   if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
   const ChakraTransfer& x = spec_.transfers[transfer_of_flow_[flow] - 1];
   node_done(x.dst_rank, x.recv_node);

@@ -62,6 +62,7 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
   };
   struct TransferState {
     bool send_posted = false, recv_posted = false;
+    bool clear_to_send = false;  // the receiver's clear-to-send has reached the sender
   };
   static uint64_t node_arg(uint32_t rank, uint32_t node) { return sim::pack_arg(rank, node); }
   void begin(uint32_t rank, uint32_t node);
@@ -83,6 +84,7 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
   std::vector<uint32_t> joined_;  // [collective] members that have reached it
   std::vector<TransferState> transfers_;
   std::vector<uint32_t> transfer_of_flow_;  // [flow] transfer + 1, 0 = not ours
+  std::vector<uint32_t> clear_of_flow_;     // [flow] transfer + 1 of a clear-to-send
   std::vector<CollectiveResult> rows_;
   std::vector<ChakraRankResult> results_;
   std::string timeline_process_;

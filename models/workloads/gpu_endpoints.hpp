@@ -53,4 +53,14 @@ uint32_t start_p2p_flow(Transport& transport, const GpuEndpoints& endpoints, uin
                         uint32_t dst, int64_t bytes, sim::Time now, const char* tag,
                         uint16_t sport);
 
+// NCCL's point-to-point handshake (docs/references.md, "Point-to-point clear to send"): a send
+// moves its data only once the receiver has posted its receive and told the sender where to
+// write it — over the network an RDMA write of one 64-byte FIFO element into the sender's
+// memory (net_ib's ncclIbPostFifo; ncclIbIsend waits for it), inside a server the receiver's
+// buffer pointer over NVLink. The clear-to-send message from `receiver` to `sender`, started
+// now on its own connection (`sport`); its delivery at the sender lets the data go.
+constexpr int64_t kClearToSendBytes = 64;
+uint32_t start_clear_to_send(Transport& transport, const GpuEndpoints& endpoints,
+                             uint32_t receiver, uint32_t sender, sim::Time now, uint16_t sport);
+
 }  // namespace models
