@@ -165,9 +165,9 @@ void ParallelTraining::post_side(int replica, Direction dir, int micro, bool sen
   const int d = t.sender % dp;
   for (int tr = 0; tr < p.tp; ++tr) {
     const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
-    const uint32_t flow = start_clear_to_send(
-        transport_, p.endpoints, static_cast<uint32_t>(dst), static_cast<uint32_t>(src),
-        ctx_.sim.now(), connection_sport(dst, src) ^ 0x1a5a);
+    const uint32_t flow = start_clear_to_send(transport_, p.endpoints, static_cast<uint32_t>(dst),
+                                              static_cast<uint32_t>(src), ctx_.sim.now(),
+                                              connection_sport(dst, src) ^ 0x1a5a);
     if (clear_of_flow_.size() <= flow) clear_of_flow_.resize(flow + 1, {0, 0});
     clear_of_flow_[flow] = {key + 1, tr};
   }

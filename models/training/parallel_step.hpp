@@ -9,8 +9,9 @@
 // all-reduces forward, two backward per layer). Between stages each GPU sends its micro-batch's
 // activations (forward) or their gradients (backward) to the same tensor rank of the
 // neighbouring stage: a point-to-point call (p2p_communication.py: batched isend/irecv,
-// waited on) that moves the data once sender and receiver have both posted it (NCCL's
-// send/recv need both sides) and ends when its sends are acknowledged and its receives have
+// waited on) that moves the data once the sender has posted it and the receiver's
+// clear-to-send has reached the sender (start_clear_to_send: NCCL's receiver writes the sender
+// where to put the data) and ends when its sends are acknowledged and its receives have
 // arrived. Once a stage's replicas have all run their last backward, its data-parallel
 // groups all-reduce the gradients bucket after bucket (Megatron's DDP without
 // --overlap-grad-reduce), and each GPU's optimizer runs when its group is done. The step ends

@@ -109,9 +109,9 @@ void ChakraRunner::begin(uint32_t rank, uint32_t node) {
       transfers_[n.match].recv_posted = true;
       // The receiver tells the sender where to write (start_clear_to_send).
       const ChakraTransfer& x = spec_.transfers[n.match];
-      const uint32_t flow = start_clear_to_send(
-          transport_, spec_.endpoints, x.dst_rank, x.src_rank, ctx_.sim.now(),
-          connection_sport(x.dst_rank, x.src_rank) ^ 0x1a5a);
+      const uint32_t flow =
+          start_clear_to_send(transport_, spec_.endpoints, x.dst_rank, x.src_rank, ctx_.sim.now(),
+                              connection_sport(x.dst_rank, x.src_rank) ^ 0x1a5a);
       if (clear_of_flow_.size() <= flow) clear_of_flow_.resize(flow + 1, 0);
       clear_of_flow_[flow] = n.match + 1;
       return;

@@ -3,8 +3,9 @@
 // collective node joins its process group's collective, which runs on the packet fabric
 // (CollectiveRunner, NCCL's algorithms and costs) once every member has reached it, one at a
 // time per group in the order the ranks issue them (a communicator's stream); a send and its
-// receive move their bytes GPU to GPU (NVLink inside a server, else NIC to NIC) once both are
-// posted, the receive done when the data has arrived, the send when it is acknowledged. Per
+// receive move their bytes GPU to GPU (NVLink inside a server, else NIC to NIC) once the send is
+// posted and the receiver's clear-to-send (sent when the receive is posted) has reached the
+// sender, the receive done when the data has arrived, the send when it is acknowledged. Per
 // rank: the iteration's end, the time it computed and its exposed communication (the rest).
 #pragma once
 

@@ -21,8 +21,8 @@ uint32_t start_p2p_flow(Transport& transport, const GpuEndpoints& endpoints, uin
   return flow;
 }
 
-uint32_t start_clear_to_send(Transport& transport, const GpuEndpoints& endpoints,
-                             uint32_t receiver, uint32_t sender, sim::Time now, uint16_t sport) {
+uint32_t start_clear_to_send(Transport& transport, const GpuEndpoints& endpoints, uint32_t receiver,
+                             uint32_t sender, sim::Time now, uint16_t sport) {
   return start_p2p_flow(transport, endpoints, receiver, sender, kClearToSendBytes, now,
                         "clear-to-send", sport);
 }

@@ -60,7 +60,7 @@ uint32_t start_p2p_flow(Transport& transport, const GpuEndpoints& endpoints, uin
 // buffer pointer over NVLink. The clear-to-send message from `receiver` to `sender`, started
 // now on its own connection (`sport`); its delivery at the sender lets the data go.
 constexpr int64_t kClearToSendBytes = 64;
-uint32_t start_clear_to_send(Transport& transport, const GpuEndpoints& endpoints,
-                             uint32_t receiver, uint32_t sender, sim::Time now, uint16_t sport);
+uint32_t start_clear_to_send(Transport& transport, const GpuEndpoints& endpoints, uint32_t receiver,
+                             uint32_t sender, sim::Time now, uint16_t sport);
 
 }  // namespace models
