@@ -26,7 +26,6 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
   row.result = std::move(header);
   row.sweep_index = sweep_index;
   row.done = std::move(done);
-  row.released = start;
   row.calls = static_cast<uint32_t>(std::max(1, spec_.iterations));
   row.first_call = static_cast<uint32_t>(calls_.size());
   row.ranks_left.store(ranks, std::memory_order_relaxed);
@@ -158,7 +157,6 @@ void CollectiveRunner::end_rank(ScheduleCall& c, uint32_t rank) {
   sim::raise_to(row.end_ps, now.ps);
   RankCursor& cursor = cursors_[rank];
   cursor.busy = false;
-  cursor.ended = now;
   cursor.next_call = c.number + 1;
   c.ranks_left.fetch_sub(1, std::memory_order_acq_rel);
   if (c.last_of_row && row.ranks_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -48,7 +48,6 @@ struct CallRow {
   CallSettings settings;
   int64_t sweep_index = -1;  // which of the spec's sizes (-1: a run_one call)
   uint32_t first_call = 0, calls = 0;
-  sim::Time released;                      // when its ranks may start
   std::atomic<int> ranks_left{0};          // ranks yet to end its last call
   std::atomic<int64_t> start_ps{0};        // the earliest start of a rank (a minimum)
   std::atomic<int64_t> end_ps{0};          // the latest end of a rank (a maximum)
@@ -81,7 +80,6 @@ struct ScheduleCall {
 // Where a rank is in its sequence of calls; read and written only where the rank is.
 struct RankCursor {
   uint32_t next_call = 0;  // the call it starts next
-  sim::Time ended;         // when it ended its last call
   bool busy = false;       // started a call it has not ended
 };
 
