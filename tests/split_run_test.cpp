@@ -316,6 +316,12 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   scen::Scenario dp16 = load("training-step-dp16");
   dp16.training[0].optimizer = sim::Time(999'999);
   refused(dp16, "a training optimizer step below 1 us");
+  dp16 = load("training-step-dp16");
+  dp16.training[0].optimizer = sim::Time(0);
+  for (models::TrainingLayer& l : dp16.training[0].layers) l.forward = sim::Time(0);
+  dp16.training[0].layers.back().backward = sim::Time(0);
+  dp16.training[0].steps = 2;
+  refused(dp16, "training steps whose optimizer, forward and last layer's backward take less");
   scen::Scenario sharp = load("ib-sharp-allreduce");
   for (models::CollectiveSpec& c : sharp.collectives) {
     c.iterations = 2;

@@ -40,6 +40,15 @@ std::string training_split_blocker(const models::TrainingSpec& t) {
   if (t.optimizer.ps > 0 && t.optimizer < sim::Simulator::kStopGrace) {
     return "a training optimizer step below 1 us (it starts when the last all-reduce ends)";
   }
+  // The next step's first bucket is asked for at once after the optimizer, the forward and
+  // the last layer's backward: a boundary event only when they take some time.
+  sim::Time restart = t.optimizer;
+  for (const models::TrainingLayer& l : t.layers) restart += l.forward;
+  if (!t.layers.empty()) restart += t.layers.back().backward;
+  if (t.steps > 1 && restart < sim::Simulator::kStopGrace) {
+    return "training steps whose optimizer, forward and last layer's backward take less than "
+           "1 us together (the next step's first bucket follows the last all-reduce's end)";
+  }
   models::CollectiveSpec comm = t.comm;
   comm.op = models::CollectiveOp::AllReduce;
   const std::vector<int64_t> buckets = models::gradient_buckets(t);
