@@ -236,3 +236,32 @@ TEST_CASE("parallel training: the timeline shows each stage's compute and pipeli
   CHECK(busy["stage 0 pipeline"] > 0);
   CHECK(busy["stage 0 pipeline"] < (p.communication + p.wait).ps * 4);
 }
+
+TEST_CASE("parallel training: each GPU joins its data group's all-reduce when its backward ends",
+          "[mechanism][training]") {
+  // tp 8, pp 2, dp 2 on 4 servers; a 64 MB flow into server 2's rail-0 NIC (stage 1, replica
+  // 0) slows that replica's pipeline messages, so it ends its backward after replica 1. Each
+  // GPU starts its part of the gradient all-reduce at its own backward's end (NCCL runs a
+  // kernel per GPU as its stream reaches it): a data row starts at the stage's first end, and
+  // spans the wait for the last GPU too. Were the all-reduce started for every rank at the
+  // stage's last end, a row would span the group's communication only.
+  scen::Json j = cluster(4);
+  j["workload"]["training"] = training(8, 2, 2, 4, "20us", "4MiB", "4MiB");
+  j["workload"]["training"]["bucket"] = "64MiB";
+  j["workload"]["flows"] = {{{"src", "n3r0"}, {"dst", "n2r0"}, {"size", "64MB"}}};
+  const scen::RunOutcome out = scen::run_scenario(test_support::load(j));
+  const models::TrainingStepResult& r = out.training_steps.at(0);
+  const models::ParallelGroupResult& d = group(r, "data");
+  INFO("data wait " << d.wait.us() << " us, communication " << d.communication.us() << " us");
+  REQUIRE(d.wait.us() > 20);
+  REQUIRE(out.training_all_reduces.size() == 16);
+  double span = 0;
+  for (const models::CollectiveResult& row : out.training_all_reduces) {
+    span += static_cast<double>((row.end - row.start).ps);
+  }
+  span /= 16;
+  // Each stage's groups: their rows start at the first replica's end; the mean wait is half
+  // the gap between the two replicas' ends, over both stages.
+  INFO("mean row " << span / 1e6 << " us");
+  CHECK(span > static_cast<double>(d.communication.ps) + static_cast<double>(d.wait.ps));
+}

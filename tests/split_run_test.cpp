@@ -6,6 +6,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -171,6 +172,20 @@ TEST_CASE("split run: a data-parallel training step gives the same outputs on 1,
   check_split_outputs("training-noisy-neighbor", {2});
 }
 
+TEST_CASE(
+    "split run: tensor, pipeline and data-parallel training gives the same outputs on 1, 2 "
+    "and 3 threads",
+    "[scenario][split]") {
+  // Each replica's program runs where its GPU server is (its compute events, its tensor
+  // group's NVLS all-reduces, its side of each pipeline transfer: clear-to-send and data); each
+  // GPU joins its data group's bucket all-reduce where it is; a group's optimizer and the
+  // step's end are boundary events. training-step-tp8-pp4-dp16 on 16 servers (dp 4), 4
+  // micro-batches, two steps: a quarter of the GPUs, the same mechanisms.
+  check_split_outputs("training-step-tp8-pp4-dp16", {2, 3},
+                      {"topology.nodes.count=16", "workload.training.parallel.dp=4",
+                       "workload.training.parallel.microbatches=4", "workload.training.steps=2"});
+}
+
 TEST_CASE("split run: in-network all-reduces give the same outputs on 1, 2 and 3 threads",
           "[scenario][split]") {
   // SHARP and NVLS: each host sends its chunks and counts its results where its NIC is; each
@@ -245,6 +260,12 @@ TEST_CASE(
   check_split_timeline(
       scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/training-step-dp16.json", load),
       {2, 3});
+  // Tensor, pipeline and data-parallel training: tracks asked for at the step's start.
+  load.sets = {"topology.nodes.count=16", "workload.training.parallel.dp=4",
+               "workload.training.parallel.microbatches=2"};
+  check_split_timeline(scen::load_scenario_file(
+                           RDMASIM_SOURCE_DIR "/scenarios/training-step-tp8-pp4-dp16.json", load),
+                       {2});
   // Capped: most spans left out, the same ones kept.
   const SplitTimeline capped = timeline_of(shipped("alltoall-moe"), 3, 100);
   CHECK(capped.spans == 100);
@@ -312,7 +333,14 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   const auto load = [](const std::string& name) {
     return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", {});
   };
-  refused(load("training-step-tp8-pp4-dp16"), "training with tensor or pipeline parallel groups");
+  scen::Scenario tp = load("training-step-tp8-pp4-dp16");
+  tp.training[0].optimizer = sim::Time(999'999);
+  refused(tp, "a training optimizer step below 1 us in tensor or pipeline parallel training");
+  tp = load("training-step-tp8-pp4-dp16");
+  for (models::CollectiveSpec& g : tp.training[0].parallel.tensor_groups) {
+    g.algorithm = models::CollectiveAlgorithm::Sharp;
+  }
+  refused(tp, "tensor-parallel all-reduces with an in-network algorithm other than NVLS");
   scen::Scenario dp16 = load("training-step-dp16");
   dp16.training[0].optimizer = sim::Time(999'999);
   refused(dp16, "a training optimizer step below 1 us");
@@ -337,7 +365,12 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
           "[cli][split]") {
   TempDir dir;
   const std::string incast = RDMASIM_SOURCE_DIR "/scenarios/incast-8to1.json";
-  const std::string moe = RDMASIM_SOURCE_DIR "/scenarios/training-step-tp8-pp4-dp16.json";
+  // A training step whose optimizer takes less than a window: refused on threads.
+  scen::Json short_optimizer = scen::Json::parse(test_support::read_file(
+      std::filesystem::path(RDMASIM_SOURCE_DIR) / "scenarios" / "training-step-dp16.json"));
+  short_optimizer["workload"]["training"]["optimizer"] = "500ns";
+  const std::string short_step = (dir / "short-optimizer.json").string();
+  std::ofstream(short_step) << short_optimizer.dump();
   const auto out = [&](const char* name) { return (dir / name).string(); };
   for (const char* bad : {"0", "1025", "-3"}) {
     INFO(bad);
@@ -346,8 +379,8 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
     CHECK(r.exit_code == 2);
     CHECK(test_support::contains(r.err, "--partitions"));
   }
-  const test_support::Run refused =
-      test_support::rdmasim({"run", moe, "--out", out("moe"), "-q", "--partitions", "2"}, dir);
+  const test_support::Run refused = test_support::rdmasim(
+      {"run", short_step, "--out", out("moe"), "-q", "--partitions", "2"}, dir);
   CHECK(refused.exit_code == 2);
   CHECK(test_support::contains(refused.err, "training"));
   CHECK(!std::filesystem::exists(dir / "moe" / "summary.json"));  // nothing written
@@ -363,7 +396,7 @@ TEST_CASE("split run: rdmasim run --partitions, its bad counts and refusals exit
   CHECK(more_threads.exit_code == 2);
   CHECK(test_support::contains(more_threads.err, "at most the partitions"));
   const test_support::Run refused_threads =
-      test_support::rdmasim({"run", moe, "--out", out("moe"), "-q", "--threads", "2"}, dir);
+      test_support::rdmasim({"run", short_step, "--out", out("moe"), "-q", "--threads", "2"}, dir);
   CHECK(refused_threads.exit_code == 2);
   CHECK(test_support::contains(refused_threads.err, "--threads"));
   CHECK(!std::filesystem::exists(dir / "bad" / "summary.json"));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "models/collectives/nccl_chunking.hpp"
 #include "models/timeline.hpp"
@@ -36,6 +38,7 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
     agents_.push_back(
         std::make_unique<RankAgent>(ctx_.sim, *this, static_cast<uint32_t>(agents_.size())));
   }
+  for (const auto& a : agents_) local_ = local_ && a->partition() == partition();
   cursors_.resize(spec_.rank_endpoints.size());
   channel_free_.assign(
       spec_.rank_endpoints.size() * static_cast<size_t>(std::max(1, spec_.channels)), sim::Time{});
@@ -75,6 +78,32 @@ void CollectiveRunner::run_one(int64_t size, std::function<void()> done, sim::Ti
   done_ = false;
   on_done_ = std::move(done);
   begin_iteration(/*boundary=*/false, start);
+}
+
+void CollectiveRunner::at_stamped(sim::Time t, uint32_t kind, uint64_t arg) {
+  if (local_) {
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(t, *this), this, kind, arg);
+  } else {
+    ctx_.sim.at_boundary_stamped(t, this, kind, arg);
+  }
+}
+
+void CollectiveRunner::run_gated(int64_t size, std::function<void()> done, sim::Time start) {
+  if (!rank_paced(size)) {
+    throw std::logic_error("a gated collective call needs a schedule algorithm");
+  }
+  release_row(new_row(size, start), -1, std::move(done), start, /*boundary=*/true,
+              /*gated=*/true);
+}
+
+void CollectiveRunner::join(uint32_t rank) {
+  RankCursor& cursor = cursors_[rank];
+  if (!cursor.gated) {
+    throw std::logic_error("collective rank " + std::to_string(rank) +
+                           " joins with no gated call waiting");
+  }
+  cursor.gated = false;
+  start_and_launch(rank, cursor.next_call, ctx_.sim.now());
 }
 
 uint16_t CollectiveRunner::connection_sport(uint32_t src, uint32_t dst, uint32_t channel) const {
@@ -182,7 +211,7 @@ void CollectiveRunner::begin_iteration(bool boundary, sim::Time start) {
     } else {
       // Asked for by another runner's event (a training step's), or by the end of a call that
       // any partition may have found: stamped by this runner (Simulator::at_boundary_stamped).
-      ctx_.sim.at_boundary_stamped(start + launch, this, kLaunched, 0);
+      at_stamped(start + launch, kLaunched);
     }
     return;
   }
@@ -303,7 +332,7 @@ void CollectiveRunner::finish_iteration() {
     // split run needs that latency to be at least a window (collective_split_blocker).
     const sim::Time launch = launch_latency();
     if (launch.ps > 0) {
-      ctx_.sim.at_boundary_stamped(end + launch, this, kLaunched, 0);
+      at_stamped(end + launch, kLaunched);
     } else {
       launch_iteration();
     }
@@ -324,7 +353,7 @@ void CollectiveRunner::after_row(sim::Time end, const std::function<void()>& don
     // Between two sizes nccl-tests runs an untimed call of the next size and host barriers
     // (BenchTime: a sync call, Barrier; docs/references.md "Collectives"): not simulated, the
     // fabric idle for size_gap. The next size then starts on every rank at once.
-    ctx_.sim.at_boundary_stamped(end + spec_.size_gap, this, kNextSize, 0);
+    at_stamped(end + spec_.size_gap, kNextSize);
     return;
   }
   done_ = true;

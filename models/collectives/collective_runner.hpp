@@ -80,6 +80,22 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
     run_one(size, std::move(done), ctx_.sim.now());
   }
   void run_one(int64_t size, std::function<void()> done, sim::Time start, bool boundary = false);
+  // A call of `size` (a schedule algorithm's: rank_paced) that each rank joins when its own
+  // program reaches it (join), as a GPU runs a collective when its stream reaches the kernel:
+  // asked for ahead of the joins, at a boundary event or in a run of one list. The ranks idle
+  // then wait for their join; calls asked for after it queue behind it on every rank (a
+  // training step's gradient buckets: each GPU runs them in turn once its backward is done).
+  void run_gated(int64_t size, std::function<void()> done, sim::Time start);
+  // `rank` reaches the gated call it waits for: now, where the rank is.
+  void join(uint32_t rank);
+  // Builds, before the run, the in-network group (SHARP tree, NVLS group) a call of `size`
+  // runs on, if any: a call asked for by a partition's event of a split run may not build
+  // handlers (Simulator::building_partition), and finds it built.
+  void prepare_in_network(int64_t size);
+  // Asks for its timeline tracks now, under a run's `--timeline` (else does nothing): a
+  // timeline numbers tracks in the order they are asked for, so a runner whose calls are asked
+  // for by a partition's events asks between windows, in an order no thread decides.
+  void prepare_timeline() { begin_timeline(); }
   bool rank_paced(int64_t size) const { return models::rank_paced(spec_, size); }
   bool done() const { return done_.load(std::memory_order_acquire); }
   // When its last call ended (the start time before any).
@@ -140,8 +156,10 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // messages is in (`rank` has one obligation less); its part is over; the row is over (rows
   // finish in order); calls every rank has ended, freed (between windows).
   void release_row(CollectiveResult header, int64_t sweep_index, std::function<void()> done,
-                   sim::Time start, bool boundary);
+                   sim::Time start, bool boundary, bool gated = false);
   void start_rank(uint32_t rank, uint32_t number, sim::Time at);
+  // start_rank, then its launch after the call's launch latency (an event of its agent).
+  void start_and_launch(uint32_t rank, uint32_t number, sim::Time at);
   void launch_ranks(uint32_t number, const std::vector<uint32_t>& ranks);
   void settle(ScheduleCall& c, uint32_t rank);
   void end_rank(ScheduleCall& c, uint32_t rank);
@@ -180,6 +198,12 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // run whole; its counters (host i of the group = ranks[i]) over NVLink or the NICs.
   void run_sharp(int64_t size);
   void run_nvls(int64_t size);
+  uint32_t sharp_group();
+  uint32_t nvls_group();
+  // An event of the runner's own at `t`, first among the events of its time, stamped by the
+  // runner: a boundary event (it acts on every rank), or, when every rank is in the runner's
+  // partition (local_), an event of that partition at the same place.
+  void at_stamped(sim::Time t, uint32_t kind, uint64_t arg = 0);
   // `chunk_bytes` > 0: the call's chunk (else the group's).
   void run_in_network(int64_t size, uint32_t group, bool nvlink, int64_t chunk_bytes = 0);
   void add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks, bool nvlink);
@@ -222,6 +246,10 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   uint64_t seed_;
   std::vector<int64_t> sizes_;
   std::vector<std::unique_ptr<RankAgent>> agents_;  // [rank]
+  // Every rank's agent is in the runner's own partition (a group inside one GPU server, or a
+  // run of one list): a call asked for by one of its events may launch its ranks with an
+  // event of that partition rather than a boundary event.
+  bool local_ = true;
   size_t size_index_ = 0;
   int iteration_ = 0;                                         // of the in-network call under way
   CollectiveProtocol protocol_ = CollectiveProtocol::Simple;  // of the in-network call

@@ -19,7 +19,7 @@
 
 namespace models {
 
-void CollectiveRunner::run_sharp(int64_t size) {
+uint32_t CollectiveRunner::sharp_group() {
   if (sharp_ == nullptr || spec_.op != CollectiveOp::AllReduce) {
     throw std::logic_error(
         "collective algorithm sharp needs an all-reduce on an InfiniBand fabric");
@@ -27,21 +27,35 @@ void CollectiveRunner::run_sharp(int64_t size) {
   std::vector<uint32_t> hosts;
   hosts.reserve(spec_.rank_endpoints.size());
   for (const auto& ends : spec_.rank_endpoints) hosts.push_back(ends.front());
-  run_in_network(size, sharp_->group(hosts, static_cast<uint8_t>(spec_.priority)),
-                 /*nvlink=*/false);
+  return sharp_->group(hosts, static_cast<uint8_t>(spec_.priority));
 }
 
-void CollectiveRunner::run_nvls(int64_t size) {
+uint32_t CollectiveRunner::nvls_group() {
   if (sharp_ == nullptr || !spec_.nvls_available || spec_.op != CollectiveOp::AllReduce) {
     throw std::logic_error(
         "collective algorithm nvls needs an all-reduce of the GPUs of one server with NVLS");
   }
   std::vector<uint32_t> hosts(spec_.rank_nvlink.begin(), spec_.rank_nvlink.end());
+  return sharp_->group(hosts, static_cast<uint8_t>(spec_.priority), spec_.nvls);
+}
+
+void CollectiveRunner::prepare_in_network(int64_t size) {
+  if (sharp_ == nullptr || spec_.op != CollectiveOp::AllReduce) return;
+  const CollectiveAlgorithm a = resolve_algorithm(spec_, size);
+  if (a == CollectiveAlgorithm::Sharp) (void)sharp_group();
+  if (a == CollectiveAlgorithm::Nvls && spec_.nvls_available) (void)nvls_group();
+}
+
+void CollectiveRunner::run_sharp(int64_t size) {
+  run_in_network(size, sharp_group(), /*nvlink=*/false);
+}
+
+void CollectiveRunner::run_nvls(int64_t size) {
+  const uint32_t group = nvls_group();
   // NCCL's chunk for the call unless the collective sets one (nccl_chunking.hpp).
   const int64_t chunk = nccl_nvls_call_chunk(spec_, CollectiveAlgorithm::Nvls, size);
   current_.chunk_bytes = chunk > 0 ? chunk : spec_.nvls.chunk_bytes;
-  run_in_network(size, sharp_->group(hosts, static_cast<uint8_t>(spec_.priority), spec_.nvls),
-                 /*nvlink=*/true, chunk);
+  run_in_network(size, group, /*nvlink=*/true, chunk);
 }
 
 void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,

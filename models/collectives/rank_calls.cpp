@@ -16,9 +16,11 @@
 namespace models {
 
 void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
-                                   std::function<void()> done, sim::Time start, bool boundary) {
-  // Between windows nothing runs: the calls every rank has ended may go.
-  if (boundary || ctx_.sim.partitions() == 1) free_ended_calls();
+                                   std::function<void()> done, sim::Time start, bool boundary,
+                                   bool gated) {
+  // Between windows nothing runs (nor, for a runner of one partition, anywhere else): the
+  // calls every rank has ended may go.
+  if (boundary || local_) free_ended_calls();
   const int ranks = spec_.ranks();
   auto made = std::make_unique<CallRow>();
   CallRow& row = *made;
@@ -82,7 +84,13 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
   const uint32_t first = row.first_call;
   std::vector<uint32_t> idle;
   for (uint32_t r = 0; r < static_cast<uint32_t>(ranks); ++r) {
-    if (cursors_[r].busy) continue;
+    RankCursor& cursor = cursors_[r];
+    if (cursor.busy) continue;
+    if (gated) {  // it starts the call when its program joins it
+      cursor.busy = cursor.gated = true;
+      cursor.next_call = first;
+      continue;
+    }
     start_rank(r, first, start);
     idle.push_back(r);
   }
@@ -97,8 +105,9 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
     ctx_.sim.after_boundary(launch, this, kLaunchCall, first);
   } else {
     // Asked for by the end of a call that any partition may have found: stamped by this
-    // runner (Simulator::at_boundary_stamped), at least a window ahead (split_blockers.cpp).
-    ctx_.sim.at_boundary_stamped(start + launch, this, kLaunchCall, first);
+    // runner, at least a window ahead (split_blockers.cpp) unless its ranks are all in its
+    // own partition (at_stamped).
+    at_stamped(start + launch, kLaunchCall, first);
   }
 }
 
@@ -165,12 +174,16 @@ void CollectiveRunner::end_rank(ScheduleCall& c, uint32_t rank) {
   // Its next call, if asked for already (and not started by what the row's end asked for).
   const uint32_t next = cursor.next_call;
   if (cursor.busy || next >= calls_.size()) return;
-  start_rank(rank, next, now);
-  const sim::Time launch = call(next).row->settings.launch;
+  start_and_launch(rank, next, now);
+}
+
+void CollectiveRunner::start_and_launch(uint32_t rank, uint32_t number, sim::Time at) {
+  start_rank(rank, number, at);
+  const sim::Time launch = call(number).row->settings.launch;
   if (launch.ps == 0) {
-    launch_ranks(next, {rank});
+    launch_ranks(number, {rank});
   } else {
-    ctx_.sim.after(launch, &agent(rank), kRankLaunch, next);
+    ctx_.sim.after(launch, &agent(rank), kRankLaunch, number);
   }
 }
 

@@ -80,7 +80,8 @@ struct ScheduleCall {
 // Where a rank is in its sequence of calls; read and written only where the rank is.
 struct RankCursor {
   uint32_t next_call = 0;  // the call it starts next
-  bool busy = false;       // started a call it has not ended
+  bool busy = false;       // started a call it has not ended, or waits to join one
+  bool gated = false;      // waits for its program to join call next_call (run_gated)
 };
 
 }  // namespace models

@@ -7,6 +7,27 @@
 
 namespace models {
 
+std::vector<std::vector<int64_t>> stage_gradient_buckets(const TrainingSpec& spec) {
+  const int stages = spec.parallel.pp;
+  const int layers_per_stage = static_cast<int>(spec.layers.size()) / stages;
+  std::vector<std::vector<int64_t>> stage_buckets;
+  for (int s = 0; s < stages; ++s) {
+    // The stage's gradients per GPU, in buckets as backward produces them (last layer first).
+    int64_t fill = 0;
+    std::vector<int64_t> buckets;
+    for (int l = (s + 1) * layers_per_stage - 1; l >= s * layers_per_stage; --l) {
+      fill += spec.layers[static_cast<size_t>(l)].gradient_bytes;
+      if (fill >= spec.bucket_bytes) {
+        buckets.push_back(fill);
+        fill = 0;
+      }
+    }
+    if (fill > 0) buckets.push_back(fill);
+    stage_buckets.push_back(std::move(buckets));
+  }
+  return stage_buckets;
+}
+
 ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const TrainingSpec& spec,
                                    uint32_t index, uint64_t seed)
     : EventHandler(ctx.sim),
@@ -18,28 +39,24 @@ ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const Tra
   const ParallelGroups& p = spec_.parallel;
   replicas_ = p.pp * p.dp;
   timeline_process_ = "training " + std::to_string(index);
-  const int layers_per_stage = static_cast<int>(spec_.layers.size()) / p.pp;
+  stage_buckets_ = stage_gradient_buckets(spec_);
   for (int s = 0; s < p.pp; ++s) {
     programs_.push_back(one_f_one_b_program(spec_.layers, s, p.pp, p.microbatches, p.tp));
-    // The stage's gradients per GPU, in buckets as backward produces them (last layer first).
-    int64_t total = 0, fill = 0;
-    std::vector<int64_t> buckets;
-    for (int l = (s + 1) * layers_per_stage - 1; l >= s * layers_per_stage; --l) {
-      const int64_t g = spec_.layers[static_cast<size_t>(l)].gradient_bytes;
-      total += g;
-      fill += g;
-      if (fill >= spec_.bucket_bytes) {
-        buckets.push_back(fill);
-        fill = 0;
-      }
-    }
-    if (fill > 0) buckets.push_back(fill);
+    int64_t total = 0;
+    for (const int64_t b : stage_buckets_[static_cast<size_t>(s)]) total += b;
     stage_gradient_bytes_.push_back(total);
-    stage_buckets_.push_back(std::move(buckets));
   }
   replica_.resize(static_cast<size_t>(replicas_));
-  if (p.tp > 1) {
-    for (int r = 0; r < replicas_; ++r) {
+  // Each replica's handlers where its GPUs are: the partition of its first GPU's NIC (a GPU
+  // server's endpoints are one partition's: topologies/partition.hpp).
+  const uint32_t building = ctx_.sim.building_partition();
+  for (int r = 0; r < replicas_; ++r) {
+    const auto first = static_cast<uint32_t>(rank_of(stage_of(r), r % p.dp, 0));
+    const sim::EventHandler* nic =
+        first < p.endpoints.nic.size() ? transport_.nic_handler(p.endpoints.nic[first]) : nullptr;
+    ctx_.sim.set_building_partition(nic != nullptr ? nic->partition() : building);
+    replica_agents_.push_back(std::make_unique<Agent>(ctx_.sim, *this, r, /*replica=*/true));
+    if (p.tp > 1) {
       CollectiveSpec g = p.tensor_groups[static_cast<size_t>(r)];
       g.op = CollectiveOp::AllReduce;
       tensor_.push_back(std::make_unique<CollectiveRunner>(ctx, transport, std::move(g), index,
@@ -50,8 +67,13 @@ ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const Tra
       tensor_.back()->attach();
     }
   }
+  ctx_.sim.set_building_partition(building);
   data_.resize(static_cast<size_t>(p.pp * p.tp));
+  for (int g = 0; g < p.pp * p.tp; ++g) {
+    data_[g].agent = std::make_unique<Agent>(ctx_.sim, *this, g, /*replica=*/false);
+  }
   if (p.dp > 1) {
+    data_gated_ = true;
     for (int g = 0; g < p.pp * p.tp; ++g) {
       CollectiveSpec d = p.data_groups[static_cast<size_t>(g)];
       d.op = CollectiveOp::AllReduce;
@@ -61,30 +83,74 @@ ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const Tra
                                             std::to_string(g / p.tp) + "." +
                                             std::to_string(g % p.tp));
       data_[g].runner->attach();
+      for (const int64_t bytes : stage_buckets_[static_cast<size_t>(g / p.tp)]) {
+        data_gated_ = data_gated_ && data_[g].runner->rank_paced(bytes);
+      }
     }
   }
   transport_.add_listener(this);
 }
 
+void ParallelTraining::Agent::on_event(uint32_t kind, uint64_t) {
+  if (replica_) {
+    training_.on_replica_event(index_, kind);
+  } else {
+    training_.on_group_event(index_);
+  }
+}
+
 void ParallelTraining::set_sharp(SharpAllReduce* sharp) {
-  for (auto& t : tensor_) t->set_sharp(sharp);
+  for (auto& t : tensor_) {
+    t->set_sharp(sharp);
+    // An NVLS all-reduce's group, built before the run (a replica asks for its calls from
+    // its own partition's events).
+    t->prepare_in_network(spec_.parallel.activation_bytes);
+  }
   for (auto& d : data_) {
     if (d.runner) d.runner->set_sharp(sharp);
   }
 }
 
 void ParallelTraining::start() {
-  ctx_.sim.at(spec_.comm.start, this, kStepBegins, 0);
+  // The step begins for every replica at once: between windows in a split run.
+  ctx_.sim.at_boundary(spec_.comm.start, this, kStepBegins, 0);
 }
 
+// At a boundary event (or in a run of one list): every replica and group may be touched.
 void ParallelTraining::begin_step() {
   step_start_ = ctx_.sim.now();
+  if (TimelineRecorder* t = ctx_.timeline; t != nullptr) {
+    // Every track the replicas' events will use, in this order (timeline_span).
+    for (int stage = 0; stage < spec_.parallel.pp; ++stage) {
+      (void)t->track(timeline_process_, "stage " + std::to_string(stage), 2 * stage);
+      (void)t->track(timeline_process_, "stage " + std::to_string(stage) + " pipeline",
+                     2 * stage + 1);
+    }
+    for (auto& tensor : tensor_) tensor->prepare_timeline();
+  }
   for (auto& r : replica_) r = Replica{};
   stage_replicas_done_.assign(static_cast<size_t>(spec_.parallel.pp), 0);
   groups_done_ = 0;
-  for (auto& d : data_) {
+  for (int g = 0; g < static_cast<int>(data_.size()); ++g) {
+    DataGroup& d = data_[static_cast<size_t>(g)];
     d.next_bucket = 0;
-    d.start = d.end = step_start_;
+    d.end = step_start_;
+    d.rows.clear();
+    if (!data_gated_ || !d.runner) continue;
+    // Every bucket asked for now; each GPU runs them once its backward is done (join).
+    const std::vector<int64_t>& buckets =
+        stage_buckets_[static_cast<size_t>(g / spec_.parallel.tp)];
+    for (size_t b = 0; b < buckets.size(); ++b) {
+      const bool last = b + 1 == buckets.size();
+      d.runner->run_gated(
+          buckets[b],
+          [this, g, last] {
+            DataGroup& dg = data_[static_cast<size_t>(g)];
+            dg.rows.push_back(dg.runner->results().back());
+            if (last) group_done(g, dg.rows.back().end);
+          },
+          step_start_);
+    }
   }
   for (int r = 0; r < replicas_; ++r) run(r);
 }
@@ -97,7 +163,7 @@ void ParallelTraining::run(int replica) {
     R.op_start = ctx_.sim.now();
     switch (op.type) {
       case Op::Type::Compute:
-        ctx_.sim.after(op.time, this, kComputeDone, static_cast<uint64_t>(replica));
+        ctx_.sim.after(op.time, replica_agents_[static_cast<size_t>(replica)].get(), kComputeDone);
         return;
       case Op::Type::TensorAllReduce:
         tensor_[static_cast<size_t>(replica)]->run_one(
@@ -130,46 +196,56 @@ bool ParallelTraining::post_call(int replica, const Op& op) {
   return true;
 }
 
-uint64_t ParallelTraining::transfer_key(int receiver, Direction dir, int micro) const {
-  return (static_cast<uint64_t>(receiver) << 33) | (static_cast<uint64_t>(dir) << 32) |
-         static_cast<uint32_t>(micro);
+uint32_t ParallelTraining::transfer_index(int receiver, Direction dir, int micro) const {
+  return static_cast<uint32_t>(
+      (receiver * 2 + static_cast<int>(dir)) * spec_.parallel.microbatches + micro);
+}
+
+// Activations go to the next stage (the same replica index d), gradients to the previous.
+int ParallelTraining::receiver_of(uint32_t transfer) const {
+  return static_cast<int>(transfer) / spec_.parallel.microbatches / 2;
+}
+
+int ParallelTraining::sender_of(uint32_t transfer) const {
+  const bool forward = (transfer / static_cast<uint32_t>(spec_.parallel.microbatches)) % 2 == 0;
+  return receiver_of(transfer) + (forward ? -spec_.parallel.dp : spec_.parallel.dp);
+}
+
+int64_t ParallelTraining::flow_tag(uint32_t transfer, int tr, bool clear) const {
+  return ((static_cast<int64_t>(transfer) * spec_.parallel.tp + tr) * 2 + (clear ? 1 : 0)) + 1;
 }
 
 void ParallelTraining::post_side(int replica, Direction dir, int micro, bool send) {
   const ParallelGroups& p = spec_.parallel;
   const int dp = p.dp;
-  // Activations go to the next stage (the same replica index d), gradients to the previous.
   const int peer = dir == Direction::Forward ? (send ? replica + dp : replica - dp)
                                              : (send ? replica - dp : replica + dp);
-  const int receiver = send ? peer : replica;
-  const uint64_t key = transfer_key(receiver, dir, micro);
-  Transfer& t = transfers_[key];
-  if (t.clear.empty()) {
-    t.clear.assign(static_cast<size_t>(p.tp), false);
-    t.started.assign(static_cast<size_t>(p.tp), false);
-    t.undelivered = t.incomplete = p.tp;
-  }
-  t.sender = send ? replica : peer;
-  t.receiver = receiver;
+  const uint32_t transfer = transfer_index(send ? peer : replica, dir, micro);
+  Replica& R = replica_[static_cast<size_t>(replica)];
   if (send) {
-    t.send_posted = true;
-    ++replica_[static_cast<size_t>(replica)].messages_sent;
+    SendSide& s = R.sends[transfer];
+    if (s.clear.empty()) {
+      s.clear.assign(static_cast<size_t>(p.tp), false);
+      s.started.assign(static_cast<size_t>(p.tp), false);
+      s.incomplete = p.tp;
+    }
+    s.posted = true;
+    ++R.messages_sent;
     for (int tr = 0; tr < p.tp; ++tr) {
-      if (t.clear[static_cast<size_t>(tr)]) start_flow(key, t, tr);
+      if (s.clear[static_cast<size_t>(tr)]) start_flow(replica, transfer, s, tr);
     }
     return;
   }
-  t.recv_posted = true;
+  R.receives[transfer] = p.tp;
   // Each tensor rank of the receiver tells its peer where to write (start_clear_to_send).
-  const int from_stage = stage_of(t.sender), to_stage = stage_of(t.receiver);
-  const int d = t.sender % dp;
+  const int from_stage = stage_of(peer), to_stage = stage_of(replica);
+  const int d = replica % dp;
   for (int tr = 0; tr < p.tp; ++tr) {
     const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
     const uint32_t flow = start_clear_to_send(transport_, p.endpoints, static_cast<uint32_t>(dst),
                                               static_cast<uint32_t>(src), ctx_.sim.now(),
                                               connection_sport(dst, src) ^ 0x1a5a);
-    if (clear_of_flow_.size() <= flow) clear_of_flow_.resize(flow + 1, {0, 0});
-    clear_of_flow_[flow] = {key + 1, tr};
+    transport_.set_owner(flow, this, flow_tag(transfer, tr, /*clear=*/true));
   }
 }
 
@@ -179,54 +255,68 @@ uint16_t ParallelTraining::connection_sport(int src_rank, int dst_rank) const {
                                 static_cast<uint64_t>(dst_rank));
 }
 
-void ParallelTraining::start_flow(uint64_t key, Transfer& t, int tr) {
+void ParallelTraining::start_flow(int sender, uint32_t transfer, SendSide& s, int tr) {
   const ParallelGroups& p = spec_.parallel;
-  if (t.started[static_cast<size_t>(tr)]) return;
-  t.started[static_cast<size_t>(tr)] = true;
-  const int from_stage = stage_of(t.sender), to_stage = stage_of(t.receiver);
-  const int d = t.sender % p.dp;
+  if (s.started[static_cast<size_t>(tr)]) return;
+  s.started[static_cast<size_t>(tr)] = true;
+  const int receiver = receiver_of(transfer);
+  const int d = sender % p.dp;
   // Each tensor rank sends its copy of the micro-batch's activations (or their gradients) to
   // the same tensor rank of the other stage: over NVLink inside a server, else NIC to NIC.
-  const int src = rank_of(from_stage, d, tr), dst = rank_of(to_stage, d, tr);
+  const int src = rank_of(stage_of(sender), d, tr), dst = rank_of(stage_of(receiver), d, tr);
   const uint32_t flow = start_p2p_flow(transport_, p.endpoints, static_cast<uint32_t>(src),
                                        static_cast<uint32_t>(dst), p.activation_bytes,
                                        ctx_.sim.now(), "pipeline", connection_sport(src, dst));
-  if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
-  transfer_of_flow_[flow] = key + 1;
-  replica_[static_cast<size_t>(t.sender)].last_transfer_start = ctx_.sim.now();
-  replica_[static_cast<size_t>(t.receiver)].last_transfer_start = ctx_.sim.now();
+  transport_.set_owner(flow, this, flow_tag(transfer, tr, /*clear=*/false));
+  replica_[static_cast<size_t>(sender)].last_transfer_start = ctx_.sim.now();
 }
 
+// Where the receiver is: a transfer's data has arrived, or (where the sender is) its
+// clear-to-send.
 void ParallelTraining::on_flow_delivered(uint32_t flow) {
-  if (flow < clear_of_flow_.size() && clear_of_flow_[flow].first != 0) {
-    const uint64_t key = clear_of_flow_[flow].first - 1;
-    const int tr = clear_of_flow_[flow].second;
-    clear_of_flow_[flow] = {0, 0};
-    Transfer& t = transfers_.at(key);
-    t.clear[static_cast<size_t>(tr)] = true;
-    if (t.send_posted) start_flow(key, t, tr);
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return;
+  const int64_t entry = f.owner_tag - 1;
+  const bool clear = (entry & 1) != 0;
+  const auto tr = static_cast<int>((entry >> 1) % spec_.parallel.tp);
+  const auto transfer = static_cast<uint32_t>((entry >> 1) / spec_.parallel.tp);
+  if (clear) {
+    const int sender = sender_of(transfer);
+    SendSide& s = replica_[static_cast<size_t>(sender)].sends[transfer];
+    if (s.clear.empty()) {
+      s.clear.assign(static_cast<size_t>(spec_.parallel.tp), false);
+      s.started.assign(static_cast<size_t>(spec_.parallel.tp), false);
+      s.incomplete = spec_.parallel.tp;
+    }
+    s.clear[static_cast<size_t>(tr)] = true;
+    if (s.posted) start_flow(sender, transfer, s, tr);
     return;
   }
-  flow_done(flow, true);
+  // The receiver's side is done once every tensor rank's copy has arrived; the transfer
+  // started (for its wait) when its latest flow did.
+  const int receiver = receiver_of(transfer);
+  Replica& R = replica_[static_cast<size_t>(receiver)];
+  R.last_transfer_start = std::max(R.last_transfer_start, f.spec.start);
+  auto it = R.receives.find(transfer);
+  if (it == R.receives.end() || --it->second > 0) return;
+  R.receives.erase(it);
+  item_done(receiver);
 }
 
+// Where the sender is: the sender's side is done once every tensor rank's copy is
+// acknowledged.
 void ParallelTraining::on_flow_complete(uint32_t flow) {
-  flow_done(flow, false);
-}
-
-void ParallelTraining::flow_done(uint32_t flow, bool delivered) {
-  if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
-  const uint64_t key = transfer_of_flow_[flow] - 1;
-  if (!delivered) transfer_of_flow_[flow] = 0;  // completion is a flow's last news
-  auto it = transfers_.find(key);
-  if (it == transfers_.end()) return;
-  Transfer& t = it->second;
-  // The receiver's side is done once every tensor rank's copy has arrived, the sender's once
-  // every one is acknowledged.
-  if (--(delivered ? t.undelivered : t.incomplete) > 0) return;
-  const int replica = delivered ? t.receiver : t.sender;
-  if (t.undelivered == 0 && t.incomplete == 0) transfers_.erase(it);
-  item_done(replica);
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return;
+  const int64_t entry = f.owner_tag - 1;
+  if ((entry & 1) != 0) return;  // a clear-to-send's acknowledgement: nothing waits on it
+  const auto transfer = static_cast<uint32_t>((entry >> 1) / spec_.parallel.tp);
+  const int sender = sender_of(transfer);
+  Replica& R = replica_[static_cast<size_t>(sender)];
+  auto it = R.sends.find(transfer);
+  if (it == R.sends.end() || --it->second.incomplete > 0) return;
+  R.sends.erase(it);
+  item_done(sender);
 }
 
 void ParallelTraining::item_done(int replica) {
@@ -257,38 +347,36 @@ void ParallelTraining::timeline_span(int replica, bool compute, const std::strin
   t->span(track, t->name(name), start, now);
 }
 
-void ParallelTraining::on_event(uint32_t kind, uint64_t arg) {
-  switch (kind) {
-    case kStepBegins:
-      begin_step();
-      return;
-    case kComputeDone: {
-      const int replica = static_cast<int>(arg);
-      Replica& R = replica_[static_cast<size_t>(replica)];
-      if (ctx_.timeline != nullptr) {
-        timeline_span(replica, true, programs_[stage_of(replica)][R.pc].name, R.op_start);
-      }
-      ++R.pc;
-      run(replica);
-      return;
-    }
-    case kOptimizerDone:
-      if (++groups_done_ == spec_.parallel.pp * spec_.parallel.tp) step_done();
-      return;
-  }
+void ParallelTraining::on_event(uint32_t kind, uint64_t) {
+  if (kind == kStepBegins) begin_step();
 }
 
+void ParallelTraining::on_replica_event(int replica, uint32_t kind) {
+  if (kind != kComputeDone) return;
+  Replica& R = replica_[static_cast<size_t>(replica)];
+  if (ctx_.timeline != nullptr) {
+    timeline_span(replica, true, programs_[stage_of(replica)][R.pc].name, R.op_start);
+  }
+  ++R.pc;
+  run(replica);
+}
+
+// Where the replica is: each of its GPUs joins its data group's buckets.
 void ParallelTraining::replica_finished(int replica) {
   const ParallelGroups& p = spec_.parallel;
   replica_[static_cast<size_t>(replica)].backward_end = ctx_.sim.now();
   const int stage = stage_of(replica);
-  if (++stage_replicas_done_[static_cast<size_t>(stage)] < p.dp) return;
-  // The stage's last replica is done: its data-parallel groups all-reduce the gradients.
-  for (int t = 0; t < p.tp; ++t) {
-    const int g = stage * p.tp + t;
-    data_[g].start = ctx_.sim.now();
-    next_bucket(g);
+  if (data_gated_) {
+    for (int t = 0; t < p.tp; ++t) {
+      data_[static_cast<size_t>(stage * p.tp + t)].runner->join(
+          static_cast<uint32_t>(replica % p.dp));
+    }
+    return;
   }
+  // Without gated calls the stage's buckets start once its last replica is done (one
+  // replica per stage, or a run of one list: split_blockers.cpp).
+  if (++stage_replicas_done_[static_cast<size_t>(stage)] < p.dp) return;
+  for (int t = 0; t < p.tp; ++t) next_bucket(stage * p.tp + t);
 }
 
 void ParallelTraining::next_bucket(int group) {
@@ -298,16 +386,41 @@ void ParallelTraining::next_bucket(int group) {
   if (d.runner && d.next_bucket < buckets.size()) {
     const int64_t bytes = buckets[d.next_bucket++];
     d.runner->run_one(bytes, [this, group] {
-      data_rows_.push_back(data_[static_cast<size_t>(group)].runner->results().back());
+      DataGroup& dg = data_[static_cast<size_t>(group)];
+      dg.rows.push_back(dg.runner->results().back());
       next_bucket(group);
     });
     return;
   }
-  d.end = ctx_.sim.now();
-  ctx_.sim.after(spec_.optimizer, this, kOptimizerDone, static_cast<uint64_t>(group));
+  group_done(group, ctx_.sim.now());
+}
+
+void ParallelTraining::group_done(int group, sim::Time end) {
+  DataGroup& d = data_[static_cast<size_t>(group)];
+  d.end = end;
+  if (spec_.optimizer.ps == 0) {  // (a run of one list: split_blockers.cpp)
+    on_group_event(group);
+    return;
+  }
+  // Found by whichever partition ended the group's last bucket; the step's end acts on every
+  // replica: a boundary event, stamped by the group's own handler.
+  ctx_.sim.at_boundary_stamped(end + spec_.optimizer, d.agent.get(), kOptimizerDone);
+}
+
+void ParallelTraining::on_group_event(int) {
+  if (++groups_done_ == spec_.parallel.pp * spec_.parallel.tp) step_done();
 }
 
 void ParallelTraining::step_done() {
+  // The step's bucket rows in the order they ended (groups in order at equal ends).
+  std::vector<std::pair<const CollectiveResult*, int>> rows;
+  for (int g = 0; g < static_cast<int>(data_.size()); ++g) {
+    for (const CollectiveResult& r : data_[static_cast<size_t>(g)].rows) rows.emplace_back(&r, g);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.first->end != b.first->end ? a.first->end < b.first->end : a.second < b.second;
+  });
+  for (const auto& r : rows) data_rows_.push_back(*r.first);
   TrainingStepResult r = step_result();
   ++steps_done_;
   if (on_step_) on_step_(std::move(r));

@@ -12,10 +12,14 @@
 // waited on) that moves the data once the sender has posted it and the receiver's
 // clear-to-send has reached the sender (start_clear_to_send: NCCL's receiver writes the sender
 // where to put the data) and ends when its sends are acknowledged and its receives have
-// arrived. Once a stage's replicas have all run their last backward, its data-parallel
-// groups all-reduce the gradients bucket after bucket (Megatron's DDP without
-// --overlap-grad-reduce), and each GPU's optimizer runs when its group is done. The step ends
-// at the last optimizer.
+// arrived. Once a replica has run its last backward, each of its GPUs all-reduces the
+// gradients over its data-parallel group bucket after bucket (Megatron's DDP without
+// --overlap-grad-reduce issues them after backward): each GPU starts its part of a bucket's
+// all-reduce when its own stream reaches it, as NCCL runs a collective kernel per GPU, and the
+// all-reduce waits for the group's last GPU to join (CollectiveRunner::run_gated). Each
+// group's optimizer runs when its last bucket is done. The step ends at the last optimizer.
+// A replica's state is its GPU server's (its compute events are its Agent's, its side of each
+// pipeline transfer its own), so a run split into partitions runs it (ARCHITECTURE.md).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,10 @@
 #include "models/training/training_spec.hpp"
 
 namespace models {
+
+// Per pipeline stage, the gradient buckets of one GPU (the stage's layers split evenly), in the
+// order backward fills them (its last layer first).
+std::vector<std::vector<int64_t>> stage_gradient_buckets(const TrainingSpec& spec);
 
 class ParallelTraining final : public CompletionListener, public sim::EventHandler {
  public:
@@ -54,11 +62,25 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   enum Kind : uint32_t { kStepBegins = 0, kComputeDone = 1, kOptimizerDone = 2 };
   enum class Direction : uint8_t { Forward, Backward };  // activations down, gradients up
   using Op = PipelineOp;
-  // One pipeline message (tp flows, one per tensor rank) between two replicas.
-  struct Transfer {
-    bool send_posted = false, recv_posted = false;
-    int undelivered = 0, incomplete = 0;
-    int sender = 0, receiver = 0;  // replicas
+  // A replica's events (its compute phases), in the partition of its GPU server; or a data
+  // group's optimizer, a boundary event stamped by the group's own handler (asked for by
+  // whichever partition ends the group's last bucket).
+  class Agent final : public sim::EventHandler {
+   public:
+    Agent(sim::Simulator& sim, ParallelTraining& training, int index, bool replica)
+        : EventHandler(sim), training_(training), index_(index), replica_(replica) {}
+    void on_event(uint32_t kind, uint64_t arg) override;
+
+   private:
+    ParallelTraining& training_;
+    int index_;
+    bool replica_;
+  };
+  // One pipeline message (tp flows, one per tensor rank) between two replicas, as its sender
+  // sees it (each side's state is its own: the two may be in different partitions).
+  struct SendSide {
+    bool posted = false;
+    int incomplete = 0;  // flows not yet acknowledged
     // [tensor rank] its receiver's clear-to-send has reached the sender; its data has started.
     std::vector<bool> clear, started;
   };
@@ -69,11 +91,15 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
     sim::Time last_transfer_start;  // of the current call's transfers
     sim::Time tensor_time, p2p_time, p2p_wait, backward_end;
     int64_t messages_sent = 0;
+    std::unordered_map<uint32_t, SendSide> sends;  // by transfer (transfer_index)
+    std::unordered_map<uint32_t, int> receives;    // by transfer: its flows not yet delivered
   };
   struct DataGroup {
     std::unique_ptr<CollectiveRunner> runner;
+    std::unique_ptr<Agent> agent;
     size_t next_bucket = 0;
-    sim::Time start, end;
+    sim::Time end;
+    std::vector<CollectiveResult> rows;  // this step's buckets
   };
 
   int stage_of(int replica) const { return replica / spec_.parallel.dp; }
@@ -82,19 +108,27 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   }
   void begin_step();
   void run(int replica);  // executes ops from its pc until one waits
+  void on_replica_event(int replica, uint32_t kind);
   bool post_call(int replica, const Op& op);
   void post_side(int replica, Direction dir, int micro, bool send);
+  // The transfers of a step, numbered by receiver, direction and micro-batch; their sender.
+  uint32_t transfer_index(int receiver, Direction dir, int micro) const;
+  int sender_of(uint32_t transfer) const;
+  int receiver_of(uint32_t transfer) const;
+  // A pipeline flow's owner tag (Transport::set_owner): its transfer, tensor rank and whether
+  // it is the clear-to-send.
+  int64_t flow_tag(uint32_t transfer, int tr, bool clear) const;
   // Tensor rank `tr`'s flow of a transfer whose send is posted and whose receiver has cleared
-  // it (start_clear_to_send).
-  void start_flow(uint64_t key, Transfer& t, int tr);
-  // The transport's news of one flow of a pipeline transfer (delivered, or completed).
-  void flow_done(uint32_t flow, bool delivered);
+  // it (start_clear_to_send), where the sender is.
+  void start_flow(int sender, uint32_t transfer, SendSide& s, int tr);
   void item_done(int replica);
   void replica_finished(int replica);
-  void next_bucket(int group);
+  void next_bucket(int group);  // data groups that run bucket after bucket (not gated)
+  // The group's last bucket ended at `end`: its optimizer, then kOptimizerDone.
+  void group_done(int group, sim::Time end);
+  void on_group_event(int group);
   void step_done();
   TrainingStepResult step_result() const;  // parallel_step_results.cpp
-  uint64_t transfer_key(int receiver, Direction dir, int micro) const;
   uint16_t connection_sport(int src_rank, int dst_rank) const;
   void timeline_span(int replica, bool compute, const std::string& name, sim::Time start);
 
@@ -106,16 +140,17 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   int replicas_ = 0;
   std::vector<std::vector<Op>> programs_;  // [stage]
   std::vector<Replica> replica_;
+  std::vector<std::unique_ptr<Agent>> replica_agents_;     // [replica]
   std::vector<std::unique_ptr<CollectiveRunner>> tensor_;  // [replica]
   std::vector<DataGroup> data_;                            // [stage * tp + t]
-  std::vector<int64_t> stage_gradient_bytes_;              // per GPU
-  std::vector<std::vector<int64_t>> stage_buckets_;        // [stage] bucket sizes
-  std::unordered_map<uint64_t, Transfer> transfers_;
-  // [transport flow id] the transfer key + 1 of one of its flows, 0 = not ours
-  std::vector<uint64_t> transfer_of_flow_;
-  // [transport flow id] of a clear-to-send: its transfer key + 1 (0 = none) and tensor rank
-  std::vector<std::pair<uint64_t, int>> clear_of_flow_;
-  std::vector<int> stage_replicas_done_;
+  // Each GPU joins its data group's bucket all-reduces when its own backward is done (calls
+  // asked for at the step's start: CollectiveRunner::run_gated); false when the data groups'
+  // algorithm reduces in the network, whose calls start for every rank at once: the stage's
+  // buckets then start when its last replica is done.
+  bool data_gated_ = false;
+  std::vector<int64_t> stage_gradient_bytes_;        // per GPU
+  std::vector<std::vector<int64_t>> stage_buckets_;  // [stage] bucket sizes
+  std::vector<int> stage_replicas_done_;             // (not gated)
   int groups_done_ = 0;
   int step_ = 0;
   int steps_done_ = 0;

@@ -69,17 +69,25 @@ TrainingStepResult ParallelTraining::step_result() const {
   for (const Replica& rep : replica_) last_backward = std::max(last_backward, rep.backward_end);
   if (p.dp > 1) {
     ParallelGroupResult g = group_result("data", p.pp * p.tp, p.dp);
+    // A data group's all-reduces wait for its last GPU to join (its replica's backward end):
+    // the time before that is each replica's wait, the time after it the group's
+    // communication.
+    std::vector<sim::Time> stage_last(static_cast<size_t>(p.pp), step_start_);
+    for (int rep = 0; rep < replicas_; ++rep) {
+      sim::Time& last = stage_last[static_cast<size_t>(stage_of(rep))];
+      last = std::max(last, replica_[static_cast<size_t>(rep)].backward_end);
+    }
     int64_t time = 0, wait = 0, calls = 0;
     double bytes = 0;
     for (int gi = 0; gi < p.pp * p.tp; ++gi) {
       const DataGroup& d = data_[static_cast<size_t>(gi)];
-      time += (d.end - d.start).ps;
+      time += (d.end - stage_last[static_cast<size_t>(gi / p.tp)]).ps;
       last_reduce = std::max(last_reduce, d.end);
       calls += static_cast<int64_t>(stage_buckets_[static_cast<size_t>(gi / p.tp)].size());
       bytes += static_cast<double>(stage_gradient_bytes_[static_cast<size_t>(gi / p.tp)]);
     }
     for (int rep = 0; rep < replicas_; ++rep) {
-      wait += (data_[static_cast<size_t>(stage_of(rep) * p.tp)].start -
+      wait += (stage_last[static_cast<size_t>(stage_of(rep))] -
                replica_[static_cast<size_t>(rep)].backward_end)
                   .ps;
     }

@@ -1,6 +1,7 @@
 #include "scenarios/run/split_blockers.hpp"
 
 #include "models/collectives/collective_runner.hpp"
+#include "models/training/parallel_step.hpp"
 #include "models/training/training_step.hpp"
 #include "sim/simulator.hpp"
 
@@ -28,15 +29,50 @@ std::string collective_split_blocker(const models::CollectiveSpec& c,
   return "";
 }
 
+// Training with tensor, pipeline and data-parallel groups (parallel_step.hpp): each replica's
+// program runs where its GPU server is, its tensor group's all-reduces there too (schedule
+// algorithms, or NVLS on the server's NVSwitch); each GPU joins its data group's bucket all-reduces
+// where it is (calls of a schedule algorithm); a group's optimizer, and the step's end, are
+// boundary events at least a window after the last bucket's end.
+std::string parallel_split_blocker(const models::TrainingSpec& t) {
+  const models::ParallelGroups& p = t.parallel;
+  // (The loader keeps a tensor group inside one GPU server: scenarios/loader/training_section.)
+  for (const models::CollectiveSpec& g : p.tensor_groups) {
+    models::CollectiveSpec c = g;
+    c.op = models::CollectiveOp::AllReduce;
+    if (!models::rank_paced(c, p.activation_bytes) &&
+        models::resolve_algorithm(c, p.activation_bytes) != models::CollectiveAlgorithm::Nvls) {
+      return "tensor-parallel all-reduces with an in-network algorithm other than NVLS (its "
+             "switches are not the server's)";
+    }
+  }
+  if (p.dp > 1) {
+    for (const models::CollectiveSpec& g : p.data_groups) {
+      models::CollectiveSpec c = g;
+      c.op = models::CollectiveOp::AllReduce;
+      for (const std::vector<int64_t>& stage : models::stage_gradient_buckets(t)) {
+        for (const int64_t size : stage) {
+          if (!models::rank_paced(c, size)) {
+            return "data-parallel all-reduces with an in-network algorithm in tensor or "
+                   "pipeline parallel training (each GPU joins them where it is)";
+          }
+        }
+      }
+    }
+  }
+  if (t.optimizer < sim::Simulator::kStopGrace) {
+    return "a training optimizer step below 1 us in tensor or pipeline parallel training (it "
+           "follows the end of a group's last bucket, and ends the step for every replica)";
+  }
+  return "";
+}
+
 // A data-parallel training step: its compute phases are boundary events; what follows the
 // end of the last all-reduce (the optimizer) must be at least a window later, for that end is
 // found within a window. Rank-paced all-reduces are asked for at those boundary events; an
 // in-network one follows the end of the one before on every rank.
 std::string training_split_blocker(const models::TrainingSpec& t) {
-  if (t.parallel.enabled()) {
-    return "training with tensor or pipeline parallel groups (its replicas' programs and "
-           "pipeline transfers: one state for every rank)";
-  }
+  if (t.parallel.enabled()) return parallel_split_blocker(t);
   if (t.optimizer.ps > 0 && t.optimizer < sim::Simulator::kStopGrace) {
     return "a training optimizer step below 1 us (it starts when the last all-reduce ends)";
   }
@@ -54,14 +90,14 @@ std::string training_split_blocker(const models::TrainingSpec& t) {
   const std::vector<int64_t> buckets = models::gradient_buckets(t);
   bool rank_paced = true;
   for (const int64_t size : buckets) rank_paced = rank_paced && models::rank_paced(comm, size);
-  if (rank_paced) return collective_split_blocker(comm, {});
+  if (rank_paced) return "";
   for (const int64_t size : buckets) {
     if (models::call_launch_latency(comm, size) < sim::Simulator::kStopGrace) {
       return "a training all-reduce with an in-network algorithm and a launch latency below "
              "1 us (the next bucket's posts follow the last one's end then)";
     }
   }
-  return collective_split_blocker(comm, {});
+  return "";
 }
 
 }  // namespace
