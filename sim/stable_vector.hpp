@@ -1,5 +1,7 @@
 // A growable array whose elements never move: storage in chunks of kChunk elements, the chunk
-// table allocated once at its full size (zero pages the system maps lazily). One thread at a
+// table allocated once at its full size, for at most kMaxElements (zero pages the system maps
+// lazily; a sanitizer's calloc writes them, and a `ulimit -v` counts them: an owner that has
+// many such arrays bounds them lower). One thread at a
 // time appends (the owner serialises appends); any thread may read an element it learned of
 // after its append — in a split run, through an event that crossed partitions at a window's
 // barrier, or under the owner's lock — while another thread appends: no append moves what it
@@ -11,11 +13,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace sim {
 
-template <class T, uint32_t kChunk = 1024>
+template <class T, uint32_t kChunk = 1024, size_t kMaxElements = size_t{1} << 32>
 class StableVector {
  public:
   StableVector() : chunks_(static_cast<T**>(std::calloc(kMaxChunks, sizeof(T*)))) {
@@ -39,7 +43,7 @@ class StableVector {
     size_t size = size_.load(std::memory_order_relaxed);
     if (size >= n) return;
     for (size_t c = (size + kChunk - 1) / kChunk; c * kChunk < n; ++c) {
-      if (c >= kMaxChunks) throw std::bad_alloc();
+      if (c >= kMaxChunks) full();
       chunks_[c] = new T[kChunk]();
     }
     size_.store(n, std::memory_order_release);
@@ -57,7 +61,7 @@ class StableVector {
   size_t push_back(T v) {
     const size_t n = size_.load(std::memory_order_relaxed);
     if (n % kChunk == 0) {
-      if (n / kChunk >= kMaxChunks) throw std::bad_alloc();
+      if (n / kChunk >= kMaxChunks) full();
       chunks_[n / kChunk] = new T[kChunk]();
     }
     chunks_[n / kChunk][n % kChunk] = std::move(v);
@@ -66,7 +70,12 @@ class StableVector {
   }
 
  private:
-  static constexpr size_t kMaxChunks = (size_t{1} << 32) / kChunk;
+  static_assert(kMaxElements % kChunk == 0, "whole chunks");
+  static constexpr size_t kMaxChunks = kMaxElements / kChunk;
+  [[noreturn]] static void full() {
+    throw std::length_error("a table of more than " + std::to_string(kMaxElements) +
+                            " elements (sim::StableVector)");
+  }
   T** chunks_;
   std::atomic<size_t> size_{0};
 };

@@ -215,6 +215,39 @@ TEST_CASE("chakra: a send waits for its receiver's clear-to-send, one small mess
   CHECK(out.chakra_ranks[1].iteration < out.chakra_ranks[0].iteration);
 }
 
+TEST_CASE("chakra: each rank's collective ends with its own part, as its GPU's kernel does",
+          "[mechanism][chakra]") {
+  // Four hosts broadcast 1 MiB from rank 0 (a chain), then each computes 10 us. NCCL runs the
+  // broadcast as one kernel per GPU, which returns when that GPU's part is done: the root once
+  // its sends are acknowledged, the chain's last rank once the data has reached it; each
+  // GPU's next work starts then. Were every member's node done at the collective's end,
+  // every rank would end together.
+  TempDir dir("rdmasim_chakra");
+  for (int rank = 0; rank < 4; ++rank) {
+    scen::EtFile et = empty_trace();
+    Node& b = add(et, ChakraProtoMsg::COMM_COLL_NODE);
+    attr(b, "comm_type", 5);  // BROADCAST
+    attr(b, "comm_size", 1 << 20);
+    add(et, ChakraProtoMsg::COMP_NODE, {0}).set_duration_micros(10);
+    scen::write_et_file((dir / ("bcast." + std::to_string(rank) + ".et")).string(), et);
+  }
+  scen::Json j;
+  j["name"] = "chakra-broadcast";
+  j["topology"] = test_support::star(4, "100Gbps");
+  j["fabric"]["switch"] = {{"latency", "500ns"}};
+  j["workload"]["chakra"] = {{"traces", "bcast"}, {"comm", {{"algorithm", "ring"}}}};
+  const scen::RunOutcome out = run_chakra(dir, j);
+  REQUIRE(out.chakra_ranks.size() == 4);
+  const sim::Time root = out.chakra_ranks[0].iteration;
+  sim::Time last;
+  for (const auto& r : out.chakra_ranks) last = std::max(last, r.iteration);
+  INFO("root " << root.us() << " us, last " << last.us() << " us");
+  // The chain's last hop at least (1 MiB at 100 Gb/s is 84 us) separates them.
+  CHECK((last - root).us() > 40);
+  REQUIRE(out.chakra_collectives.size() == 1);
+  CHECK(last == out.chakra_collectives[0].end + sim::Time(10'000'000));
+}
+
 TEST_CASE("chakra: the timeline has each rank's compute and communication",
           "[mechanism][chakra][timeline]") {
   TempDir dir("rdmasim_chakra");

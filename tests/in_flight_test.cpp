@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -12,7 +13,7 @@
 
 TEST_CASE("a stable table keeps its elements in place and empties for the next call",
           "[unit][split]") {
-  sim::StableVector<int, 4> v;
+  sim::StableVector<int, 4, 128> v;
   for (int i = 0; i < 10; ++i) CHECK(v.push_back(i * 10) == static_cast<size_t>(i));
   const int* fifth = &v[5];
   for (int i = 10; i < 100; ++i) v.push_back(i * 10);
@@ -22,6 +23,12 @@ TEST_CASE("a stable table keeps its elements in place and empties for the next c
   CHECK(v.size() == 0);
   CHECK(v.push_back(7) == 0);
   CHECK(v[0] == 7);
+  // Its bound: 128 elements, then a clear error rather than a write past the table.
+  for (int i = 1; i < 128; ++i) v.push_back(i);
+  CHECK(v.size() == 128);
+  CHECK_THROWS_AS(v.push_back(128), std::length_error);
+  CHECK_THROWS_AS(v.grow_to(129), std::length_error);
+  CHECK(v.size() == 128);
 }
 
 TEST_CASE("an in-network call is over once its messages are complete and its groups done",

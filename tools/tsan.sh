@@ -23,25 +23,33 @@ fi
 # SHARP's hosts counting their results where their NICs are); kernel TCP (each CPU's stack
 # where its NICs are, a message's delivery and completion in two partitions at one moment);
 # data-parallel training (buckets' all-reduces rank by rank, a rank starting the next where it
-# is, the row's end found by the partition of its last rank).
+# is, the row's end found by the partition of its last rank); tensor, pipeline and
+# data-parallel training (each replica's program where its server is, the two sides of a
+# pipeline transfer apart, GPUs joining their data group's all-reduce where they are), on a
+# quarter of its GPUs. An entry is a scenario's name, then any `run` options (`--set k=v`).
 scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
   scenarios=(quickstart roce-incast-pfc deadlock-routing-loop pause-storm-watchdog
              roce-dcqcn-convergence cc-compare-incast ib-cc-victim alltoall-moe
              allreduce-sweep-roce-16x8 ib-sharp-allreduce rdma-vs-tcp-scaling
-             training-step-dp16)
+             training-step-dp16
+             "training-step-tp8-pp4-dp16 --set topology.nodes.count=16 --set workload.training.parallel.dp=4 --set workload.training.parallel.microbatches=2")
 fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 failed=0
-for s in "${scenarios[@]}"; do
+for entry in "${scenarios[@]}"; do
+  read -ra words <<<"$entry"
+  s="${words[0]}"
+  options=("${words[@]:1}")
   file="scenarios/$s.json"
   # Timelines in a folder of their own: a list of fabrics writes one per fabric (t-roce.json).
   mkdir -p "$out/$s-one-timeline" "$out/$s-threads-timeline"
-  build/bin/rdmasim run "$file" -q --out "$out/$s-one" --timeline "$out/$s-one-timeline/t.json" \
-    >/dev/null 2>"$out/$s-one.log"
+  build/bin/rdmasim run "$file" "${options[@]}" -q --out "$out/$s-one" \
+    --timeline "$out/$s-one-timeline/t.json" >/dev/null 2>"$out/$s-one.log"
   if ! TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
-       build-tsan/bin/rdmasim run "$file" -q --out "$out/$s-threads" --partitions 3 --threads 3 \
+       build-tsan/bin/rdmasim run "$file" "${options[@]}" -q --out "$out/$s-threads" \
+         --partitions 3 --threads 3 \
          --timeline "$out/$s-threads-timeline/t.json" >"$out/$s.log" 2>&1; then
     echo "tsan: $s failed under ThreadSanitizer:"
     cat "$out/$s.log"

@@ -88,12 +88,13 @@ void CollectiveRunner::at_stamped(sim::Time t, uint32_t kind, uint64_t arg) {
   }
 }
 
-void CollectiveRunner::run_gated(int64_t size, std::function<void()> done, sim::Time start) {
+void CollectiveRunner::run_gated(int64_t size, std::function<void()> done, sim::Time start,
+                                 std::function<void(uint32_t)> rank_done) {
   if (!rank_paced(size)) {
     throw std::logic_error("a gated collective call needs a schedule algorithm");
   }
   release_row(new_row(size, start), -1, std::move(done), start, /*boundary=*/true,
-              /*gated=*/true);
+              /*gated=*/true, std::move(rank_done));
 }
 
 void CollectiveRunner::join(uint32_t rank) {

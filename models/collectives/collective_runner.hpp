@@ -82,10 +82,13 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void run_one(int64_t size, std::function<void()> done, sim::Time start, bool boundary = false);
   // A call of `size` (a schedule algorithm's: rank_paced) that each rank joins when its own
   // program reaches it (join), as a GPU runs a collective when its stream reaches the kernel:
-  // asked for ahead of the joins, at a boundary event or in a run of one list. The ranks idle
-  // then wait for their join; calls asked for after it queue behind it on every rank (a
-  // training step's gradient buckets: each GPU runs them in turn once its backward is done).
-  void run_gated(int64_t size, std::function<void()> done, sim::Time start);
+  // asked for ahead of the joins, at a boundary event or in a run of one list. Each rank
+  // starts it once it has ended the calls before and joined; `rank_done` hears, where the
+  // rank is, when its own part is over (a Chakra rank's collective node). Calls asked for
+  // with run_one after it need no join: each rank runs them in turn after it (a training
+  // step's later gradient buckets).
+  void run_gated(int64_t size, std::function<void()> done, sim::Time start,
+                 std::function<void(uint32_t rank)> rank_done = {});
   // `rank` reaches the gated call it waits for: now, where the rank is.
   void join(uint32_t rank);
   // Builds, before the run, the in-network group (SHARP tree, NVLS group) a call of `size`
@@ -156,7 +159,8 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // messages is in (`rank` has one obligation less); its part is over; the row is over (rows
   // finish in order); calls every rank has ended, freed (between windows).
   void release_row(CollectiveResult header, int64_t sweep_index, std::function<void()> done,
-                   sim::Time start, bool boundary, bool gated = false);
+                   sim::Time start, bool boundary, bool gated = false,
+                   std::function<void(uint32_t)> rank_done = {});
   void start_rank(uint32_t rank, uint32_t number, sim::Time at);
   // start_rank, then its launch after the call's launch latency (an event of its agent).
   void start_and_launch(uint32_t rank, uint32_t number, sim::Time at);
@@ -260,8 +264,10 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // Schedule calls (schedule_call.hpp): rows and calls are added by one thread (between windows
   // or in a run of one list; rows_lock_ for a run_one asked for by a partition's event) and
   // never move; a call's state is freed once every rank has ended it.
-  sim::StableVector<std::unique_ptr<CallRow>, 64> rows_;
-  sim::StableVector<std::unique_ptr<ScheduleCall>, 256> calls_;
+  // At most 4 M rows and 16 M calls per runner: their tables (512 KiB each) stay small, as a
+  // training step has a runner per tensor and data group.
+  sim::StableVector<std::unique_ptr<CallRow>, 64, size_t{1} << 22> rows_;
+  sim::StableVector<std::unique_ptr<ScheduleCall>, 256, size_t{1} << 24> calls_;
   std::vector<RankCursor> cursors_;  // [rank]
   std::mutex rows_lock_;             // rows' ends, in order
   size_t rows_emitted_ = 0;          // rows whose results are in results_

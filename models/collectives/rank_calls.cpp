@@ -17,7 +17,7 @@ namespace models {
 
 void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
                                    std::function<void()> done, sim::Time start, bool boundary,
-                                   bool gated) {
+                                   bool gated, std::function<void(uint32_t)> rank_done) {
   // Between windows nothing runs (nor, for a runner of one partition, anywhere else): the
   // calls every rank has ended may go.
   if (boundary || local_) free_ended_calls();
@@ -28,6 +28,8 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
   row.result = std::move(header);
   row.sweep_index = sweep_index;
   row.done = std::move(done);
+  row.gated = gated;
+  row.rank_done = std::move(rank_done);
   row.calls = static_cast<uint32_t>(std::max(1, spec_.iterations));
   row.first_call = static_cast<uint32_t>(calls_.size());
   row.ranks_left.store(ranks, std::memory_order_relaxed);
@@ -167,14 +169,24 @@ void CollectiveRunner::end_rank(ScheduleCall& c, uint32_t rank) {
   RankCursor& cursor = cursors_[rank];
   cursor.busy = false;
   cursor.next_call = c.number + 1;
+  const bool last_of_row = c.last_of_row;
   c.ranks_left.fetch_sub(1, std::memory_order_acq_rel);
-  if (c.last_of_row && row.ranks_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (last_of_row && row.ranks_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     finish_row(row);
   }
-  // Its next call, if asked for already (and not started by what the row's end asked for).
+  // Its next call, if asked for already (and not started by what the row's end asked for); a
+  // gated one when its program joins it.
   const uint32_t next = cursor.next_call;
-  if (cursor.busy || next >= calls_.size()) return;
-  start_and_launch(rank, next, now);
+  if (!cursor.busy && next < calls_.size()) {
+    const CallRow& following = *call(next).row;
+    if (following.gated && next == following.first_call) {
+      cursor.busy = cursor.gated = true;
+    } else {
+      start_and_launch(rank, next, now);
+    }
+  }
+  // Its part of the row is over, here: the rank's program goes on (run_gated).
+  if (last_of_row && row.rank_done) row.rank_done(rank);
 }
 
 void CollectiveRunner::start_and_launch(uint32_t rank, uint32_t number, sim::Time at) {

@@ -54,7 +54,11 @@ struct CallRow {
   std::atomic<uint64_t> messages_done{0};  // of all its calls (progress)
   sim::PerPartition<CallTally> tally;
   std::function<void()> done;  // run_one's
-  bool finished = false;       // every rank has ended its last call (under the runner's lock)
+  // Each rank starts it when its program joins it (run_gated), and hears where it is when its
+  // own part of the row is over.
+  bool gated = false;
+  std::function<void(uint32_t rank)> rank_done;
+  bool finished = false;  // every rank has ended its last call (under the runner's lock)
 };
 
 // One rank's part of a call; read and written only where the rank is (its partition).

@@ -135,10 +135,13 @@ void CollectiveRunner::start_message_flow(ScheduleCall& c, uint32_t message, int
   transport_.start_flow_in_order(flow);  // a connection's messages in order, as one QP's
 }
 
+// Every runner hears of every flow, in whichever partition it ends: another's flow is left
+// before any of this runner's state is read (a runner of one partition's writes it meanwhile).
 void CollectiveRunner::on_flow_delivered(uint32_t flow) {
-  if (nvls_tree_delivered(flow) || collnet_delivered(flow)) return;
   const FlowState& f = transport_.flow(flow);
-  if (f.owner != this || f.owner_tag == 0) return;
+  if (f.owner != this) return;
+  if (nvls_tree_delivered(flow) || collnet_delivered(flow)) return;
+  if (f.owner_tag == 0) return;
   const int64_t entry = f.owner_tag < 0 ? -f.owner_tag - 1 : f.owner_tag - 1;
   ScheduleCall& c = call(static_cast<uint32_t>(entry >> 32));
   const auto message = static_cast<uint32_t>(entry);
@@ -154,9 +157,10 @@ void CollectiveRunner::on_flow_delivered(uint32_t flow) {
 }
 
 void CollectiveRunner::on_flow_complete(uint32_t flow) {
-  if (nvls_tree_completed(flow) || collnet_completed(flow)) return;
   const FlowState& f = transport_.flow(flow);
-  if (f.owner != this || f.owner_tag <= 0) return;
+  if (f.owner != this) return;
+  if (nvls_tree_completed(flow) || collnet_completed(flow)) return;
+  if (f.owner_tag <= 0) return;
   // The tag stays: over TCP a split run may hear of the completion (where the sender is)
   // before the partition of the receiver has run its delivery of the same moment.
   const int64_t entry = f.owner_tag - 1;

@@ -142,14 +142,17 @@ void ParallelTraining::begin_step() {
         stage_buckets_[static_cast<size_t>(g / spec_.parallel.tp)];
     for (size_t b = 0; b < buckets.size(); ++b) {
       const bool last = b + 1 == buckets.size();
-      d.runner->run_gated(
-          buckets[b],
-          [this, g, last] {
-            DataGroup& dg = data_[static_cast<size_t>(g)];
-            dg.rows.push_back(dg.runner->results().back());
-            if (last) group_done(g, dg.rows.back().end);
-          },
-          step_start_);
+      auto done = [this, g, last] {
+        DataGroup& dg = data_[static_cast<size_t>(g)];
+        dg.rows.push_back(dg.runner->results().back());
+        if (last) group_done(g, dg.rows.back().end);
+      };
+      // The first bucket waits for each GPU's join; the others follow it on each GPU.
+      if (b == 0) {
+        d.runner->run_gated(buckets[b], std::move(done), step_start_);
+      } else {
+        d.runner->run_one(buckets[b], std::move(done), step_start_, /*boundary=*/true);
+      }
     }
   }
   for (int r = 0; r < replicas_; ++r) run(r);

@@ -1,5 +1,8 @@
 #include "models/workloads/chakra_run.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "models/timeline.hpp"
 #include "sim/event_arg.hpp"
 
@@ -14,13 +17,36 @@ ChakraRunner::ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, 
       index_(index),
       seed_(seed) {
   timeline_process_ = "chakra " + std::to_string(index);
-  groups_.resize(spec_.groups.size());
+  const auto groups = spec_.groups.size();
+  group_order_.resize(groups);
+  group_rank_.assign(
+      groups, std::vector<uint32_t>(spec_.ranks.size(), std::numeric_limits<uint32_t>::max()));
+  gated_.assign(groups, 1);
   joined_.assign(spec_.collectives.size(), 0);
+  row_of_.resize(spec_.collectives.size());
+  // Each rank's events where its GPU (or host) is: its endpoint's partition.
+  const uint32_t building = ctx_.sim.building_partition();
+  for (uint32_t r = 0; r < spec_.ranks.size(); ++r) {
+    const sim::EventHandler* nic =
+        r < spec_.endpoints.nic.size() ? transport_.nic_handler(spec_.endpoints.nic[r]) : nullptr;
+    ctx_.sim.set_building_partition(nic != nullptr ? nic->partition() : building);
+    agents_.push_back(std::make_unique<Agent>(ctx_.sim, *this, r));
+  }
   for (uint32_t c = 0; c < spec_.collectives.size(); ++c) {
     const ChakraCollective& coll = spec_.collectives[c];
-    groups_[coll.group].order.push_back(c);
+    group_order_[coll.group].push_back(c);
+    for (uint32_t pos = 0; pos < coll.members.size(); ++pos) {
+      group_rank_[coll.group][coll.members[pos].first] = pos;
+    }
     const auto key = std::make_pair(coll.group, coll.op);
     if (runners_.count(key) == 0) {
+      // A group whose members are all in one partition (one GPU server's): its runner there
+      // too, so that its calls, asked for by the members' events, are that partition's.
+      uint32_t where = agents_[coll.members.front().first]->partition();
+      for (const auto& [rank, node] : coll.members) {
+        if (agents_[rank]->partition() != where) where = building;
+      }
+      ctx_.sim.set_building_partition(where);
       CollectiveSpec g = spec_.groups[coll.group];
       g.op = coll.op;
       auto runner = std::make_unique<CollectiveRunner>(
@@ -32,7 +58,13 @@ ChakraRunner::ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, 
                                         : spec_.group_names[coll.group]));
       runner->attach();
       runners_.emplace(key, std::move(runner));
+      ctx_.sim.set_building_partition(building);
     }
+    if (!runners_.at(key)->rank_paced(coll.bytes)) gated_[coll.group] = 0;
+  }
+  groups_.resize(groups);
+  for (uint32_t g = 0; g < groups; ++g) {
+    groups_[g].order.assign(group_order_[g].begin(), group_order_[g].end());
   }
   transfers_.resize(spec_.transfers.size());
   ranks_.resize(spec_.ranks.size());
@@ -42,63 +74,109 @@ ChakraRunner::ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, 
 
 void ChakraRunner::set_sharp(SharpAllReduce* sharp) {
   for (auto& [key, runner] : runners_) runner->set_sharp(sharp);
+  // An in-network group (an NVLS group inside a server) built before the run: its calls are
+  // asked for by its members' events (CollectiveRunner::prepare_in_network).
+  for (const ChakraCollective& coll : spec_.collectives) {
+    runners_.at(std::make_pair(coll.group, coll.op))->prepare_in_network(coll.bytes);
+  }
 }
 
 void ChakraRunner::start() {
-  ctx_.sim.at(spec_.start, this, kStart, 0);
+  // Every rank begins at once: between windows in a split run.
+  ctx_.sim.at_boundary(spec_.start, this, kStart, 0);
 }
 
-void ChakraRunner::on_event(uint32_t kind, uint64_t arg) {
-  if (kind == kNodeDone) {
-    node_done(sim::arg_high(arg), sim::arg_low(arg));
-    return;
-  }
-  // The iteration begins: every rank starts its nodes without dependencies, in file order.
-  if (ctx_.timeline != nullptr) {
+CollectiveRunner& ChakraRunner::runner_of(uint32_t collective) {
+  const ChakraCollective& coll = spec_.collectives[collective];
+  return *runners_.at(std::make_pair(coll.group, coll.op));
+}
+
+// The iteration begins (a boundary event): every rank starts its nodes without dependencies,
+// in file order; the gated groups' collectives are asked for in their issue order, each rank
+// joining its part where it is.
+void ChakraRunner::on_event(uint32_t, uint64_t) {
+  if (TimelineRecorder* t = ctx_.timeline; t != nullptr) {
     started_.resize(spec_.ranks.size());
     for (size_t r = 0; r < spec_.ranks.size(); ++r) started_[r].resize(spec_.ranks[r].size());
+    // Every track, in rank order (a timeline numbers them in the order asked for).
+    for (uint32_t r = 0; r < spec_.ranks.size(); ++r) {
+      for (const bool compute : {true, false}) {
+        tracks_.push_back(t->track(timeline_process_,
+                                   "rank " + std::to_string(r) + " " + spec_.rank_names[r] +
+                                       (compute ? " compute" : " comm"),
+                                   2 * static_cast<int64_t>(r) + (compute ? 0 : 1)));
+      }
+    }
+    for (auto& [key, runner] : runners_) runner->prepare_timeline();
   }
   results_.assign(spec_.ranks.size(), ChakraRankResult{});
+  for (uint32_t g = 0; g < spec_.groups.size(); ++g) {
+    if (!gated_[g]) continue;
+    for (const uint32_t c : group_order_[g]) {
+      const ChakraCollective& coll = spec_.collectives[c];
+      runner_of(c).run_gated(
+          coll.bytes, [this, c] { collective_done(c); }, ctx_.sim.now(),
+          [this, c](uint32_t pos) {
+            const ChakraCollective& x = spec_.collectives[c];
+            const auto [rank, node] = x.members[pos];
+            ranks_[rank].streams[x.group].busy = false;
+            node_done(rank, node);
+            try_stream(rank, x.group);
+          });
+    }
+  }
+  uint32_t empty = 0;
   for (uint32_t r = 0; r < spec_.ranks.size(); ++r) {
     RankState& st = ranks_[r];
     const std::vector<ChakraNode>& nodes = spec_.ranks[r];
     st.remaining = static_cast<uint32_t>(nodes.size());
     st.waiting.resize(nodes.size());
+    st.begun.assign(nodes.size(), 0);
+    st.streams.assign(spec_.groups.size(), RankStream{});
     for (uint32_t n = 0; n < nodes.size(); ++n) st.waiting[n] = nodes[n].parents;
     results_[r].name = spec_.rank_names[r];
     results_[r].nodes = st.remaining;
-    if (nodes.empty()) ++ranks_done_;
+    if (nodes.empty()) ++empty;
   }
   for (uint32_t r = 0; r < spec_.ranks.size(); ++r) {
     for (uint32_t n = 0; n < spec_.ranks[r].size(); ++n) {
       if (ranks_[r].waiting[n] == 0) begin(r, n);
     }
   }
-  if (ranks_done_ == spec_.ranks.size() && !done_) {
-    done_ = true;
+  if (empty > 0 &&
+      ranks_done_.fetch_add(empty, std::memory_order_acq_rel) + empty == spec_.ranks.size()) {
+    done_.store(true, std::memory_order_release);
     if (on_done_) on_done_();
   }
 }
 
+// Where the rank is.
 void ChakraRunner::begin(uint32_t rank, uint32_t node) {
   const ChakraNode& n = spec_.ranks[rank][node];
   if (!started_.empty()) started_[rank][node] = ctx_.sim.now();
+  RankState& st = ranks_[rank];
+  st.begun[node] = 1;
   switch (n.kind) {
     case ChakraNode::Kind::Compute: {
-      RankState& st = ranks_[rank];
       if (st.computing++ == 0) st.compute_since = ctx_.sim.now();
-      ctx_.sim.after(n.duration, this, kNodeDone, node_arg(rank, node));
+      ctx_.sim.after(n.duration, agents_[rank].get(), kNodeDone, node);
       return;
     }
     case ChakraNode::Kind::Other:
       // No time; done through the queue so that a long chain does not recurse.
-      ctx_.sim.after(sim::Time(0), this, kNodeDone, node_arg(rank, node));
+      ctx_.sim.after(sim::Time(0), agents_[rank].get(), kNodeDone, node);
       return;
-    case ChakraNode::Kind::Collective:
+    case ChakraNode::Kind::Collective: {
       ++results_[rank].collectives;
-      ++joined_[n.match];
-      try_group(spec_.collectives[n.match].group);
+      const uint32_t group = spec_.collectives[n.match].group;
+      if (gated_[group]) {
+        try_stream(rank, group);
+      } else {
+        ++joined_[n.match];
+        try_group(group);
+      }
       return;
+    }
     case ChakraNode::Kind::Send:
       ++results_[rank].sends;
       transfers_[n.match].send_posted = true;
@@ -106,19 +184,18 @@ void ChakraRunner::begin(uint32_t rank, uint32_t node) {
       return;
     case ChakraNode::Kind::Recv: {
       ++results_[rank].recvs;
-      transfers_[n.match].recv_posted = true;
       // The receiver tells the sender where to write (start_clear_to_send).
       const ChakraTransfer& x = spec_.transfers[n.match];
       const uint32_t flow =
           start_clear_to_send(transport_, spec_.endpoints, x.dst_rank, x.src_rank, ctx_.sim.now(),
                               connection_sport(x.dst_rank, x.src_rank) ^ 0x1a5a);
-      if (clear_of_flow_.size() <= flow) clear_of_flow_.resize(flow + 1, 0);
-      clear_of_flow_[flow] = n.match + 1;
+      transport_.set_owner(flow, this, 2 * static_cast<int64_t>(n.match) + 2);
       return;
     }
   }
 }
 
+// Where the rank is.
 void ChakraRunner::node_done(uint32_t rank, uint32_t node) {
   const ChakraNode& n = spec_.ranks[rank][node];
   RankState& st = ranks_[rank];
@@ -127,7 +204,7 @@ void ChakraRunner::node_done(uint32_t rank, uint32_t node) {
     results_[rank].compute += now - st.compute_since;
   }
   if (!started_.empty()) timeline_span(rank, n, started_[rank][node]);
-  ++nodes_done_;
+  nodes_done_.fetch_add(1, std::memory_order_relaxed);
   for (uint32_t child : n.children) {
     if (--st.waiting[child] == 0) begin(rank, child);
   }
@@ -135,12 +212,34 @@ void ChakraRunner::node_done(uint32_t rank, uint32_t node) {
   ChakraRankResult& res = results_[rank];
   res.iteration = now - spec_.start;
   res.exposed = res.iteration - res.compute;
-  if (++ranks_done_ == spec_.ranks.size()) {
-    done_ = true;
-    if (on_done_) on_done_();
-  }
+  if (ranks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 < spec_.ranks.size()) return;
+  // Every rank is done, so is every collective (a rank's part ends after its row's end is
+  // counted): their rows in the order they ended.
+  std::vector<uint32_t> order(spec_.collectives.size());
+  for (uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [this](uint32_t a, uint32_t b) { return row_of_[a].end < row_of_[b].end; });
+  for (const uint32_t c : order) rows_.push_back(row_of_[c]);
+  done_.store(true, std::memory_order_release);
+  if (on_done_) on_done_();
 }
 
+void ChakraRunner::try_stream(uint32_t rank, uint32_t group) {
+  RankStream& s = ranks_[rank].streams[group];
+  if (s.busy || s.next >= group_order_[group].size()) return;
+  const uint32_t c = group_order_[group][s.next];
+  const uint32_t pos = group_rank_[group][rank];
+  if (!ranks_[rank].begun[spec_.collectives[c].members[pos].second]) return;
+  s.busy = true;
+  ++s.next;
+  runner_of(c).join(pos);
+}
+
+void ChakraRunner::collective_done(uint32_t collective) {
+  row_of_[collective] = runner_of(collective).results().back();
+}
+
+// A group that reduces in the network (a run of one list: split_blockers.cpp).
 void ChakraRunner::try_group(uint32_t group) {
   GroupState& g = groups_[group];
   if (g.busy || g.order.empty()) return;
@@ -149,9 +248,8 @@ void ChakraRunner::try_group(uint32_t group) {
   if (joined_[c] < coll.members.size()) return;
   g.order.pop_front();
   g.busy = true;
-  CollectiveRunner& runner = *runners_.at(std::make_pair(coll.group, coll.op));
-  runner.run_one(coll.bytes, [this, c, group, &runner] {
-    rows_.push_back(runner.results().back());
+  runner_of(c).run_one(coll.bytes, [this, c, group] {
+    collective_done(c);
     groups_[group].busy = false;
     for (const auto& [rank, node] : spec_.collectives[c].members) node_done(rank, node);
     try_group(group);
@@ -163,6 +261,7 @@ uint16_t ChakraRunner::connection_sport(uint32_t src, uint32_t dst) const {
                                 (static_cast<uint64_t>(src) << 24) ^ dst ^ 0xc4a4ull << 52);
 }
 
+// Where the sender is.
 void ChakraRunner::try_transfer(uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   if (!t.send_posted || !t.clear_to_send) return;
@@ -170,28 +269,28 @@ void ChakraRunner::try_transfer(uint32_t transfer) {
   const uint32_t flow =
       start_p2p_flow(transport_, spec_.endpoints, x.src_rank, x.dst_rank, x.bytes, ctx_.sim.now(),
                      "chakra", connection_sport(x.src_rank, x.dst_rank));
-  if (transfer_of_flow_.size() <= flow) transfer_of_flow_.resize(flow + 1, 0);
-  transfer_of_flow_[flow] = transfer + 1;
+  transport_.set_owner(flow, this, 2 * static_cast<int64_t>(transfer) + 1);
 }
 
+// A transfer's flows carry owner tag 2 transfer + 1 (its data) or + 2 (its clear-to-send).
 void ChakraRunner::on_flow_delivered(uint32_t flow) {
-  if (flow < clear_of_flow_.size() && clear_of_flow_[flow] != 0) {
-    const uint32_t transfer = clear_of_flow_[flow] - 1;
-    clear_of_flow_[flow] = 0;
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0) return;
+  const auto transfer = static_cast<uint32_t>((f.owner_tag - 1) / 2);
+  if ((f.owner_tag - 1) % 2 == 1) {  // the clear-to-send, where the sender is
     transfers_[transfer].clear_to_send = true;
     try_transfer(transfer);
     return;
   }
-  if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
-  const ChakraTransfer& x = spec_.transfers[transfer_of_flow_[flow] - 1];
-  node_done(x.dst_rank, x.recv_node);
+  const ChakraTransfer& x = spec_.transfers[transfer];
+  node_done(x.dst_rank, x.recv_node);  // where the receiver is
 }
 
 void ChakraRunner::on_flow_complete(uint32_t flow) {
-  if (flow >= transfer_of_flow_.size() || transfer_of_flow_[flow] == 0) return;
-  const ChakraTransfer& x = spec_.transfers[transfer_of_flow_[flow] - 1];
-  transfer_of_flow_[flow] = 0;
-  node_done(x.src_rank, x.send_node);
+  const FlowState& f = transport_.flow(flow);
+  if (f.owner != this || f.owner_tag <= 0 || (f.owner_tag - 1) % 2 == 1) return;
+  const ChakraTransfer& x = spec_.transfers[static_cast<uint32_t>((f.owner_tag - 1) / 2)];
+  node_done(x.src_rank, x.send_node);  // where the sender is
 }
 
 void ChakraRunner::timeline_span(uint32_t rank, const ChakraNode& n, sim::Time start) {
@@ -203,11 +302,7 @@ void ChakraRunner::timeline_span(uint32_t rank, const ChakraNode& n, sim::Time s
     return;
   }
   const bool compute = n.kind == ChakraNode::Kind::Compute;
-  const uint32_t track = t->track(timeline_process_,
-                                  "rank " + std::to_string(rank) + " " + spec_.rank_names[rank] +
-                                      (compute ? " compute" : " comm"),
-                                  2 * static_cast<int64_t>(rank) + (compute ? 0 : 1));
-  t->span(track, t->name(n.name), start, now);
+  t->span(tracks_[2 * static_cast<size_t>(rank) + (compute ? 0 : 1)], t->name(n.name), start, now);
 }
 
 }  // namespace models

@@ -1,8 +1,11 @@
 #include "scenarios/run/split_blockers.hpp"
 
+#include <algorithm>
+
 #include "models/collectives/collective_runner.hpp"
 #include "models/training/parallel_step.hpp"
 #include "models/training/training_step.hpp"
+#include "models/workloads/chakra_spec.hpp"
 #include "sim/simulator.hpp"
 
 namespace scen {
@@ -107,8 +110,28 @@ std::string training_split_blocker(const models::TrainingSpec& t) {
 // own step (issue "Speed"; ARCHITECTURE.md, "Partitions").
 std::string split_blockers(const Scenario& s) {
   std::vector<std::string> parts;
-  if (!s.chakra.empty()) {
-    parts.push_back("Chakra workloads (one runner drives every GPU's compute)");
+  // Chakra: each rank's nodes run where it is; a gated group's collectives each rank joins
+  // where it is; a group that reduces in the network starts its collectives for every member
+  // at once, once the last has reached it: where they all are (NVLS inside one GPU server).
+  for (const models::ChakraSpec& c : s.chakra) {
+    bool in_network = false;
+    for (const models::ChakraCollective& coll : c.collectives) {
+      models::CollectiveSpec g = c.groups[coll.group];
+      g.op = coll.op;
+      if (models::rank_paced(g, coll.bytes)) continue;
+      const bool one_server =
+          !g.rank_server.empty() && g.rank_server.front() >= 0 &&
+          std::all_of(g.rank_server.begin(), g.rank_server.end(),
+                      [&](int server) { return server == g.rank_server.front(); });
+      in_network = in_network || !(one_server && models::resolve_algorithm(g, coll.bytes) ==
+                                                     models::CollectiveAlgorithm::Nvls);
+    }
+    if (in_network) {
+      parts.push_back(
+          "Chakra collectives with an in-network algorithm other than NVLS inside one server "
+          "(they start for every member at once)");
+      break;
+    }
   }
   for (const models::TrainingSpec& t : s.training) {
     std::string c = training_split_blocker(t);
