@@ -185,6 +185,12 @@ TEST_CASE(
   check_split_outputs("training-step-tp8-pp4-dp16", {2, 3},
                       {"topology.nodes.count=16", "workload.training.parallel.dp=4",
                        "workload.training.parallel.microbatches=4", "workload.training.steps=2"});
+  // No gradients: each stage's data groups are done with its last replica, whichever
+  // partition's replica ends last.
+  check_split_outputs(
+      "training-step-tp8-pp4-dp16", {2, 3},
+      {"topology.nodes.count=16", "workload.training.parallel.dp=4",
+       "workload.training.parallel.microbatches=2", "workload.training.layer.gradients=0"});
 }
 
 TEST_CASE("split run: in-network all-reduces give the same outputs on 1, 2 and 3 threads",

@@ -4,6 +4,7 @@
 
 #include "models/timeline.hpp"
 #include "models/training/pipeline_schedule.hpp"
+#include "sim/atomic_max.hpp"
 
 namespace models {
 
@@ -129,7 +130,14 @@ void ParallelTraining::begin_step() {
     for (auto& tensor : tensor_) tensor->prepare_timeline();
   }
   for (auto& r : replica_) r = Replica{};
-  stage_replicas_done_.assign(static_cast<size_t>(spec_.parallel.pp), 0);
+  const auto stages = static_cast<size_t>(spec_.parallel.pp);
+  stage_replicas_done_.assign(stages, 0);
+  stage_left_ = std::make_unique<std::atomic<int>[]>(stages);
+  stage_end_ps_ = std::make_unique<std::atomic<int64_t>[]>(stages);
+  for (size_t s = 0; s < stages; ++s) {
+    stage_left_[s].store(spec_.parallel.dp, std::memory_order_relaxed);
+    stage_end_ps_[s].store(step_start_.ps, std::memory_order_relaxed);
+  }
   groups_done_ = 0;
   for (int g = 0; g < static_cast<int>(data_.size()); ++g) {
     DataGroup& d = data_[static_cast<size_t>(g)];
@@ -370,10 +378,20 @@ void ParallelTraining::replica_finished(int replica) {
   replica_[static_cast<size_t>(replica)].backward_end = ctx_.sim.now();
   const int stage = stage_of(replica);
   if (data_gated_) {
-    for (int t = 0; t < p.tp; ++t) {
-      data_[static_cast<size_t>(stage * p.tp + t)].runner->join(
-          static_cast<uint32_t>(replica % p.dp));
+    if (!stage_buckets_[static_cast<size_t>(stage)].empty()) {
+      for (int t = 0; t < p.tp; ++t) {
+        data_[static_cast<size_t>(stage * p.tp + t)].runner->join(
+            static_cast<uint32_t>(replica % p.dp));
+      }
+      return;
     }
+    // No gradients to reduce: the groups are done with the stage's last replica.
+    sim::raise_to(stage_end_ps_[static_cast<size_t>(stage)], ctx_.sim.now().ps);
+    if (stage_left_[static_cast<size_t>(stage)].fetch_sub(1, std::memory_order_acq_rel) > 1) {
+      return;
+    }
+    const sim::Time end(stage_end_ps_[static_cast<size_t>(stage)].load());
+    for (int t = 0; t < p.tp; ++t) group_done(stage * p.tp + t, end);
     return;
   }
   // Without gated calls the stage's buckets start once its last replica is done (one

@@ -22,6 +22,7 @@
 // pipeline transfer its own), so a run split into partitions runs it (ARCHITECTURE.md).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -151,6 +152,10 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   std::vector<int64_t> stage_gradient_bytes_;        // per GPU
   std::vector<std::vector<int64_t>> stage_buckets_;  // [stage] bucket sizes
   std::vector<int> stage_replicas_done_;             // (not gated)
+  // Gated, a stage without gradients: its replicas yet to finish, and their latest end (any
+  // partition's replica may be the last to count).
+  std::unique_ptr<std::atomic<int>[]> stage_left_;
+  std::unique_ptr<std::atomic<int64_t>[]> stage_end_ps_;
   int groups_done_ = 0;
   int step_ = 0;
   int steps_done_ = 0;
