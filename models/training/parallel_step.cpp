@@ -131,7 +131,6 @@ void ParallelTraining::begin_step() {
   }
   for (auto& r : replica_) r = Replica{};
   const auto stages = static_cast<size_t>(spec_.parallel.pp);
-  stage_replicas_done_.assign(stages, 0);
   stage_left_ = std::make_unique<std::atomic<int>[]>(stages);
   stage_end_ps_ = std::make_unique<std::atomic<int64_t>[]>(stages);
   for (size_t s = 0; s < stages; ++s) {
@@ -230,26 +229,26 @@ void ParallelTraining::replica_finished(int replica) {
   const ParallelGroups& p = spec_.parallel;
   replica_[static_cast<size_t>(replica)].backward_end = ctx_.sim.now();
   const int stage = stage_of(replica);
+  if (data_gated_ && !stage_buckets_[static_cast<size_t>(stage)].empty()) {
+    for (int t = 0; t < p.tp; ++t) {
+      data_[static_cast<size_t>(stage * p.tp + t)].runner->join(
+          static_cast<uint32_t>(replica % p.dp));
+    }
+    return;
+  }
+  // The stage's last replica to finish (any partition's may be the last to count).
+  sim::raise_to(stage_end_ps_[static_cast<size_t>(stage)], ctx_.sim.now().ps);
+  if (stage_left_[static_cast<size_t>(stage)].fetch_sub(1, std::memory_order_acq_rel) > 1) {
+    return;
+  }
   if (data_gated_) {
-    if (!stage_buckets_[static_cast<size_t>(stage)].empty()) {
-      for (int t = 0; t < p.tp; ++t) {
-        data_[static_cast<size_t>(stage * p.tp + t)].runner->join(
-            static_cast<uint32_t>(replica % p.dp));
-      }
-      return;
-    }
     // No gradients to reduce: the groups are done with the stage's last replica.
-    sim::raise_to(stage_end_ps_[static_cast<size_t>(stage)], ctx_.sim.now().ps);
-    if (stage_left_[static_cast<size_t>(stage)].fetch_sub(1, std::memory_order_acq_rel) > 1) {
-      return;
-    }
     const sim::Time end(stage_end_ps_[static_cast<size_t>(stage)].load());
     for (int t = 0; t < p.tp; ++t) group_done(stage * p.tp + t, end);
     return;
   }
   // Without gated calls the stage's buckets start once its last replica is done (one
   // replica per stage, or a run of one list: split_blockers.cpp).
-  if (++stage_replicas_done_[static_cast<size_t>(stage)] < p.dp) return;
   for (int t = 0; t < p.tp; ++t) next_bucket(stage * p.tp + t);
 }
 

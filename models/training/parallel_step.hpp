@@ -151,9 +151,8 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   bool data_gated_ = false;
   std::vector<int64_t> stage_gradient_bytes_;        // per GPU
   std::vector<std::vector<int64_t>> stage_buckets_;  // [stage] bucket sizes
-  std::vector<int> stage_replicas_done_;             // (not gated)
-  // Gated, a stage without gradients: its replicas yet to finish, and their latest end (any
-  // partition's replica may be the last to count).
+  // A stage's replicas yet to finish, and their latest end (any partition's replica may be the
+  // last to count): a stage without gradients is done then, or its buckets start (not gated).
   std::unique_ptr<std::atomic<int>[]> stage_left_;
   std::unique_ptr<std::atomic<int64_t>[]> stage_end_ps_;
   int groups_done_ = 0;

@@ -63,9 +63,6 @@ ChakraRunner::ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, 
     if (!runners_.at(key)->rank_paced(coll.bytes)) gated_[coll.group] = 0;
   }
   groups_.resize(groups);
-  for (uint32_t g = 0; g < groups; ++g) {
-    groups_[g].order.assign(group_order_[g].begin(), group_order_[g].end());
-  }
   transfers_.resize(spec_.transfers.size());
   ranks_.resize(spec_.ranks.size());
   for (const auto& nodes : spec_.ranks) total_nodes_ += nodes.size();
@@ -242,11 +239,11 @@ void ChakraRunner::collective_done(uint32_t collective) {
 // A group that reduces in the network (a run of one list: split_blockers.cpp).
 void ChakraRunner::try_group(uint32_t group) {
   GroupState& g = groups_[group];
-  if (g.busy || g.order.empty()) return;
-  const uint32_t c = g.order.front();
+  if (g.busy || g.next >= group_order_[group].size()) return;
+  const uint32_t c = group_order_[group][g.next];
   const ChakraCollective& coll = spec_.collectives[c];
   if (joined_[c] < coll.members.size()) return;
-  g.order.pop_front();
+  ++g.next;
   g.busy = true;
   runner_of(c).run_one(coll.bytes, [this, c, group] {
     collective_done(c);

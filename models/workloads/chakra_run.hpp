@@ -16,7 +16,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,7 +88,7 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
   // A group that reduces in the network: its collectives one at a time, once every member
   // has reached it.
   struct GroupState {
-    std::deque<uint32_t> order;  // its collectives still to run, in issue order
+    size_t next = 0;  // its next collective to run: an index into its group_order_
     bool busy = false;
   };
   // A transfer as its sender sees it.
