@@ -21,9 +21,14 @@ struct Alpha {
   friend bool operator==(const Alpha&, const Alpha&) = default;
 };
 
-// α × free, rounded down; nothing free gives 0.
+// α × free, rounded down; nothing free gives 0. A product that fits 64 bits (any buffer below
+// 2^31 bytes) takes a 64-bit division: the 128-bit one is a library call, on every admission
+// of a dynamic-threshold switch. Both give the same quotient.
 inline int64_t dynamic_threshold(int64_t free_bytes, Alpha alpha) {
   if (free_bytes <= 0) return 0;
+  if (int64_t product = 0; !__builtin_mul_overflow(free_bytes, int64_t{alpha.num}, &product)) {
+    return product / alpha.den;
+  }
   return static_cast<int64_t>(static_cast<__int128>(free_bytes) * alpha.num / alpha.den);
 }
 

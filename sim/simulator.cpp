@@ -1,6 +1,7 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -90,10 +91,14 @@ struct Message {
 };
 
 // A partition while the windows run: its clock and list, and what its events left for the
-// others — events for their handlers (by destination), boundary events, a stop — which the
-// thread between windows collects. Each lane is written by the one thread running it.
+// others — events for their handlers (by destination), boundary events, a stop. Each lane is
+// written by the one thread running it. The outboxes come in two sets, a window's and the one
+// before: a partition's thread moves what the window before left for it into its own list as it
+// takes the partition (so no thread empties every mailbox between windows while the others
+// wait), while this window's events fill the other set.
 struct Simulator::Lane : Running {
-  std::vector<std::vector<Message>> outbox;  // [partition]
+  std::array<std::vector<std::vector<Message>>, 2> outbox;  // [set][partition]
+  Time outbox_due = Time::max();                            // the earliest due in this window's set
   std::vector<Message> boundary_out;
   uint64_t events = 0;
   Time stop_at = Time::max();
@@ -109,6 +114,8 @@ struct Simulator::Split {
   Time window;                                    // a window's length: lookahead, grace
   Time window_end = Time::max();                  // of the window running (exclusive)
   Time latest;                                    // the latest event executed (the clock's end)
+  uint32_t set = 0;                               // the outbox set the running window fills
+  Time inbound_due = Time::max();                 // the earliest due in the other set
   uint64_t base = 0;                              // events executed before this run
   uint64_t serial_count = 0;                      // boundary events executed in this run
   uint64_t next_progress = 0;
@@ -135,7 +142,7 @@ void Simulator::split(uint32_t partitions, Time lookahead) {
     l.list = &list(p);
     l.partition = p;
     l.in_window = true;
-    l.outbox.resize(partitions);
+    for (auto& set : l.outbox) set.resize(partitions);
   }
   split_->serial.list = &split_->boundary;
   split_->window = std::min(lookahead, kStopGrace);
@@ -184,7 +191,9 @@ size_t Simulator::pending_events() const {
     n += split_->boundary.size();
     for (const auto& l : split_->lists) n += l->size();
     for (const Lane& l : split_->lanes) {
-      for (const auto& out : l.outbox) n += out.size();
+      for (const auto& set : l.outbox) {
+        for (const auto& out : set) n += out.size();
+      }
       n += l.boundary_out.size();
     }
   }
@@ -214,7 +223,9 @@ void Simulator::push_split_at(const Place& p, EventHandler* target, uint32_t kin
                            std::to_string(split_->window_end.ps) +
                            " ps: partitions may meet only across links at least a lookahead long");
   }
-  static_cast<Lane*>(t_running_)->outbox[to].push_back(Message{p, target, arg, kind});
+  Lane& lane = *static_cast<Lane*>(t_running_);
+  lane.outbox[split_->set][to].push_back(Message{p, target, arg, kind});
+  lane.outbox_due = std::min(lane.outbox_due, due);
 }
 
 void Simulator::at_boundary(Time t, EventHandler* target, uint32_t kind, uint64_t arg) {
@@ -344,9 +355,22 @@ StopReason Simulator::run(Time limit) {
   return StopReason::TimeLimit;
 }
 
-// Between two windows, on one thread while the others wait: every lane's mailboxes emptied
-// into the lists (by destination, then source: the order of pushes does not matter, places are
-// unique), its boundary events and stop gathered; then the boundary events due before any
+// What the window before left in the mailboxes for partition `to`, into its list: by the thread
+// that takes `to`, before its events run (or at a run's end). The order of pushes does not
+// matter: places are unique.
+void Simulator::take_inbound(uint32_t to) {
+  Split& sp = *split_;
+  Scheduler& l = list(to);
+  for (Lane& from : sp.lanes) {
+    std::vector<Message>& box = from.outbox[sp.set ^ 1][to];
+    for (const Message& m : box) l.push_at(m.place, m.target, m.kind, m.arg);
+    box.clear();
+  }
+}
+
+// Between two windows, on one thread while the others wait: the mailboxes of the window that
+// ended are left for their destinations' threads (take_inbound), only their earliest due read;
+// every lane's boundary events and stop are gathered; then the boundary events due before any
 // partition's next event run (every partition is exactly at their time), and the next window
 // is set: from the earliest pending event, at most `window` long, ending at the next boundary
 // event. The window is no longer than the lookahead, so an event crossing into another
@@ -355,13 +379,12 @@ StopReason Simulator::run(Time limit) {
 bool Simulator::between_windows() {
   Split& sp = *split_;
   const auto partitions = static_cast<uint32_t>(sp.lanes.size());
-  for (uint32_t to = 0; to < partitions; ++to) {
-    Scheduler& l = list(to);
-    for (Lane& from : sp.lanes) {
-      for (const Message& m : from.outbox[to]) l.push_at(m.place, m.target, m.kind, m.arg);
-      from.outbox[to].clear();
-    }
+  Time inbound = Time::max();
+  for (Lane& lane : sp.lanes) {
+    inbound = std::min(inbound, lane.outbox_due);
+    lane.outbox_due = Time::max();
   }
+  sp.set ^= 1;  // the next window fills the set its partitions have emptied
   uint64_t events = 0;
   for (Lane& lane : sp.lanes) {
     for (const Message& m : lane.boundary_out)
@@ -383,8 +406,8 @@ bool Simulator::between_windows() {
     progress_->on_progress();
   }
   for (;;) {
-    Time first = Time::max();
-    bool any = false;
+    Time first = inbound;
+    bool any = inbound != Time::max();
     for (uint32_t p = 0; p < partitions; ++p) {
       if (!list(p).empty()) {
         first = any ? std::min(first, list(p).top_time()) : list(p).top_time();
@@ -458,6 +481,7 @@ StopReason Simulator::run_split(Time limit) {
         Lane& lane = sp.lanes[p];
         t_running_ = &lane;
         try {
+          take_inbound(p);
           run_lane(lane, sp.window_end);
         } catch (...) {
           fail();
@@ -475,6 +499,7 @@ StopReason Simulator::run_split(Time limit) {
   windows_ = false;
   t_running_ = nullptr;
   sp.window_end = Time::max();
+  for (uint32_t p = 0; p < partitions; ++p) take_inbound(p);  // the last window's, if any
   events_executed_ = sp.base + sp.serial_count;
   for (const Lane& l : sp.lanes) events_executed_ += l.events;
   if (error != nullptr) std::rethrow_exception(error);

@@ -171,6 +171,7 @@ class Simulator {
   void execute(const Event& e);
   void run_lane(Lane& l, Time end);
   StopReason run_split(Time limit);
+  void take_inbound(uint32_t partition);
   // Between two windows (one thread): mailboxes into the lists, stops and counts gathered,
   // boundary events run; then the next window's end, or the run's end (`false`).
   bool between_windows();

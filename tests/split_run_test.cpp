@@ -594,6 +594,48 @@ TEST_CASE("split run: events cross through mailboxes and run where one list runs
   CHECK(std::get<0>(stop_two).back() > stop_time);  // the grace's events ran
 }
 
+TEST_CASE("split run: events still in the mailboxes when a run ends are kept for the next run",
+          "[unit][split]") {
+  // Each partition's thread takes what the window before left for it as it takes the
+  // partition; a run that ends at a time limit leaves the last window's crossings behind, and
+  // the next run must find them in the lists, in their places.
+  auto run = [](uint32_t partitions, std::vector<int64_t> limits) {
+    sim::Simulator s(1);
+    s.split(partitions, sim::Time(10'000));
+    s.set_threads(partitions);
+    s.set_building_partition(0);
+    auto a = std::make_unique<Ticker>(s, sim::Time(3'000));
+    s.set_building_partition(partitions - 1);
+    auto b = std::make_unique<Ticker>(s, sim::Time(7'000));
+    a->peer = b.get();
+    b->peer = a.get();
+    a->cross = b->cross = sim::Time(10'000);
+    a->until = b->until = sim::Time(2'000'000);
+    s.at(sim::Time(0), a.get(), 0);
+    s.at(sim::Time(0), b.get(), 0);
+    std::vector<size_t> pending;
+    for (const int64_t limit : limits) {
+      (void)s.run(sim::Time(limit));
+      pending.push_back(s.pending_events());
+    }
+    (void)s.run();
+    return std::make_tuple(a->log, b->log, s.now(), s.events_executed(), pending);
+  };
+  const auto whole = run(1, {});
+  // The last limit falls just after both tickers' last ticks (2,001 and 2,002 ns): only their
+  // crossings are pending then, all of them sent in the run's last windows.
+  const std::vector<int64_t> limits{95'500, 401'000, 1'234'567, 2'002'500};
+  const auto one = run(1, limits);
+  const auto two = run(2, limits);
+  CHECK(std::get<0>(one) == std::get<0>(whole));
+  CHECK(std::get<0>(two) == std::get<0>(whole));
+  CHECK(std::get<1>(two) == std::get<1>(whole));
+  CHECK(std::get<2>(two) == std::get<2>(whole));
+  CHECK(std::get<3>(two) == std::get<3>(whole));
+  // Every stop left the same events pending, crossings in the mailboxes counted.
+  CHECK(std::get<4>(two) == std::get<4>(one));
+}
+
 TEST_CASE("split run: a boundary event runs before every other event of its time, between windows",
           "[unit][split]") {
   // A ticker in each partition ticks every 1 ns, and one every 10 ns; an observer at the

@@ -42,6 +42,10 @@ TEST_CASE("mmu: the dynamic threshold is alpha x free shared pool, rounded down"
   CHECK(models::dynamic_threshold(-5, {2, 1}) == 0);
   // Large pools do not overflow.
   CHECK(models::dynamic_threshold(int64_t{1} << 50, {64, 1}) == int64_t{1} << 56);
+  // A product past 64 bits takes the 128-bit path, a quotient that fits does not lose bits.
+  CHECK(models::dynamic_threshold(int64_t{1} << 62, {3, 4}) == 3 * (int64_t{1} << 60));
+  CHECK(models::dynamic_threshold((int64_t{1} << 62) + 7, {7, 8}) ==
+        static_cast<int64_t>((static_cast<__int128>((int64_t{1} << 62) + 7) * 7) / 8));
 
   // In the buffer: the pool shrinks as it fills, and so does everyone's threshold.
   SwitchBuffer b(params(100'000, ThresholdMode::Dynamic, {1, 4}), 4);
