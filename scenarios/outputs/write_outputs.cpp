@@ -271,6 +271,7 @@ void write_outputs(const Scenario& s, const RunOutcome& out, const std::string& 
   stats["wall_seconds_per_simulated_ms"] =
       out.end_time.ps > 0 ? out.wall_seconds / (out.end_time.seconds() * 1e3) : 0.0;
   stats["peak_rss_mb"] = static_cast<double>(out.peak_rss_kb) / 1024.0;
+  stats["huge_pages_mb"] = static_cast<double>(out.huge_pages_kb) / 1024.0;
   stats["packet_pool_capacity"] = out.packet_pool_capacity;
   write_file_atomic(dir + "/run_stats.json", stats.dump(2) + "\n");
 }

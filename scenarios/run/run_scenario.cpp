@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -129,6 +131,16 @@ int64_t peak_rss_kb() {
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+// Anonymous memory backed by transparent huge pages now (Linux's smaps_rollup; 0 without it).
+int64_t huge_pages_kb() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  const std::string key = "AnonHugePages:";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key, 0) == 0) return std::strtoll(line.c_str() + key.size(), nullptr, 10);
+  }
+  return 0;
 }
 
 // `--timeline-ports`: each "node:port" must name a port of the fabric.
@@ -435,6 +447,7 @@ RunOutcome ScenarioRun::finish() {
   out.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.wall_start).count();
   out.peak_rss_kb = peak_rss_kb();
+  out.huge_pages_kb = huge_pages_kb();
   if (sim::log_enabled(sim::LogLevel::Debug)) {
     for (const models::CollectiveResult& c : out.collectives) {
       sim::log_debug("collective " + std::to_string(c.collective) + ": " + to_string(c.op) + " " +

@@ -10,6 +10,7 @@
 #include "scenarios/loader/input_error.hpp"
 #include "sim/logging.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/huge_pages.hpp"
 
 namespace {
 
@@ -102,6 +103,7 @@ bool take_log_options(int& argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::reexec_with_huge_pages(argc, argv);  // before anything allocates much, argv as given
   if (!take_log_options(argc, argv)) return cli::kBadInput;
   if (argc < 2) {
     std::fputs(kUsage, stderr);
