@@ -32,6 +32,7 @@
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/run/run_scenario.hpp"
+#include "sim/huge_pages.hpp"
 #include "topologies/partition.hpp"
 
 namespace {
@@ -185,6 +186,7 @@ scen::LoadOptions roce_dcqcn() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sim::reexec_with_huge_pages(argv);  // as `rdmasim run` does (docs/cli.md, "Huge pages")
   std::vector<std::string> files;
   bool peers = false;
   bool gpu1024_only = false;

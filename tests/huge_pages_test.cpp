@@ -1,5 +1,5 @@
 // `rdmasim run` asks for transparent huge pages where the kernel grants them on request
-// (tools/cli/huge_pages.hpp), and nothing but its speed changes.
+// (sim/huge_pages.hpp), and nothing but its speed changes.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "scenarios/loader/input_error.hpp"
+#include "sim/huge_pages.hpp"
 #include "sim/logging.hpp"
 #include "tools/cli/commands.hpp"
-#include "tools/cli/huge_pages.hpp"
 
 namespace {
 
@@ -103,7 +103,10 @@ bool take_log_options(int& argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  cli::reexec_with_huge_pages(argc, argv);  // before anything allocates much, argv as given
+  // Before anything allocates much, with argv as given.
+  if (argc >= 2 && (std::strcmp(argv[1], "run") == 0 || std::strcmp(argv[1], "sweep") == 0)) {
+    sim::reexec_with_huge_pages(argv);
+  }
   if (!take_log_options(argc, argv)) return cli::kBadInput;
   if (argc < 2) {
     std::fputs(kUsage, stderr);

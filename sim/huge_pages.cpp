@@ -1,4 +1,4 @@
-#include "tools/cli/huge_pages.hpp"
+#include "sim/huge_pages.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-namespace cli {
+namespace sim {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -31,10 +31,8 @@ std::string thp_mode() {
 // A large fabric's run is bound by memory latency: ports, queues, links and packets spread over
 // tens of MB, and with 4 KiB pages most of those accesses miss the TLB as well as the caches.
 // glibc reads its tunables only when a process starts, hence the exec.
-void reexec_with_huge_pages(int argc, char** argv) {
-  if (!kGlibcMalloc || argc < 2) return;
-  const std::string cmd = argv[1];
-  if (cmd != "run" && cmd != "sweep") return;
+void reexec_with_huge_pages(char** argv) {
+  if (!kGlibcMalloc) return;
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.hugetlb") != nullptr) return;
   const char* preload = std::getenv("LD_PRELOAD");
@@ -53,4 +51,4 @@ void reexec_with_huge_pages(int argc, char** argv) {
   }
 }
 
-}  // namespace cli
+}  // namespace sim
