@@ -10,8 +10,17 @@
 namespace sim {
 namespace {
 
+// A sanitizer build allocates with the sanitizer's allocator, not glibc's (GCC defines the
+// macros, Clang answers __has_feature).
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kGlibcMalloc = false;  // the sanitizers' allocator, not glibc's
+constexpr bool kGlibcMalloc = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+constexpr bool kGlibcMalloc = false;
+#else
+constexpr bool kGlibcMalloc = true;
+#endif
 #else
 constexpr bool kGlibcMalloc = true;
 #endif

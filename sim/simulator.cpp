@@ -115,7 +115,6 @@ struct Simulator::Split {
   Time window_end = Time::max();                  // of the window running (exclusive)
   Time latest;                                    // the latest event executed (the clock's end)
   uint32_t set = 0;                               // the outbox set the running window fills
-  Time inbound_due = Time::max();                 // the earliest due in the other set
   uint64_t base = 0;                              // events executed before this run
   uint64_t serial_count = 0;                      // boundary events executed in this run
   uint64_t next_progress = 0;

@@ -172,8 +172,9 @@ class Simulator {
   void run_lane(Lane& l, Time end);
   StopReason run_split(Time limit);
   void take_inbound(uint32_t partition);
-  // Between two windows (one thread): mailboxes into the lists, stops and counts gathered,
-  // boundary events run; then the next window's end, or the run's end (`false`).
+  // Between two windows (one thread): the crossings' earliest due read (each partition's
+  // thread takes its own: take_inbound), stops and counts gathered, boundary events run; then
+  // the next window's end, or the run's end (`false`).
   bool between_windows();
   void request_stop(Time at);  // stop's effect, `at` not before the asking event
 

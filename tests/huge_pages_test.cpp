@@ -32,6 +32,11 @@ TEST_CASE("huge pages: a run's memory is in transparent huge pages unless the tu
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   std::printf("SKIPPED: a sanitizer build allocates with its own allocator, not glibc's malloc\n");
   return;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  std::printf("SKIPPED: a sanitizer build allocates with its own allocator, not glibc's malloc\n");
+  return;
+#endif
 #endif
   if (!thp_on_request()) {
     std::printf("SKIPPED: this kernel does not grant transparent huge pages on request\n");

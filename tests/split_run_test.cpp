@@ -104,6 +104,27 @@ struct Ticker final : sim::EventHandler {
   std::vector<int64_t> log;
 };
 
+// Two tickers, in the first and the last partition, each pushing the other an event 10 ns (the
+// lookahead) after each of its own ticks, which stop at `until`.
+struct TickerPair {
+  TickerPair(uint32_t partitions, sim::Time until) {
+    s.split(partitions, sim::Time(10'000));
+    s.set_threads(partitions);
+    s.set_building_partition(0);
+    a = std::make_unique<Ticker>(s, sim::Time(3'000));
+    s.set_building_partition(partitions - 1);
+    b = std::make_unique<Ticker>(s, sim::Time(7'000));
+    a->peer = b.get();
+    b->peer = a.get();
+    a->cross = b->cross = sim::Time(10'000);
+    a->until = b->until = until;
+    s.at(sim::Time(0), a.get(), 0);
+    s.at(sim::Time(0), b.get(), 0);
+  }
+  sim::Simulator s{1};
+  std::unique_ptr<Ticker> a, b;
+};
+
 }  // namespace
 
 TEST_CASE("split run: shipped scenarios give the same outputs on 1, 2 and 3 threads",
@@ -553,22 +574,11 @@ TEST_CASE("split run: events cross through mailboxes and run where one list runs
   // Two tickers that push each other events a lookahead later: each handler sees the same
   // times in one list and split in two, and the run ends at the same clock.
   auto run = [](uint32_t partitions, uint64_t stop_tick) {
-    sim::Simulator s(1);
-    s.split(partitions, sim::Time(10'000));
-    s.set_threads(partitions);
-    s.set_building_partition(0);
-    auto a = std::make_unique<Ticker>(s, sim::Time(3'000));
-    s.set_building_partition(partitions - 1);
-    auto b = std::make_unique<Ticker>(s, sim::Time(7'000));
-    a->peer = b.get();
-    b->peer = a.get();
-    a->cross = b->cross = sim::Time(10'000);
-    a->until = b->until = sim::Time(5'000'000);
-    b->stop_at_tick = stop_tick;
-    s.at(sim::Time(0), a.get(), 0);
-    s.at(sim::Time(0), b.get(), 0);
-    const sim::StopReason r = s.run();
-    return std::make_tuple(a->log, b->log, s.now(), r, s.events_executed(), b->stopped_at);
+    TickerPair t(partitions, sim::Time(5'000'000));
+    t.b->stop_at_tick = stop_tick;
+    const sim::StopReason r = t.s.run();
+    return std::make_tuple(t.a->log, t.b->log, t.s.now(), r, t.s.events_executed(),
+                           t.b->stopped_at);
   };
   const auto one = run(1, 0);
   const auto two = run(2, 0);
@@ -600,26 +610,14 @@ TEST_CASE("split run: events still in the mailboxes when a run ends are kept for
   // partition; a run that ends at a time limit leaves the last window's crossings behind, and
   // the next run must find them in the lists, in their places.
   auto run = [](uint32_t partitions, std::vector<int64_t> limits) {
-    sim::Simulator s(1);
-    s.split(partitions, sim::Time(10'000));
-    s.set_threads(partitions);
-    s.set_building_partition(0);
-    auto a = std::make_unique<Ticker>(s, sim::Time(3'000));
-    s.set_building_partition(partitions - 1);
-    auto b = std::make_unique<Ticker>(s, sim::Time(7'000));
-    a->peer = b.get();
-    b->peer = a.get();
-    a->cross = b->cross = sim::Time(10'000);
-    a->until = b->until = sim::Time(2'000'000);
-    s.at(sim::Time(0), a.get(), 0);
-    s.at(sim::Time(0), b.get(), 0);
+    TickerPair t(partitions, sim::Time(2'000'000));
     std::vector<size_t> pending;
     for (const int64_t limit : limits) {
-      (void)s.run(sim::Time(limit));
-      pending.push_back(s.pending_events());
+      (void)t.s.run(sim::Time(limit));
+      pending.push_back(t.s.pending_events());
     }
-    (void)s.run();
-    return std::make_tuple(a->log, b->log, s.now(), s.events_executed(), pending);
+    (void)t.s.run();
+    return std::make_tuple(t.a->log, t.b->log, t.s.now(), t.s.events_executed(), pending);
   };
   const auto whole = run(1, {});
   // The last limit falls just after both tickers' last ticks (2,001 and 2,002 ns): only their

@@ -89,7 +89,7 @@ struct RunOutcome {
   uint64_t events = 0;
   uint64_t packet_hops = 0;
   int64_t peak_rss_kb = 0;
-  int64_t huge_pages_kb = 0;          // of the memory at the run's end, in transparent huge pages
+  int64_t huge_pages_kb = 0;          // of the process's memory at the run's end, in huge pages
   uint64_t packet_pool_capacity = 0;  // packet slots allocated (each partition grows its own)
   std::vector<FlowResult> flows;
   std::vector<LinkResult> links;
