@@ -141,14 +141,9 @@ struct IntRecord {
 // 0 (acquire) follows every access of the partition that freed the last one (release).
 class QpPacketCounts {
  public:
-  QpPacketCounts()
-      : chunks_(static_cast<std::atomic<uint32_t>**>(
-            std::calloc(kMaxChunks, sizeof(std::atomic<uint32_t>*)))) {
-    if (chunks_ == nullptr) throw std::bad_alloc();
-  }
+  QpPacketCounts() : chunks_(kMaxChunks) {}
   ~QpPacketCounts() {
     for (uint32_t c = 0; c < chunk_count_; ++c) delete[] chunks_[c];
-    std::free(chunks_);
   }
   QpPacketCounts(const QpPacketCounts&) = delete;
   QpPacketCounts& operator=(const QpPacketCounts&) = delete;
@@ -182,7 +177,7 @@ class QpPacketCounts {
   static constexpr uint32_t kChunk = 4096;
   static constexpr uint32_t kMaxChunks = static_cast<uint32_t>((uint64_t{1} << 32) / kChunk);
   std::atomic<uint32_t>& at(uint32_t qp) const { return chunks_[qp / kChunk][qp % kChunk]; }
-  std::atomic<uint32_t>** chunks_;
+  sim::ChunkTable<std::atomic<uint32_t>*> chunks_;
   uint32_t chunk_count_ = 0;
   bool atomic_ = false;
 };

@@ -1,7 +1,7 @@
 // Slots of one kind (packets, telemetry records) addressed by 32-bit handle, taken and given
 // back by every partition of a run at once. Storage is chunked, so handles stay valid and
-// references stable while it grows; the chunk table is allocated once at its full size (zero
-// pages the system maps lazily), so a partition adding a chunk never moves what another reads.
+// references stable while it grows; the chunk table is reserved once at its full size
+// (sim::ChunkTable), so a partition adding a chunk never moves what another reads.
 // Each partition takes from and gives back to its own free list (sim::Simulator's
 // thread_partition): a slot taken in one partition and given back in another moves to that
 // one's list. A handle crosses partitions only with an event through the mailboxes, after the
@@ -10,10 +10,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 #include <vector>
 
+#include "sim/chunk_table.hpp"
 #include "sim/simulator.hpp"
 
 namespace models {
@@ -22,15 +22,10 @@ template <class T, uint32_t kChunk>
 class SlotStore {
  public:
   // `first`: the first handle handed out (1 keeps handle 0 for "none").
-  explicit SlotStore(uint32_t first = 0)
-      : chunks_(static_cast<T**>(std::calloc(kMaxChunks, sizeof(T*)))), first_(first) {
-    if (chunks_ == nullptr) throw std::bad_alloc();
-    lanes_.resize(1);
-  }
+  explicit SlotStore(uint32_t first = 0) : chunks_(kMaxChunks), first_(first) { lanes_.resize(1); }
   ~SlotStore() {
     const uint32_t n = chunk_count_.load(std::memory_order_relaxed);
     for (uint32_t c = 0; c < n; ++c) delete[] chunks_[c];
-    std::free(chunks_);
   }
   SlotStore(const SlotStore&) = delete;
   SlotStore& operator=(const SlotStore&) = delete;
@@ -98,7 +93,7 @@ class SlotStore {
     l.end = l.next + kChunk;
     if (c == 0) l.next = first_;
   }
-  T** chunks_;
+  sim::ChunkTable<T*> chunks_;
   uint32_t first_;
   std::atomic<uint32_t> chunk_count_{0};
   std::vector<Lane> lanes_;

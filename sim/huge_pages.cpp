@@ -35,6 +35,10 @@ std::string thp_mode() {
   return line.substr(open + 1, close - open - 1);
 }
 
+bool asks_for_huge_pages(const char* tunables) {
+  return tunables != nullptr && std::strstr(tunables, "glibc.malloc.hugetlb=1") != nullptr;
+}
+
 }  // namespace
 
 // A large fabric's run is bound by memory latency: ports, queues, links and packets spread over
@@ -58,6 +62,15 @@ void reexec_with_huge_pages(char** argv) {
   } else {
     unsetenv("GLIBC_TUNABLES");
   }
+}
+
+bool huge_pages_possible() {
+  static const bool possible = [] {
+    const std::string mode = thp_mode();
+    return mode == "always" || (mode == "madvise" && kGlibcMalloc &&
+                                asks_for_huge_pages(std::getenv("GLIBC_TUNABLES")));
+  }();
+  return possible;
 }
 
 }  // namespace sim

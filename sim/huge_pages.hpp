@@ -11,4 +11,10 @@ namespace sim {
 // exec fails. `argv` must be the program's own, unchanged.
 void reexec_with_huge_pages(char** argv);
 
+// Whether this process's memory may be in transparent huge pages: THP "always", or "madvise"
+// with glibc's malloc asking for them (the re-exec above). Reading how much is (Linux's
+// /proc/self/smaps_rollup walks every mapping's pages: under a sanitizer, whose shadow memory is
+// vast, tens of milliseconds per read) is only worth it then.
+bool huge_pages_possible();
+
 }  // namespace sim

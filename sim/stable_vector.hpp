@@ -1,7 +1,7 @@
 // A growable array whose elements never move: storage in chunks of kChunk elements, the chunk
-// table allocated once at its full size, for at most kMaxElements (zero pages the system maps
-// lazily; a sanitizer's calloc writes them, and a `ulimit -v` counts them: an owner that has
-// many such arrays bounds them lower). One thread at a
+// table reserved once at its full size, for at most kMaxElements (sim::ChunkTable: zero pages
+// paid for as they are written; a `ulimit -v` counts them: an owner that has many such arrays
+// bounds them lower). One thread at a
 // time appends (the owner serialises appends); any thread may read an element it learned of
 // after its append — in a split run, through an event that crossed partitions at a window's
 // barrier, or under the owner's lock — while another thread appends: no append moves what it
@@ -11,24 +11,21 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "sim/chunk_table.hpp"
 
 namespace sim {
 
 template <class T, uint32_t kChunk = 1024, size_t kMaxElements = size_t{1} << 32>
 class StableVector {
  public:
-  StableVector() : chunks_(static_cast<T**>(std::calloc(kMaxChunks, sizeof(T*)))) {
-    if (chunks_ == nullptr) throw std::bad_alloc();
-  }
+  StableVector() : chunks_(kMaxChunks) {}
   ~StableVector() {
     const size_t n = (size_.load(std::memory_order_relaxed) + kChunk - 1) / kChunk;
     for (size_t c = 0; c < n; ++c) delete[] chunks_[c];
-    std::free(chunks_);
   }
   StableVector(const StableVector&) = delete;
   StableVector& operator=(const StableVector&) = delete;
@@ -76,7 +73,7 @@ class StableVector {
     throw std::length_error("a table of more than " + std::to_string(kMaxElements) +
                             " elements (sim::StableVector)");
   }
-  T** chunks_;
+  ChunkTable<T*> chunks_;
   std::atomic<size_t> size_{0};
 };
 

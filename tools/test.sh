@@ -28,13 +28,22 @@ if [ "$fast" = "1" ]; then
   exec build/bin/rdmasim_tests "~[slow]"
 fi
 
+# Each stage says how long it took (docs/testing.md keeps the figures).
+mark=$SECONDS
+took() {
+  echo "== $1: $((SECONDS - mark)) s"
+  mark=$SECONDS
+}
+
 echo "== Release build (-Werror) and tests"
 # Every option the suite relies on is set here: build/ may have been configured by
 # tools/quickstart.sh without tests. A run that finds no test fails (--no-tests=error).
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDMASIM_WERROR=ON \
   -DRDMASIM_BUILD_TESTS=ON -DRDMASIM_SANITIZE=OFF >/dev/null
 cmake --build build -j "$jobs"
+took "Release build"
 (cd build && ctest --output-on-failure --no-tests=error -j "$jobs")
+took "Release tests"
 
 if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
@@ -46,13 +55,16 @@ if [ "${RDMASIM_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DRDMASIM_HOT_CODE_FLAGS=-O2 -DRDMASIM_WERROR=ON -DRDMASIM_BUILD_TESTS=ON \
     -DRDMASIM_SANITIZE=ON >/dev/null
   cmake --build build-asan -j "$jobs" --target rdmasim rdmasim_tests rdmasim_api_tests
+  took "sanitizer build"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure --no-tests=error -LE "golden|install|python|examples|browser" -j "$jobs")
+  took "sanitizer tests"
 fi
 
 if [ "${RDMASIM_SKIP_TSAN:-0}" != "1" ]; then
   echo "== ThreadSanitizer: scenarios split over threads (tools/tsan.sh)"
   bash tools/tsan.sh
+  took "ThreadSanitizer build and scenarios"
 fi
 
 if [ "${RDMASIM_SKIP_FUZZ:-0}" != "1" ]; then
@@ -61,4 +73,5 @@ if [ "${RDMASIM_SKIP_FUZZ:-0}" != "1" ]; then
   echo "== libFuzzer targets (tools/fuzz.sh)"
   RDMASIM_FUZZ_JOBS="$jobs" RDMASIM_FUZZ_SEED=1 RDMASIM_FUZZ_RUNS=ci RDMASIM_FUZZ_SECONDS=60 \
     bash tools/fuzz.sh
+  took "libFuzzer build and fuzzing"
 fi

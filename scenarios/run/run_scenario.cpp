@@ -35,6 +35,7 @@
 #include "scenarios/run/tcp_results.hpp"
 #include "scenarios/run/workload_results.hpp"
 #include "sim/atomic_max.hpp"
+#include "sim/huge_pages.hpp"
 #include "sim/logging.hpp"
 #include "topologies/partition.hpp"
 
@@ -133,8 +134,10 @@ int64_t peak_rss_kb() {
   return ru.ru_maxrss;
 }
 
-// Anonymous memory backed by transparent huge pages now (Linux's smaps_rollup; 0 without it).
+// Anonymous memory backed by transparent huge pages now (Linux's smaps_rollup; 0 without it,
+// and 0 unread where none can be: sim/huge_pages.hpp).
 int64_t huge_pages_kb() {
+  if (!sim::huge_pages_possible()) return 0;
   std::ifstream in("/proc/self/smaps_rollup");
   const std::string key = "AnonHugePages:";
   for (std::string line; std::getline(in, line);) {
