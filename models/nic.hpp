@@ -132,6 +132,8 @@ class Nic final : public PacketReceiver, public sim::EventHandler, private NicRx
     sender_.update_engine_rate();
   }
   const NicParams& params() const { return params_; }
+  // QPs the send engine's round robin has looked at so far (its work; not an output).
+  uint64_t round_robin_turns() const { return sender_.round_robin_turns(); }
   // The congestion control's window of bytes in flight per QP (0 = none), scaled by the QP's
   // rate / line rate when `follows_rate`.
   void set_window(int64_t bytes, bool follows_rate) {

@@ -34,6 +34,13 @@ NicSender::NicSender(Context& ctx, Transport& transport, Nic& nic, EgressPort& p
 }
 
 void NicSender::update_engine_rate() {
+  // The fresh QPs in the list are counted only where the message rate cap can hold them.
+  counting_ = params_.max_message_rate > 0;
+  nonfresh_in_list_ = 0;
+  if (counting_) {
+    for (size_t i = 0; i < active_.size(); ++i)
+      nonfresh_in_list_ += fresh(transport_.qp(active_[i])) ? 0 : 1;
+  }
   engine_rate_bps_ = params_.max_send_rate_bps;
   if (params_.send_efficiency < 1.0) {
     const auto share = static_cast<int64_t>(
@@ -65,7 +72,9 @@ void NicSender::on_timeout(QueuePair& qp) {
   if (qp.done || qp.snd_nxt == qp.snd_una) return;  // nothing outstanding
   ++qp.timeouts;
   qp.retransmitted_packets += qp.snd_nxt - qp.snd_una;
+  const bool was_fresh = counting_ && fresh(qp);
   qp.snd_nxt = qp.snd_una;
+  refresh_count(qp, was_fresh);
   qp.rto->arm(ctx_.sim.now() + params_.rto);
   activate(qp);
 }
@@ -101,6 +110,7 @@ void NicSender::post(QueuePair& qp) {
   // sends skip the read.
   const sim::Time latency = post_latency(params_, qp.bytes, host_path_);
   qp.next_send_at = ctx_.sim.now() + latency;
+  latest_send_at_ = std::max(latest_send_at_, qp.next_send_at);
   if (latency.ps == 0) {
     qp.posted = true;
     activate(qp);
@@ -114,6 +124,7 @@ void NicSender::on_rate_change(QueuePair& qp) {
   qp.next_send_at = qp.rate_bps < port_.rate_bps()
                         ? qp.last_sent_at + sim::serialization_time(qp.last_wire, qp.rate_bps)
                         : qp.last_sent_at;
+  latest_send_at_ = std::max(latest_send_at_, qp.next_send_at);
   if (qp.in_active_list) port_.wake();
 }
 
@@ -140,7 +151,7 @@ bool NicSender::has_sendable(const QueuePair& qp) const {
 void NicSender::activate(QueuePair& qp) {
   if (!qp.in_active_list && has_sendable(qp)) {
     qp.in_active_list = true;
-    active_.push_back(qp.id);
+    push_active(qp);
   }
   port_.wake();
 }
@@ -154,37 +165,56 @@ PacketHandle NicSender::next_packet(FlowControlGate* gate) {
     if (!active_.empty()) schedule_pacing_wake(engine_free_at_);
     return kNoPacket;
   }
-  for (size_t tries = active_.size(); tries > 0; --tries) {
-    const uint32_t id = active_.front();
+  size_t tries = active_.size();
+  // While the message rate cap holds, a pass over a list of fresh QPs but the last rotates them
+  // all back into the same order, each adding next_message_at_ to the earliest wake; only the
+  // last one's turn can differ (the one just sent, most often: done, or mid-message). So that
+  // turn alone is taken, moved to the front, as the pass would take it: the same list, the same
+  // wake, the same packet, without touching the others (a stream of thousands of one-packet
+  // messages went over every one of them per packet).
+  if (counting_ && now < next_message_at_ && latest_send_at_ <= now) {
+    const uint32_t last = active_.empty() ? 0 : active_.back();
+    if (nonfresh_in_list_ == 0 || (nonfresh_in_list_ == 1 && !fresh(transport_.qp(last)))) {
+      if (active_.size() > nonfresh_in_list_) earliest = next_message_at_;
+      tries = nonfresh_in_list_;
+      if (tries == 1) {  // the last one's turn comes first
+        active_.pop_back();
+        active_.push_front(last);
+      }
+    }
+  }
+  for (; tries > 0; --tries) {
+    ++turns_;
+    QueuePair& qp = transport_.qp(active_.front());
     active_.pop_front();
-    QueuePair& qp = transport_.qp(id);
+    if (counting_ && !fresh(qp)) --nonfresh_in_list_;
     if (!has_sendable(qp)) {
       qp.in_active_list = false;
       continue;
     }
     if (qp.next_send_at > now) {
       earliest = std::min(earliest, qp.next_send_at);
-      active_.push_back(id);
+      push_active(qp);
       continue;
     }
     if (qp.tcp) {  // the next segment's data is not in the socket buffer yet
       const sim::Time ready = settings_.tcp->ready_at(qp);
       if (ready > now) {
         earliest = std::min(earliest, ready);
-        active_.push_back(id);
+        push_active(qp);
         continue;
       }
     }
     const uint32_t psn = qp.tcp ? settings_.tcp->next_psn(qp) : qp.snd_nxt;
     if (qp.snd_nxt == 0 && now < next_message_at_) {  // the engine's message rate cap
       earliest = std::min(earliest, next_message_at_);
-      active_.push_back(id);
+      push_active(qp);
       continue;
     }
     const DataSize size = data_size(qp, psn);
     if (gate != nullptr && !gate->may_send(settings_.lane_of(qp.priority), size.wire)) {
       // Held by flow control: the gate wakes the port when the class may go again.
-      active_.push_back(id);
+      push_active(qp);
       continue;
     }
     sim::Time read_done, read_floor;
@@ -195,7 +225,7 @@ PacketHandle NicSender::next_packet(FlowControlGate* gate) {
       read_done = dma_read_done(read_floor, size.payload);
       if (read_done > now) {
         earliest = std::min(earliest, read_done);
-        active_.push_back(id);
+        push_active(qp);
         continue;
       }
     }
@@ -224,13 +254,14 @@ PacketHandle NicSender::next_packet(FlowControlGate* gate) {
       next.behind = false;
       if (next.posted && !next.in_active_list) {
         next.in_active_list = true;
-        active_.push_back(next.id);
+        push_active(next);
       }
     }
     qp.last_sent_at = now;
     qp.last_wire = p.wire_bytes;
     if (qp.rate_bps < port_.rate_bps()) {
       qp.next_send_at = now + sim::serialization_time(p.wire_bytes, qp.rate_bps);
+      latest_send_at_ = std::max(latest_send_at_, qp.next_send_at);
     }
     if (qp.tcp) {
       settings_.tcp->start_timer(qp);
@@ -246,7 +277,7 @@ PacketHandle NicSender::next_packet(FlowControlGate* gate) {
     }
     if (p.psn == 0 && params_.max_message_rate > 0) next_message_at_ = now + message_gap(params_);
     if (Dcqcn* d = settings_.dcqcn_for(qp); d != nullptr && !qp.tcp) d->on_sent(qp, p.wire_bytes);
-    active_.push_back(id);
+    push_active(qp);
     ++stats_.data_packets_sent;
     return h;
   }
@@ -308,10 +339,12 @@ void NicSender::on_ack(const Packet& a) {
     if (Dcqcn* d = settings_.dcqcn_for(qp)) d->on_notification(qp, port_.rate_bps());
   }
   if (qp.done) return;
+  const bool was_fresh = counting_ && fresh(qp);
   if (a.psn > qp.snd_una) {
     qp.snd_una = a.psn;
     if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;
     if (qp.snd_una == qp.total_packets) {
+      refresh_count(qp, was_fresh);
       qp.done = true;
       qp.finish = ctx_.sim.now();
       qp.rto->cancel();
@@ -327,6 +360,7 @@ void NicSender::on_ack(const Packet& a) {
       qp.snd_nxt = a.psn;
     }
   }
+  refresh_count(qp, was_fresh);
   if (settings_.cc_for(qp)) settings_.ack_cc->on_ack(qp, a, port_.rate_bps());
   activate(qp);
 }

@@ -46,12 +46,30 @@ class NicSender final : public PacketSource, public sim::EventHandler {
   PacketHandle next_packet(FlowControlGate* gate) override;
   // A QP in the round-robin list (activate() wakes the port when one joins).
   bool may_have_packets() const override { return !active_.empty(); }
+  // QPs the round robin has looked at so far (tests: its work per packet).
+  uint64_t round_robin_turns() const { return turns_; }
   void on_event(uint32_t kind, uint64_t arg) override;
 
   enum Kind : uint32_t { kPosted = 0, kRto = 1, kPacingWake = 2 };
 
  private:
   bool has_sendable(const QueuePair& qp) const;
+  // A fresh QP: RDMA, nothing of its message sent or acknowledged yet. One in the list always
+  // has something to send (has_sendable), and the message rate cap holds it while it holds.
+  static bool fresh(const QueuePair& qp) {
+    return !qp.tcp && qp.snd_nxt == 0 && qp.snd_una == 0 && qp.total_packets > 0;
+  }
+  // Into the round-robin list, counted when not fresh.
+  void push_active(QueuePair& qp) {
+    active_.push_back(qp.id);
+    if (counting_ && !fresh(qp)) ++nonfresh_in_list_;
+  }
+  // A QP's PSNs moved (an ACK, a NACK, a timeout): if it is in the list and stopped or started
+  // being fresh, the count follows.
+  void refresh_count(const QueuePair& qp, bool was_fresh) {
+    if (!counting_ || !qp.in_active_list || was_fresh == fresh(qp)) return;
+    nonfresh_in_list_ += was_fresh ? 1 : -1;
+  }
   // A data packet's payload and its bytes on the wire (headers, the congestion control's,
   // framing; TCP's own format).
   struct DataSize {
@@ -79,7 +97,11 @@ class NicSender final : public PacketSource, public sim::EventHandler {
   const HostPathParams& host_path_;
   const std::vector<SharedDmaLink*>& shared_dma_;
   NicStats& stats_;
-  Ring<uint32_t> active_;  // QPs that may have packets to send, round-robin order
+  Ring<uint32_t> active_;          // QPs that may have packets to send, round-robin order
+  uint32_t nonfresh_in_list_ = 0;  // of them, those not fresh (counted while `counting_`)
+  bool counting_ = false;          // the message rate cap is on (params_.max_message_rate)
+  sim::Time latest_send_at_;       // the latest next_send_at any QP was given
+  uint64_t turns_ = 0;
   bool pacing_wake_pending_ = false;
   sim::Time pacing_wake_at_;
   // The send engine (NicParams::max_send_rate_bps, message_overhead) is busy until then.

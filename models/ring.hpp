@@ -25,6 +25,14 @@ class Ring {
     head_ = (head_ + 1) & mask_;
     --size_;
   }
+  T& back() { return buf_[(head_ + size_ - 1) & mask_]; }
+  void pop_back() { --size_; }
+  void push_front(const T& v) {
+    if (size_ == capacity()) grow();
+    head_ = (head_ - 1) & mask_;
+    buf_[head_] = v;
+    ++size_;
+  }
   // i-th element from the front (0 = front).
   const T& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
 
