@@ -314,6 +314,14 @@ class Scheduler {
   }
   void push_far(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
   void advance();
+  // Sorts `now_` (a window's entries) into the event order.
+  void sort_window();
+  void sort_small_window();               // sort_window's from kCountMin to kMergeMin entries
+  static constexpr size_t kCountMin = 8;  // fewer are sorted in place
+  // A window of kMergeMin entries or more is merged from its ordered runs when it has at most
+  // kMergeMaxRuns of them (else sorted as entries).
+  static constexpr size_t kMergeMin = 32;
+  static constexpr size_t kMergeMaxRuns = 32;
   size_t next_nonempty_bucket(size_t from) const;
   // The current window's events, sorted; those before `head_` have run. An event pushed into
   // the current window before the last one pending there goes to `late_`, a min-heap, instead
@@ -327,6 +335,10 @@ class Scheduler {
   std::vector<uint64_t> words_;  // bit b set: bucket b is not empty
   uint64_t summary_ = 0;         // bit i set: words_[i] is not 0
   std::vector<Entry> far_;       // a min-heap on the place
+  // sort_window's: where its runs start, and the array it counts or merges them into (room for
+  // the largest window counted or merged so far).
+  std::vector<uint32_t> run_starts_;
+  std::vector<Entry> merge_scratch_;
   size_t size_ = 0;
   Place current_;                      // the last place popped (none yet: all zero)
   uint64_t pushed_ = kSignBit;         // the push time of events pushed now (time 0 at first)

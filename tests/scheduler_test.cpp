@@ -200,8 +200,10 @@ struct NullHandler final : sim::EventHandler {
 };
 
 // Pushes events `delays` ahead of the last popped time, interleaved with pops, and checks that
-// they pop in (time, insertion) order — the order a plain sorted list gives.
-void check_random_order(const std::vector<int64_t>& delays, uint64_t seed) {
+// they pop in (time, insertion) order — the order a plain sorted list gives. A step pushes up
+// to `max_pushes` events; a delay of -1 pushes at the next window's start plus the push's
+// number within its step (a step's pushes in order: the runs a dense window is made of).
+void check_random_order(const std::vector<int64_t>& delays, uint64_t seed, int max_pushes = 4) {
   sim::Scheduler s;
   NullHandler target{s};
   sim::Rng rng(seed, 1);
@@ -210,10 +212,11 @@ void check_random_order(const std::vector<int64_t>& delays, uint64_t seed) {
   int64_t now = 0;
   uint64_t next = 0;
   for (int step = 0; step < 20000; ++step) {
-    const int pushes = static_cast<int>(rng.uniform() * 4.0);
+    const int pushes = static_cast<int>(rng.uniform() * max_pushes);
     for (int k = 0; k < pushes; ++k) {
       const int64_t d = delays[static_cast<size_t>(rng.uniform() * delays.size())];
-      const int64_t t = now + static_cast<int64_t>(rng.uniform() * static_cast<double>(d));
+      const int64_t t = d < 0 ? (now / 2048 + 1) * 2048 + k
+                              : now + static_cast<int64_t>(rng.uniform() * static_cast<double>(d));
       s.push(sim::Time(t), &target, static_cast<uint32_t>(next % 7), next);
       reference.emplace_back(t, next);
       ++next;
@@ -259,6 +262,20 @@ TEST_CASE("scheduler: the time wheel keeps the exact order at every distance", "
   uint64_t seed = 1;
   for (const auto& delays : mixes) {
     check_random_order(delays, seed++);
+  }
+}
+
+// A window's entries are sorted when it becomes the current one: fewer than 8 in place, up to
+// 31 counted into sub-windows first, more merged from their ordered runs (or sorted, when they
+// are many): each way keeps the exact order.
+TEST_CASE("scheduler: windows of every size pop in the exact order", "[unit][sim]") {
+  uint64_t seed = 100;
+  for (const int max_pushes : {12, 40, 200}) {
+    INFO(max_pushes << " pushes a step at most");
+    check_random_order({2048}, seed++, max_pushes);              // random within the next windows
+    check_random_order({-1}, seed++, max_pushes);                // ordered runs
+    check_random_order({-1, -1, -1, 4096}, seed++, max_pushes);  // runs and strays
+    check_random_order({1, -1, 1'000'000}, seed++, max_pushes);
   }
 }
 
