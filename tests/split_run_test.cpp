@@ -139,7 +139,7 @@ struct TickerPair {
 }  // namespace
 
 TEST_CASE("split run: shipped scenarios give the same outputs on 1, 2 and 3 threads",
-          "[scenario][split]") {
+          "[scenario][split][slow]") {
   // Lossy go-back-N with a timeseries (quickstart, incast-8to1, roce-vs-lossy), InfiniBand
   // credits with adaptive routing, a replayed probe trace, PFC with the deadlock detector, a
   // deadlock after a link failure (boundary events), pause storms and the watchdog, a slow
@@ -174,7 +174,7 @@ TEST_CASE("split run: shipped scenarios give the same outputs on 1, 2 and 3 thre
 }
 
 TEST_CASE("split run: collectives give the same outputs on 1, 2 and 3 threads",
-          "[scenario][split]") {
+          "[scenario][split][slow]") {
   // Each rank's posts run where its GPU server is (RankAgent), completions count in the
   // partition that sees them and the last one ends the call; a sweep's next size starts at a
   // boundary: a ring over a 4-NIC GPU, an oversubscribed leaf-spine, all-to-all with PFC, the
@@ -192,7 +192,7 @@ TEST_CASE("split run: collectives give the same outputs on 1, 2 and 3 threads",
 }
 
 TEST_CASE("split run: a data-parallel training step gives the same outputs on 1, 2 and 3 threads",
-          "[scenario][split]") {
+          "[scenario][split][slow]") {
   // Compute phases end at boundary events, where a ready bucket's all-reduce is asked for; each
   // rank starts it where it is once its own part of the bucket before has ended (launch latency
   // 0 on plain hosts, NCCL's on GPU ranks); the last all-reduce ends in whichever partition
@@ -208,7 +208,7 @@ TEST_CASE("split run: a data-parallel training step gives the same outputs on 1,
 TEST_CASE(
     "split run: tensor, pipeline and data-parallel training gives the same outputs on 1, 2 "
     "and 3 threads",
-    "[scenario][split]") {
+    "[scenario][split][slow]") {
   // Each replica's program runs where its GPU server is (its compute events, its tensor
   // group's NVLS all-reduces, its side of each pipeline transfer: clear-to-send and data); each
   // GPU joins its data group's bucket all-reduce where it is; a group's optimizer and the
@@ -226,7 +226,7 @@ TEST_CASE(
 }
 
 TEST_CASE("split run: in-network all-reduces give the same outputs on 1, 2 and 3 threads",
-          "[scenario][split]") {
+          "[scenario][split][slow]") {
   // SHARP and NVLS: each host sends its chunks and counts its results where its NIC is; each
   // switch's (or NVSwitch's) reduction engine runs where the switch is, built by the boundary
   // event that first needs it; the host with the last result ends the call, at the latest
@@ -282,7 +282,7 @@ void check_split_timeline(const scen::Scenario& s, const std::vector<int>& parti
 TEST_CASE(
     "split run: --timeline with collectives and training is the same file on 1, 2 and 3 "
     "threads",
-    "[scenario][split][timeline]") {
+    "[scenario][split][slow][timeline]") {
   // Messages complete in their senders' partitions, on their threads: the recorder takes a lock,
   // a rank's last moment is an atomic maximum, the file's spans are in a total order, and a
   // capped timeline keeps the spans that end first, whatever order the threads recorded in.
@@ -341,7 +341,7 @@ scen::Scenario chakra_step(const TempDir& dir, const std::string& algorithm) {
 }  // namespace
 
 TEST_CASE("split run: Chakra traces give the same outputs on 1, 2 and 3 threads",
-          "[scenario][split][chakra]") {
+          "[scenario][split][slow][chakra]") {
   // Each rank's nodes run where its GPU is (its Agent); a group's collectives each rank joins
   // where it is, on the group's stream (ring), or, for an NVLS group inside a server, once
   // every member has reached it, all in that server's partition; sends wait for their
@@ -353,7 +353,7 @@ TEST_CASE("split run: Chakra traces give the same outputs on 1, 2 and 3 threads"
 }
 
 TEST_CASE("split run: kernel TCP gives the same outputs on 1, 2 and 3 threads",
-          "[scenario][split][tcp]") {
+          "[scenario][split][slow][tcp]") {
   // Each CPU's stack runs where its NICs are; a message's sender and receiver state apart; the
   // sender completes a message at the later of its last acknowledgement and the receiver's
   // wake-up, which may be a moment another partition runs in the same window: lossy incasts
@@ -372,7 +372,7 @@ TEST_CASE("split run: kernel TCP gives the same outputs on 1, 2 and 3 threads",
 }
 
 TEST_CASE("split run: collectives under per-QP congestion control, on 2 and 3 threads",
-          "[scenario][split]") {
+          "[scenario][split][slow]") {
   // The controllers' per-QP state grows as the transport adds QPs, under its lock: DCQCN with
   // ECN marking, HPCC (telemetry records), InfiniBand CC (FECN/BECN).
   check_split_outputs("alltoall-moe", {2, 3},
