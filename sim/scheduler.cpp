@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string>
 
 namespace sim {
 
@@ -185,7 +186,7 @@ size_t Scheduler::retained_entries() const {
   return n;
 }
 
-uint64_t Scheduler::new_origin(const EventHandler* handler) {
+uint64_t Scheduler::new_origin(EventHandler* handler) {
   if ((reinterpret_cast<uintptr_t>(handler) & ~kPointerMask) != 0) {
     throw std::runtime_error(
         "an event handler at an address above 2^48 (the event list keeps "
@@ -194,7 +195,32 @@ uint64_t Scheduler::new_origin(const EventHandler* handler) {
   if (next_origin_ >= (uint32_t{1} << kOriginBits)) {
     throw std::length_error("more than 16,777,215 event handlers in one simulation");
   }
+  handlers_.push_back(handler);
   return uint64_t{next_origin_++} << kCountBits;
+}
+
+EventHandler* Scheduler::handler(uint32_t number) const {
+  if (number == 0 || number >= handlers_.size()) {
+    throw std::out_of_range("no event handler number " + std::to_string(number) + " (" +
+                            std::to_string(handlers_.size() - 1) + " built)");
+  }
+  return handlers_[number];
+}
+
+namespace {
+[[noreturn]] void refuse_crossing(uint32_t kind, uint32_t origin) {
+  throw std::logic_error("an event of kind " + std::to_string(kind) + " for handler " +
+                         std::to_string(origin) +
+                         " crosses processes, and its handler does not say how to ship it");
+}
+}  // namespace
+
+void EventHandler::pack_event(uint32_t kind, uint64_t, Bytes&) {
+  refuse_crossing(kind, origin());
+}
+
+uint64_t EventHandler::unpack_event(uint32_t kind, ByteReader&) {
+  refuse_crossing(kind, origin());
 }
 
 void Scheduler::count_exhausted() {

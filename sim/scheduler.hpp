@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/rank_exchange.hpp"
 #include "sim/time.hpp"
 
 namespace sim {
@@ -33,11 +34,20 @@ class EventHandler {
   // `depth` 1 one event ahead, when what depth 0 asked for has come (read one level further).
   // Handlers on the per-packet path override it (docs/benchmarks.md).
   virtual void prefetch(uint32_t /*kind*/, uint64_t /*arg*/, int /*depth*/) const {}
+  // A run split over processes (sim/rank_exchange.hpp) ships an event for a handler of another
+  // process's partition by value: `pack_event`, on the sending process, writes what `arg`
+  // stands for there (a packet's contents) and lets go of it; `unpack_event`, on the receiving
+  // process, reads that back and returns the event's arg there. By default an event cannot
+  // cross processes (its arg may name memory of the sender's): both throw, naming the handler.
+  virtual void pack_event(uint32_t kind, uint64_t arg, Bytes& out);
+  virtual uint64_t unpack_event(uint32_t kind, ByteReader& in);
 
   // The handler's number among its simulation's handlers, in construction order (1, 2, ...).
   uint32_t origin() const;
   // The partition whose event list runs its events (0 unless the run is split: simulator.hpp).
   uint32_t partition() const { return partition_; }
+  // A handler with a number of its own (not one acting for another: a timer).
+  bool numbered() const { return stamp_ptr_ == &stamp_; }
 
   // A handler takes its number from the event list it will use: construction order, which a
   // build repeats exactly, so numbers are the same in every run of a scenario.
@@ -201,6 +211,8 @@ class Scheduler {
     pushed_ = flip(now.ps);
   }
   uint64_t scheduled_total() const { return scheduled_total_; }
+  // The handler numbered `number` (EventHandler::origin) when built with this list.
+  EventHandler* handler(uint32_t number) const;
   // Entries the event list has room for (its memory, sizeof(Entry) bytes each): the pending
   // ones, and the room kept in spent windows' arrays — at most kKeptCapacity per bucket beyond
   // the largest.
@@ -246,7 +258,7 @@ class Scheduler {
   [[noreturn]] static void count_exhausted();
   // The next handler's number, as the high part of its first stamp; refuses a handler whose
   // address has bits above the pointer part of an entry, or one handler too many.
-  uint64_t new_origin(const EventHandler* handler);
+  uint64_t new_origin(EventHandler* handler);
   struct Entry {
     Entry() = default;
     // For emplace_back (clang 14 has no parenthesised aggregate initialisation).
@@ -346,6 +358,7 @@ class Scheduler {
   uint64_t* stamp_ = &outside_stamp_;  // the origin pushes are stamped with now
   uint32_t next_origin_ = 1;
   uint64_t scheduled_total_ = 0;
+  std::vector<EventHandler*> handlers_{nullptr};  // [number]: what a run over processes ships to
 
  public:
   // The most memory spent windows' arrays may keep beyond the pending events (bytes).

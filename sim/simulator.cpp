@@ -83,7 +83,7 @@ class WindowBarrier {
 };
 
 // An event for another partition's handler, at the place it took where it was pushed.
-struct Message {
+struct Simulator::Message {
   Place place;
   EventHandler* target;
   uint64_t arg;
@@ -118,6 +118,13 @@ struct Simulator::Split {
   uint64_t base = 0;                              // events executed before this run
   uint64_t serial_count = 0;                      // boundary events executed in this run
   uint64_t next_progress = 0;
+  // A run over several processes (set_ranks): what this one runs, and how its run ended.
+  RankExchange* ranks = nullptr;
+  std::vector<uint32_t> rank_of;  // [partition]
+  std::vector<uint32_t> local;    // this process's partitions, ascending (all unless set_ranks)
+  std::exception_ptr rank_error;  // this process's failure between windows
+  bool failed_elsewhere = false;  // another process failed
+  bool idle = false;              // no event was left anywhere
 };
 
 Simulator::Simulator(uint64_t seed) : seed_(seed) {}
@@ -144,6 +151,7 @@ void Simulator::split(uint32_t partitions, Time lookahead) {
     for (auto& set : l.outbox) set.resize(partitions);
   }
   split_->serial.list = &split_->boundary;
+  for (uint32_t p = 0; p < partitions; ++p) split_->local.push_back(p);
   split_->window = std::min(lookahead, kStopGrace);
 }
 
@@ -158,6 +166,45 @@ void Simulator::set_threads(uint32_t threads) {
                                 " partitions: from 1 to the partitions' count");
   }
   threads_ = threads;
+}
+
+void Simulator::set_ranks(RankExchange& exchange, std::vector<uint32_t> rank_of) {
+  if (split_ == nullptr || rank_of.size() != split_->lanes.size()) {
+    throw std::invalid_argument("set_ranks: a rank for each of the " +
+                                std::to_string(partitions()) + " partitions of a split run, got " +
+                                std::to_string(rank_of.size()));
+  }
+  std::vector<uint32_t> local;
+  std::vector<bool> held(exchange.ranks(), false);
+  for (uint32_t p = 0; p < rank_of.size(); ++p) {
+    if (rank_of[p] >= exchange.ranks()) {
+      throw std::invalid_argument("set_ranks: partition " + std::to_string(p) + " on rank " +
+                                  std::to_string(rank_of[p]) + " of " +
+                                  std::to_string(exchange.ranks()));
+    }
+    held[rank_of[p]] = true;
+    if (rank_of[p] == exchange.rank()) local.push_back(p);
+  }
+  for (uint32_t r = 0; r < held.size(); ++r) {
+    if (!held[r]) {
+      throw std::invalid_argument("set_ranks: rank " + std::to_string(r) + " holds no partition (" +
+                                  std::to_string(rank_of.size()) + " partitions, " +
+                                  std::to_string(exchange.ranks()) + " ranks)");
+    }
+  }
+  for (uint32_t p = 0; p < split_->lanes.size(); ++p) {
+    if (list(p).scheduled_total() != 0) {
+      throw std::logic_error("set_ranks after events were pushed: right after split");
+    }
+  }
+  split_->ranks = &exchange;
+  split_->rank_of = std::move(rank_of);
+  split_->local = std::move(local);
+}
+
+bool Simulator::is_local(uint32_t partition) const {
+  return split_ == nullptr || split_->ranks == nullptr ||
+         split_->rank_of[partition] == split_->ranks->rank();
 }
 
 void Simulator::set_building_partition(uint32_t p) {
@@ -185,10 +232,12 @@ Scheduler& Simulator::list(uint32_t p) {
 }
 
 size_t Simulator::pending_events() const {
-  size_t n = scheduler_.size();
+  size_t n = is_local(0) ? scheduler_.size() : 0;
   if (split_ != nullptr) {
     n += split_->boundary.size();
-    for (const auto& l : split_->lists) n += l->size();
+    for (uint32_t p = 1; p < split_->lanes.size(); ++p) {
+      if (is_local(p)) n += split_->lists[p - 1]->size();
+    }
     for (const Lane& l : split_->lanes) {
       for (const auto& set : l.outbox) {
         for (const auto& out : set) n += out.size();
@@ -210,7 +259,8 @@ void Simulator::push_split(Time t, EventHandler* target, uint32_t kind, uint64_t
 void Simulator::push_split_at(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg) {
   const uint32_t to = target->partition();
   if (!windows_ || !t_running_->in_window || to == t_running_->partition) {
-    list(to).push_at(p, target, kind, arg);
+    // Outside the windows every process pushes the same events (set_ranks): each keeps its own.
+    if (split_->ranks == nullptr || is_local(to)) list(to).push_at(p, target, kind, arg);
     return;
   }
   const Time due(static_cast<int64_t>(p.due ^ (uint64_t{1} << 63)));
@@ -434,6 +484,154 @@ bool Simulator::between_windows() {
   }
 }
 
+// Ships an event for another process's handler: its place, its handler's number and kind,
+// then what the handler packs for its arg.
+void Simulator::pack_message(const Message& m, Bytes& out) const {
+  if (!m.target->numbered()) {
+    throw std::logic_error("an event of a handler acting for handler " +
+                           std::to_string(m.target->origin()) +
+                           " (a timer) crosses processes: only numbered handlers' events can");
+  }
+  const size_t start = out.size();
+  put_bytes(out, m.place);
+  put_bytes(out, m.target->origin());
+  put_bytes(out, m.kind);
+  try {
+    m.target->pack_event(m.kind, m.arg, out);
+  } catch (...) {
+    out.resize(start);  // no half message for the other process to misread
+    throw;
+  }
+}
+
+// What another process shipped (pack_message), into the lists of this process's partitions.
+void Simulator::unpack_messages(ByteReader& in) {
+  while (!in.empty()) {
+    const auto place = in.get<Place>();
+    const auto number = in.get<uint32_t>();
+    const auto kind = in.get<uint32_t>();
+    EventHandler* target = scheduler_.handler(number);
+    if (!is_local(target->partition())) {
+      throw std::logic_error("an event for handler " + std::to_string(number) + " of partition " +
+                             std::to_string(target->partition()) +
+                             " reached a process that does not run it");
+    }
+    const uint64_t arg = target->unpack_event(kind, in);
+    list(target->partition()).push_at(place, target, kind, arg);
+  }
+}
+
+// between_windows for a run over processes, on one thread of each while its others wait.
+// Every process calls the same collectives in the same order whatever happened (`failed`: an
+// event of its window threw), so that a failure ends every process instead of leaving the
+// others waiting: the crossings for other processes are packed and swapped, then the stops,
+// counts and failures agreed on; then, as between_windows does, the boundary events due before
+// every process's next event run — in every process, with the same result (each is the whole
+// fabric's and every process built the whole fabric) — and the next window is the earliest
+// event of any process on, agreed on again after each boundary time.
+bool Simulator::between_windows_ranks(bool failed) {
+  Split& sp = *split_;
+  RankExchange& x = *sp.ranks;
+  std::vector<Bytes> out(x.ranks());
+  Time inbound = Time::max();
+  Time stop_at = Time::max();
+  uint64_t events = 0;
+  t_running_ = &sp.serial;
+  auto note_failure = [&] {
+    if (sp.rank_error == nullptr) sp.rank_error = std::current_exception();
+    failed = true;
+  };
+  try {
+    for (const uint32_t p : sp.local) {
+      Lane& lane = sp.lanes[p];
+      for (uint32_t to = 0; to < sp.lanes.size(); ++to) {
+        if (sp.rank_of[to] == x.rank()) continue;
+        std::vector<Message>& box = lane.outbox[sp.set][to];
+        for (const Message& m : box) pack_message(m, out[sp.rank_of[to]]);
+        box.clear();
+      }
+      inbound = std::min(inbound, lane.outbox_due);
+      lane.outbox_due = Time::max();
+      if (!lane.boundary_out.empty()) {
+        throw std::logic_error("a boundary event for handler " +
+                               std::to_string(lane.boundary_out.front().target->origin()) +
+                               " asked for by a partition's event, in a run over processes: "
+                               "only the process running that partition would run it");
+      }
+      events += lane.events;
+      sp.latest = std::max(sp.latest, lane.latest);
+      if (lane.stop_requested) {
+        lane.stop_requested = false;
+        stop_at = std::min(stop_at, lane.stop_at);
+        lane.stop_at = Time::max();
+      }
+    }
+  } catch (...) {
+    note_failure();
+  }
+  sp.set ^= 1;
+  std::vector<Bytes> in = x.exchange(std::move(out));
+  try {
+    for (const Bytes& from : in) {
+      ByteReader reader(from);
+      unpack_messages(reader);
+    }
+  } catch (...) {
+    note_failure();
+  }
+  std::array<uint64_t, 2> sums{events, failed ? 1u : 0u};
+  x.sum_all(sums);
+  std::array<int64_t, 2> mins{stop_at.ps, -sp.latest.ps};
+  x.min_all(mins);
+  if (sums[1] > 0) {
+    sp.failed_elsewhere = sp.rank_error == nullptr;
+    return false;
+  }
+  sp.latest = Time(-mins[1]);
+  if (mins[0] != Time::max().ps) request_stop(Time(mins[0]));
+  sp.serial.now = sp.latest;
+  events_executed_ = sp.base + sums[0] + sp.serial_count;
+  if (progress_ != nullptr && events_executed_ >= sp.next_progress) {
+    sp.next_progress = events_executed_ + progress_every_;
+    progress_->on_progress();
+  }
+  for (;;) {
+    Time local_first = inbound;
+    for (const uint32_t p : sp.local) {
+      if (!list(p).empty()) local_first = std::min(local_first, list(p).top_time());
+    }
+    std::array<int64_t, 2> agreed{local_first.ps, failed ? -1 : 0};
+    x.min_all(agreed);
+    if (agreed[1] < 0) {
+      sp.failed_elsewhere = sp.rank_error == nullptr;
+      return false;
+    }
+    const Time first(agreed[0]);
+    const bool any = first != Time::max();
+    const bool boundary = !sp.boundary.empty();
+    const Time next_boundary = boundary ? sp.boundary.top_time() : Time::max();
+    if (boundary && (!any || next_boundary <= first)) {
+      if (next_boundary > bound_) return false;
+      sp.serial.now = next_boundary;
+      try {
+        while (!sp.boundary.empty() && sp.boundary.top_time() == next_boundary) {
+          const Event e = sp.boundary.pop();
+          ++sp.serial_count;
+          e.target->on_event(e.kind, e.arg);
+        }
+      } catch (...) {
+        note_failure();
+      }
+      sp.latest = std::max(sp.latest, next_boundary);
+      continue;
+    }
+    sp.idle = !any && !boundary;
+    if (!any || first > bound_) return false;
+    sp.window_end = std::min(first + sp.window, next_boundary);
+    return true;
+  }
+}
+
 // Windows until none is left: between_windows on one thread, then each thread runs its
 // partitions' events due within the window (each reads and writes only its own handlers and
 // its lane) — thread k partition k, then the partitions beyond the threads' count, each taken by
@@ -441,7 +639,6 @@ bool Simulator::between_windows() {
 // between_windows.
 StopReason Simulator::run_split(Time limit) {
   Split& sp = *split_;
-  const auto partitions = static_cast<uint32_t>(sp.lanes.size());
   sp.latest = now_;
   sp.serial.now = now_;
   sp.serial_count = 0;
@@ -459,9 +656,22 @@ StopReason Simulator::run_split(Time limit) {
     const std::lock_guard<std::mutex> hold(error_mutex);
     if (error == nullptr) error = std::current_exception();
   };
-  std::atomic<uint32_t> next_partition{threads_};  // the next partition nobody has taken
+  const auto runnable = static_cast<uint32_t>(sp.local.size());  // this process's partitions
+  if (threads_ > runnable) {
+    throw std::invalid_argument("threads " + std::to_string(threads_) + " for the " +
+                                std::to_string(runnable) +
+                                " partitions this process runs: at most one thread each");
+  }
+  sp.rank_error = nullptr;
+  sp.failed_elsewhere = false;
+  sp.idle = false;
+  std::atomic<uint32_t> next_partition{threads_};  // the next of sp.local nobody has taken
   auto step = [&]() noexcept {
     next_partition.store(threads_, std::memory_order_relaxed);
+    if (sp.ranks != nullptr) {  // every process takes part whatever happened in its window
+      more = between_windows_ranks(error != nullptr);
+      return;
+    }
     try {
       more = error == nullptr && between_windows();
     } catch (...) {
@@ -476,7 +686,8 @@ StopReason Simulator::run_split(Time limit) {
       if (!more) break;
       // Its own partition first (it stays on one core: its lines stay in that core's cache),
       // then whichever is left: the first thread done with its own takes the next one.
-      for (uint32_t p = k; p < partitions; p = next_partition.fetch_add(1)) {
+      for (uint32_t i = k; i < runnable; i = next_partition.fetch_add(1)) {
+        const uint32_t p = sp.local[i];
         Lane& lane = sp.lanes[p];
         t_running_ = &lane;
         try {
@@ -498,10 +709,25 @@ StopReason Simulator::run_split(Time limit) {
   windows_ = false;
   t_running_ = nullptr;
   sp.window_end = Time::max();
-  for (uint32_t p = 0; p < partitions; ++p) take_inbound(p);  // the last window's, if any
+  for (const uint32_t p : sp.local) take_inbound(p);  // the last window's, if any
+  if (error != nullptr) std::rethrow_exception(error);
+  if (sp.ranks != nullptr) {
+    // The counts, the clock's end and idleness are every process's, agreed between windows.
+    if (sp.rank_error != nullptr) std::rethrow_exception(sp.rank_error);
+    if (sp.failed_elsewhere) {
+      throw std::runtime_error("the run stopped: another process of it (rank) failed");
+    }
+    now_ = sp.latest;
+    if (stop_requested_) {
+      now_ = bound_;
+      return StopReason::Requested;
+    }
+    if (sp.idle) return StopReason::Idle;
+    now_ = limit;
+    return StopReason::TimeLimit;
+  }
   events_executed_ = sp.base + sp.serial_count;
   for (const Lane& l : sp.lanes) events_executed_ += l.events;
-  if (error != nullptr) std::rethrow_exception(error);
   now_ = sp.latest;
   if (stop_requested_) {
     now_ = bound_;

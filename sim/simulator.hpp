@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/rank_exchange.hpp"
 #include "sim/rng.hpp"
 #include "sim/scheduler.hpp"
 #include "sim/time.hpp"
@@ -111,6 +112,17 @@ class Simulator {
   // yet. Results are the same at every count.
   void set_threads(uint32_t threads);
   uint32_t threads() const { return threads_; }
+  // This process's share of a run split over several (sim/rank_exchange.hpp): partition p is
+  // rank `rank_of[p]`'s. Every process builds the same fabric the same way and calls run with
+  // the same limit; each runs its own partitions' lists (on set_threads threads, at most its
+  // partitions' count) in the windows one process would run, and they swap the events pushed
+  // for each other's handlers between windows (EventHandler::pack_event). An event pushed for
+  // another process's handler outside the windows (set-up, a boundary event) is left out: that
+  // process pushes it too. Boundary events run in every process; one pushed by a partition's
+  // event is refused. After split, before run; every rank holds a partition.
+  void set_ranks(RankExchange& exchange, std::vector<uint32_t> rank_of);
+  // The partition's list runs in this process (every partition unless set_ranks).
+  bool is_local(uint32_t partition) const;
   // Handlers built from now on belong to partition `p` (< partitions()).
   void set_building_partition(uint32_t p);
   // Refuses a handler built by a partition's event while a split run's windows run: its number
@@ -161,6 +173,7 @@ class Simulator {
   };
   struct Lane;
   struct Split;
+  struct Message;
   const Scheduler& running_list() const { return windows_ ? *t_running_->list : scheduler_; }
   Scheduler& list(uint32_t p);
   void push_split(Time t, EventHandler* target, uint32_t kind, uint64_t arg);
@@ -176,6 +189,11 @@ class Simulator {
   // thread takes its own: take_inbound), stops and counts gathered, boundary events run; then
   // the next window's end, or the run's end (`false`).
   bool between_windows();
+  // between_windows over processes: the same, with the crossings for other processes shipped
+  // and the next window, stops, counts and failures agreed on by every process.
+  bool between_windows_ranks(bool failed);
+  void pack_message(const Message& m, Bytes& out) const;
+  void unpack_messages(ByteReader& in);
   void request_stop(Time at);  // stop's effect, `at` not before the asking event
 
   // Set by a split run on each of its threads while its windows run.
