@@ -36,6 +36,18 @@ inline Run rdmasim(const std::vector<std::string>& args, const TempDir& dir,
   return r;
 }
 
+// Runs `sh -c cmd` in `dir`, capturing stdout and stderr; the exit code kept.
+inline Run shell(const std::string& cmd, const TempDir& dir) {
+  const std::string full =
+      "cd " + shell_quote(dir.path().string()) + " && (" + cmd + ") </dev/null >.out 2>.err";
+  const int status = std::system(full.c_str());
+  Run r;
+  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  r.out = read_file(dir / ".out");
+  r.err = read_file(dir / ".err");
+  return r;
+}
+
 inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);

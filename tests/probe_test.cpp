@@ -23,17 +23,7 @@ namespace {
   return
 #endif
 
-// Runs `sh -c cmd` in `dir`, capturing stdout and stderr; returns the exit code.
-test_support::Run shell(const std::string& cmd, const test_support::TempDir& dir) {
-  const std::string full = "cd " + test_support::shell_quote(dir.path().string()) + " && (" + cmd +
-                           ") </dev/null >.out 2>.err";
-  const int status = std::system(full.c_str());
-  test_support::Run r;
-  if (status != -1 && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  r.out = test_support::read_file(dir / ".out");
-  r.err = test_support::read_file(dir / ".err");
-  return r;
-}
+using test_support::shell;
 
 // The probe, with MPI's and libibverbs' lifetime allocations kept out of LeakSanitizer's
 // report in the sanitizer run (harmless otherwise).

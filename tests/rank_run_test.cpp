@@ -3,12 +3,14 @@
 // Here the processes are in-process ranks (sim/local_ranks.hpp), threads of the test; the same
 // fabric over MPI ranks is tests/mpi/rank_ring_main.cpp, run by the last test.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.hpp"
@@ -153,4 +155,45 @@ TEST_CASE("ranks: partitions and ranks that do not fit are refused", "[unit][spl
   CHECK_FALSE(s.is_local(1));
   s.set_threads(2);  // two partitions in all would allow it; this process runs one
   CHECK_THROWS_WITH(s.run(), Catch::Contains("threads 2 for the 1 partitions this process runs"));
+}
+
+TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the events of one list",
+          "[cli][split][ranks][mpi]") {
+#ifndef RDMASIM_HAVE_MPI_RANKS
+  std::printf("SKIPPED: built without Open MPI (libopenmpi-dev)\n");
+#else
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
+    std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
+    return;
+  }
+  const test_support::TempDir dir("rdmasim_ranks");
+  // As root (CI containers) Open MPI needs consent; no shared-memory single copy in containers;
+  // MPI's own allocations are not ours to leak-check (the sanitizer pass).
+  const std::string mpirun =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
+      "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 " RDMASIM_BIN_DIR
+      "/rdmasim_rank_ring ";
+  auto by_rank = [](const std::string& out) {
+    std::vector<RankResult> ranks;
+    for (const std::string& line : test_support::lines_of(out)) {
+      if (line.rfind("rank ", 0) == 0) {
+        ranks.emplace_back();
+      } else if (!ranks.empty()) {
+        (line.rfind("error ", 0) == 0 ? ranks.back().error : ranks.back().trace) += line + "\n";
+      }
+    }
+    return ranks;
+  };
+  for (const auto& [threads, stop] : {std::pair{1, 0}, std::pair{2, 25}}) {
+    INFO("threads " << threads << ", stop after " << stop);
+    const auto run = test_support::shell(
+        mpirun + "4 " + std::to_string(threads) + " " + std::to_string(stop), dir);
+    INFO(run.out.substr(0, 2000) << run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto ranks = by_rank(run.out);
+    REQUIRE(ranks.size() == 2);
+    check_same(run_alone(12, 1, 1, [&](rank_ring::Ring& r) { r.node[7]->stop_after = stop; }),
+               ranks);
+  }
+#endif
 }
