@@ -71,4 +71,31 @@ void Link::on_event(uint32_t kind, uint64_t arg) {
   receiver_->receive(f.packet, receiver_port_);
 }
 
+void Link::pack_event(uint32_t kind, uint64_t arg, sim::Bytes& out) {
+  if (kind < kCutOffset) {
+    sim::EventHandler::pack_event(kind, arg, out);  // a link's own FIFO never crosses: refused
+    return;
+  }
+  const auto h = static_cast<PacketHandle>(arg);
+  const Packet& p = ctx_.pool[h];
+  sim::put_bytes(out, p);
+  if (p.int_slot != 0) sim::put_bytes(out, ctx_.pool.telemetry(p.int_slot));
+  ctx_.pool.release(h);
+}
+
+uint64_t Link::unpack_event(uint32_t kind, sim::ByteReader& in) {
+  if (kind < kCutOffset) return sim::EventHandler::unpack_event(kind, in);
+  auto p = in.get<Packet>();
+  if (p.int_slot != 0) {
+    p.int_slot = ctx_.pool.alloc_telemetry();
+    ctx_.pool.telemetry(p.int_slot) = in.get<IntRecord>();
+  }
+  const bool counted = (p.flags & kFlagQpCounted) != 0;
+  p.flags = static_cast<uint8_t>(p.flags & ~kFlagQpCounted);
+  const PacketHandle h = ctx_.pool.alloc();
+  ctx_.pool[h] = p;
+  if (counted) ctx_.pool.count_qp_packet(ctx_.pool[h]);
+  return h;
+}
+
 }  // namespace models

@@ -40,6 +40,11 @@ class Link final : public sim::EventHandler {
   void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control = false);
 
   void on_event(uint32_t kind, uint64_t arg) override;
+  // A cut link's packet crossing processes (sim/rank_exchange.hpp): its contents and its
+  // telemetry record travel; the sending process frees its copy, the receiving one takes a
+  // slot of its own (and counts it for its queue pair, as the sender had).
+  void pack_event(uint32_t kind, uint64_t arg, sim::Bytes& out) override;
+  uint64_t unpack_event(uint32_t kind, sim::ByteReader& in) override;
   // Depth 0: the ring slot of the packet due next, and the receiver; depth 1: the packet.
   void prefetch(uint32_t kind, uint64_t arg, int depth) const override {
     if (kind == kCutData) {

@@ -202,6 +202,10 @@ void Simulator::set_ranks(RankExchange& exchange, std::vector<uint32_t> rank_of)
   split_->local = std::move(local);
 }
 
+RankExchange* Simulator::ranks() const {
+  return split_ == nullptr ? nullptr : split_->ranks;
+}
+
 bool Simulator::is_local(uint32_t partition) const {
   return split_ == nullptr || split_->ranks == nullptr ||
          split_->rank_of[partition] == split_->ranks->rank();
@@ -579,9 +583,14 @@ bool Simulator::between_windows_ranks(bool failed) {
   } catch (...) {
     note_failure();
   }
-  std::array<uint64_t, 2> sums{events, failed ? 1u : 0u};
+  // [events, failures, agreements' counts...] and [stop, -latest, -agreements' latest...].
+  std::vector<uint64_t> sums{events, failed ? 1u : 0u};
+  std::vector<int64_t> mins{stop_at.ps, -sp.latest.ps};
+  for (const RankAgreement* a : agreements_) {
+    sums.push_back(a->local_count());
+    mins.push_back(-a->local_latest().ps);
+  }
   x.sum_all(sums);
-  std::array<int64_t, 2> mins{stop_at.ps, -sp.latest.ps};
   x.min_all(mins);
   if (sums[1] > 0) {
     sp.failed_elsewhere = sp.rank_error == nullptr;
@@ -589,23 +598,34 @@ bool Simulator::between_windows_ranks(bool failed) {
   }
   sp.latest = Time(-mins[1]);
   if (mins[0] != Time::max().ps) request_stop(Time(mins[0]));
+  for (size_t i = 0; i < agreements_.size(); ++i) {
+    const Time stop = agreements_[i]->agreed(sums[2 + i], Time(-mins[2 + i]));
+    if (stop != Time::max()) request_stop(stop);
+  }
   sp.serial.now = sp.latest;
   events_executed_ = sp.base + sums[0] + sp.serial_count;
   if (progress_ != nullptr && events_executed_ >= sp.next_progress) {
     sp.next_progress = events_executed_ + progress_every_;
-    progress_->on_progress();
+    try {
+      progress_->on_progress();  // a memory guard may throw in one process
+    } catch (...) {
+      note_failure();
+    }
   }
   for (;;) {
     Time local_first = inbound;
     for (const uint32_t p : sp.local) {
       if (!list(p).empty()) local_first = std::min(local_first, list(p).top_time());
     }
-    std::array<int64_t, 2> agreed{local_first.ps, failed ? -1 : 0};
+    // A stop a boundary event asked for is every process's (each ran it, but to be sure).
+    std::array<int64_t, 3> agreed{local_first.ps, failed ? -1 : 0,
+                                  stop_requested_ ? stopped_at_.ps : Time::max().ps};
     x.min_all(agreed);
     if (agreed[1] < 0) {
       sp.failed_elsewhere = sp.rank_error == nullptr;
       return false;
     }
+    if (agreed[2] != Time::max().ps) request_stop(Time(agreed[2]));
     const Time first(agreed[0]);
     const bool any = first != Time::max();
     const bool boundary = !sp.boundary.empty();

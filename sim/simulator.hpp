@@ -33,6 +33,20 @@ class ProgressHook {
 };
 const char* to_string(StopReason r);
 
+// What the processes of a run over several (set_ranks) agree on between windows beyond the
+// simulator's own: a count summed over processes and a time, their latest; `agreed` then sees
+// both in every process and returns the time of a stop to ask for (Time::max(): none). A
+// workload's end is one: each process counts the flows its partitions completed.
+class RankAgreement {
+ public:
+  virtual uint64_t local_count() const = 0;
+  virtual Time local_latest() const = 0;
+  virtual Time agreed(uint64_t count, Time latest) = 0;
+
+ protected:
+  ~RankAgreement() = default;
+};
+
 // A run may be split into partitions (`split`), each with its own event list: handlers are
 // built into a partition (`set_building_partition`), an event for a handler of another partition
 // goes to that partition's mailbox with its place in the event order (scheduler.hpp,
@@ -123,6 +137,10 @@ class Simulator {
   void set_ranks(RankExchange& exchange, std::vector<uint32_t> rank_of);
   // The partition's list runs in this process (every partition unless set_ranks).
   bool is_local(uint32_t partition) const;
+  // A run over several processes (set_ranks; none otherwise): its processes' exchange.
+  RankExchange* ranks() const;
+  // Agreed on between the windows of a run over several processes (RankAgreement).
+  void add_rank_agreement(RankAgreement& a) { agreements_.push_back(&a); }
   // Handlers built from now on belong to partition `p` (< partitions()).
   void set_building_partition(uint32_t p);
   // Refuses a handler built by a partition's event while a split run's windows run: its number
@@ -206,6 +224,7 @@ class Simulator {
   uint32_t threads_ = 1;
   uint32_t building_partition_ = 0;
   std::map<std::string, Counter> counters_;  // std::map: node addresses are stable
+  std::vector<RankAgreement*> agreements_;
   uint64_t events_executed_ = 0;
   Time bound_ = Time::max();  // no event later than this runs (the limit, or a stop's end)
   Time stopped_at_ = Time::max();

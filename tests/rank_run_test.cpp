@@ -2,6 +2,7 @@
 // its own partitions and ships the events crossing into another's by value between windows.
 // Here the processes are in-process ranks (sim/local_ranks.hpp), threads of the test; the same
 // fabric over MPI ranks is tests/mpi/rank_ring_main.cpp, run by the last test.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -14,7 +15,10 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "models/network.hpp"
 #include "rank_ring.hpp"
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/run/run_scenario.hpp"
 #include "sim/local_ranks.hpp"
 #include "temp_dir.hpp"
 
@@ -196,4 +200,144 @@ TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the ev
                ranks);
   }
 #endif
+}
+
+namespace {
+
+// What one process of a run holds for its own partitions: its senders' flows' finishes and
+// counts, its NICs', switches' and sending ports' counts — and the run's end, every process's.
+std::vector<std::string> own_state(scen::ScenarioRun& run) {
+  const scen::Scenario& s = run.scenario();
+  const topo::Fabric& f = s.fabric;
+  models::Network& net = run.network();
+  const sim::Simulator& sim = run.simulator();
+  auto local = [&](int node) { return sim.is_local(net.partition_of(node)); };
+  std::vector<std::string> rows;
+  rows.push_back("end " + std::to_string(sim.now().ps) + " events " +
+                 std::to_string(sim.events_executed()) + " done " +
+                 std::to_string(run.workload_done()));
+  for (uint32_t id = 0; id < net.transport->flow_count(); ++id) {
+    const models::FlowState& fl = net.transport->flow(id);
+    if (!local(f.host_node[static_cast<size_t>(fl.spec.src_host)])) continue;
+    uint64_t retransmitted = 0, timeouts = 0;
+    for (uint32_t k = 0; k < fl.qp_count; ++k) {
+      retransmitted += net.transport->qp(fl.first_qp + k).retransmitted_packets;
+      timeouts += net.transport->qp(fl.first_qp + k).timeouts;
+    }
+    rows.push_back("flow " + std::to_string(id) + " finish " + std::to_string(fl.finish.ps) +
+                   " retransmitted " + std::to_string(retransmitted) + " timeouts " +
+                   std::to_string(timeouts) + " done " + std::to_string(fl.done));
+  }
+  for (size_t h = 0; h < net.nics.size(); ++h) {
+    if (!local(f.host_node[h])) continue;
+    const models::NicStats& n = net.nics[h]->stats();
+    rows.push_back("nic " + std::to_string(h) + " " + std::to_string(n.data_packets_sent) + " " +
+                   std::to_string(n.data_packets_received) + " " + std::to_string(n.acks_sent) +
+                   " " + std::to_string(n.acks_received) + " " +
+                   std::to_string(n.pause_frames_received) + " " +
+                   std::to_string(n.pause_frames_sent) + " " + std::to_string(n.cnps_received) +
+                   " " + std::to_string(n.flow_control_received));
+  }
+  for (size_t node = 0; node < f.topo.nodes.size(); ++node) {
+    if (net.node_switch[node] < 0 || !local(static_cast<int>(node))) continue;
+    const models::SwitchStats& w =
+        net.switches[static_cast<size_t>(net.node_switch[node])]->stats();
+    rows.push_back("switch " + std::to_string(node) + " " + std::to_string(w.received) + " " +
+                   std::to_string(w.tail_drops) + " " + std::to_string(w.pause_frames_received) +
+                   " " + std::to_string(w.flow_control_received));
+  }
+  for (size_t i = 0; i < net.links.size(); ++i) {
+    const topo::Link& l = f.topo.links[i / 2];
+    if (!local(i % 2 == 0 ? l.a : l.b)) continue;  // its counts are its sender's
+    rows.push_back("link " + std::to_string(i) + " " +
+                   std::to_string(net.links[i]->stats().packets) + " " +
+                   std::to_string(net.links[i]->stats().wire_bytes));
+  }
+  return rows;
+}
+
+scen::Scenario shipped_scenario(const std::string& name, const std::vector<std::string>& sets) {
+  scen::LoadOptions load;
+  load.sets = sets;
+  return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", load);
+}
+
+// `name` in one process, then over `ranks` in-process ranks of `threads` threads each: every
+// process's own state is the single run's.
+void check_over_ranks(const std::string& name, const std::vector<std::string>& sets, uint32_t ranks,
+                      int threads) {
+  INFO(name << " over " << ranks << " ranks of " << threads << " threads");
+  const scen::Scenario s = shipped_scenario(name, sets);
+  scen::ScenarioRun alone(s);
+  alone.advance(s.stop_time);
+  std::vector<std::string> everything = own_state(alone);
+  REQUIRE(everything.size() > 5);
+  sim::LocalRanks group(ranks);
+  std::vector<std::vector<std::string>> mine(ranks);
+  std::vector<std::string> errors(ranks);
+  std::vector<char> refused(ranks, 0);  // finish refused, with the reason
+  std::vector<std::thread> processes;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    processes.emplace_back([&, r] {
+      try {
+        scen::RunOptions o;
+        o.ranks = &group.rank(r);
+        o.threads = threads;
+        scen::ScenarioRun run(s, o);
+        run.advance(s.stop_time);
+        mine[r] = own_state(run);
+        try {  // (Catch2's assertions are for the test's own thread)
+          (void)run.finish();
+        } catch (const std::logic_error& e) {
+          refused[r] = std::string(e.what()).find("gathering them into one is not done") !=
+                       std::string::npos;
+        }
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  }
+  for (auto& p : processes) p.join();
+  std::vector<std::string> together;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    INFO("rank " << r << ": " << errors[r]);
+    REQUIRE(errors[r].empty());
+    REQUIRE(mine[r].size() > 1);
+    CHECK(refused[r]);
+    CHECK(mine[r].front() == everything.front());  // the same end in every process
+    together.insert(together.end(), mine[r].begin() + 1, mine[r].end());
+  }
+  std::sort(together.begin(), together.end());
+  std::vector<std::string> expected(everything.begin() + 1, everything.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(together == expected);
+}
+
+}  // namespace
+
+TEST_CASE("ranks: flow scenarios run over processes as in one, each holding its own partitions",
+          "[scenario][split][ranks]") {
+  // Lossy Ethernet, go-back-N after drops and timeouts: data, ACKs and NACKs cross processes.
+  check_over_ranks("incast-8to1", {}, 2, 1);
+  // PFC: pause frames cross processes too (the deadlock detector reads the whole fabric).
+  check_over_ranks("roce-incast-pfc", {"fabric.pfc.deadlock_detection=false"}, 2, 2);
+  // DCQCN: ECN marks, CNPs and rate timers.
+  check_over_ranks("roce-incast-8to1-dcqcn", {"fabric.pfc.deadlock_detection=false"}, 3, 1);
+  // InfiniBand: credits (flow-control packets) and adaptive routing.
+  check_over_ranks("ib-adaptive-routing", {}, 2, 2);
+}
+
+TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
+  check_over_ranks("permutation-fattree-1024", {}, 2, 2);
+}
+
+TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the reason",
+          "[unit][split][ranks]") {
+  sim::LocalRanks group(2);
+  scen::RunOptions o;
+  o.ranks = &group.rank(0);
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("roce-incast-pfc", {}), o),
+                    Catch::Contains("does not yet run PFC deadlock detection"));
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
+                    Catch::Contains("collectives, training steps or Chakra traces"));
 }

@@ -43,7 +43,7 @@ namespace scen {
 
 // Stops the run once every flow has completed (stop condition "workload-done"). Not in the
 // anonymous namespace: ScenarioRun::State holds one.
-class DoneWatcher final : public models::CompletionListener {
+class DoneWatcher final : public models::CompletionListener, public sim::RankAgreement {
  public:
   DoneWatcher(sim::Simulator& sim, const models::Transport& t, models::TimeseriesSampler* sampler)
       : sim_(sim), transport_(t), sampler_(sampler) {}
@@ -52,6 +52,7 @@ class DoneWatcher final : public models::CompletionListener {
   void note(sim::Time at) { sim::raise_to(latest_ps_, at.ps); }
   // Collectives post messages while running: the workload is done once they have finished too.
   bool all_done() const {
+    if (over_ranks_) return agreed_done_;
     for (const auto& c : collectives_) {
       if (!c->done()) return false;
     }
@@ -71,6 +72,7 @@ class DoneWatcher final : public models::CompletionListener {
   // rather than trusting the times noted so far, which another partition may not have noted yet.
   void check() {
     note_time();
+    if (over_ranks_) return;  // each process counts its own: they agree between windows
     if (all_done() && !stopped_.exchange(true, std::memory_order_acq_rel)) {
       if (sampler_ != nullptr) sampler_->stop();
       int64_t latest = latest_ps_.load(std::memory_order_relaxed);
@@ -80,6 +82,20 @@ class DoneWatcher final : public models::CompletionListener {
       if (stop_) sim_.stop(sim::Time(latest));
     }
   }
+  // A run over several processes: the flows each completed (where their senders are) summed,
+  // the stop asked for at the latest completion of any (the simulator applies it as one asked
+  // for within the window that completed it: it is at most a window behind).
+  uint64_t local_count() const override { return transport_.flows_done(); }
+  sim::Time local_latest() const override {
+    return sim::Time(latest_ps_.load(std::memory_order_relaxed));
+  }
+  sim::Time agreed(uint64_t count, sim::Time latest) override {
+    if (agreed_done_ || count != transport_.flow_count()) return sim::Time::max();
+    agreed_done_ = true;
+    return stop_ ? latest : sim::Time::max();
+  }
+  bool over_ranks_ = false;
+  bool agreed_done_ = false;
   bool stop_ = true;
   std::vector<std::unique_ptr<models::CollectiveRunner>> collectives_;
   std::vector<std::unique_ptr<models::TrainingRunner>> training_;
@@ -208,9 +224,19 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   }
   // Eight partitions per thread unless asked otherwise: a thread done with its own takes the
   // next one left, which evens out the load as it moves between them (docs/benchmarks.md).
-  const int partitions = options.partitions > 1 ? options.partitions
-                         : threads > 1          ? 8 * threads
-                                                : 1;
+  sim::RankExchange* ranks =
+      options.ranks != nullptr && options.ranks->ranks() > 1 ? options.ranks : nullptr;
+  const int rank_count = ranks != nullptr ? static_cast<int>(ranks->ranks()) : 1;
+  if (ranks != nullptr) {
+    const std::string why = rank_blockers(s, options.timeline.enabled);
+    if (!why.empty()) {
+      throw InputError("mpirun -np", std::to_string(rank_count),
+                       "1 for this scenario: a run over MPI ranks does not yet run " + why);
+    }
+  }
+  const int partitions = options.partitions > 1            ? options.partitions
+                         : threads > 1 || ranks != nullptr ? 8 * threads * rank_count
+                                                           : 1;
   if (partitions > 1 && !blockers.empty()) {
     const bool asked = options.partitions > 1;
     throw InputError(asked ? "--partitions" : "--threads",
@@ -226,8 +252,24 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     const topo::Partitioning part = topo::partition_fabric(s.fabric, partitions);
     // The loader refuses links of no latency: the lookahead is at least 1 ps.
     sim.split(static_cast<uint32_t>(part.count), sim::Time(part.lookahead_ps));
+    int runnable = part.count;  // the partitions this process runs
+    if (ranks != nullptr) {
+      if (part.count < rank_count) {
+        throw InputError("mpirun -np", std::to_string(rank_count),
+                         "at most " + std::to_string(part.count) +
+                             " for this fabric: it splits into " + std::to_string(part.count) +
+                             " partitions, and each rank runs at least one");
+      }
+      // Blocks of neighbouring partitions (partition_fabric numbers them by locality).
+      std::vector<uint32_t> rank_of;
+      for (int p = 0; p < part.count; ++p) {
+        rank_of.push_back(static_cast<uint32_t>(p * rank_count / part.count));
+      }
+      runnable = static_cast<int>(std::count(rank_of.begin(), rank_of.end(), ranks->rank()));
+      sim.set_ranks(*ranks, std::move(rank_of));
+    }
     // A small fabric may have fewer units than asked for: a thread per partition at most.
-    sim.set_threads(static_cast<uint32_t>(std::min(threads, part.count)));
+    sim.set_threads(static_cast<uint32_t>(std::min(threads, runnable)));
     if (part.count > 1) node_partition = part.partition;
   }
   st.net = build_network(s, sim, std::move(node_partition));
@@ -313,6 +355,10 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     watcher.chakra_.back()->start();
   }
   net->transport->add_listener(&watcher);
+  if (ranks != nullptr) {
+    watcher.over_ranks_ = true;
+    sim.add_rank_agreement(watcher);
+  }
   net->transport->schedule_starts();
   if (sim.partitions() > 1) net->reserve_qps();
   if (net->deadlock) net->deadlock->start();
@@ -374,6 +420,11 @@ bool ScenarioRun::workload_done() const {
 RunOutcome ScenarioRun::finish() {
   State& st = *state_;
   if (st.finished) throw std::logic_error("ScenarioRun::finish called twice");
+  if (st.sim.ranks() != nullptr) {
+    throw std::logic_error(
+        "ScenarioRun::finish of a run over several processes: each holds its own partitions' "
+        "results, and gathering them into one is not done yet");
+  }
   st.finished = true;
   const Scenario& s = st.s;
   sim::Simulator& sim = st.sim;

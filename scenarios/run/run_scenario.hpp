@@ -133,6 +133,12 @@ struct RunOptions {
   // --threads N: the partitions' windows run on N threads (0: as many as the machine has
   // cores, or 1 for a scenario a split run cannot run yet); outputs identical at every count.
   int threads = 1;
+  // A run over several processes (MPI ranks, sim/rank_exchange.hpp): this process's exchange.
+  // Each process builds the whole fabric and runs its block of the partitions (at least one a
+  // rank: --partitions defaults to 8 a thread a rank). Flows only, for now (rank_blockers):
+  // the simulation runs as in one process, each process holding its partitions' state;
+  // gathering the results into one process is not done yet (finish refuses).
+  sim::RankExchange* ranks = nullptr;
 };
 
 // A run in progress: the network built, the scenario's workload started; advanced at once

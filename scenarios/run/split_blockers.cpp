@@ -152,4 +152,21 @@ std::string split_blockers(const Scenario& s) {
   return text;
 }
 
+std::string rank_blockers(const Scenario& s, bool timeline) {
+  std::string text = split_blockers(s);
+  auto add = [&](bool blocks, const char* what) {
+    if (blocks) text += (text.empty() ? "" : "; ") + std::string(what);
+  };
+  add(!s.collectives.empty() || !s.training.empty() || !s.chakra.empty(),
+      "collectives, training steps or Chakra traces (flows only)");
+  add(s.pfc.enabled && s.pfc.deadlock_detection,
+      "PFC deadlock detection (fabric.pfc.deadlock_detection false turns it off)");
+  add(s.has_timeseries, "a timeseries sampler");
+  add(timeline, "a timeline (--timeline)");
+  add(!s.pause_storms.empty(), "pause storms");
+  add(!s.link_events.empty(), "link events");
+  add(s.uses_tcp(), "kernel TCP");
+  return text;
+}
+
 }  // namespace scen
