@@ -526,18 +526,21 @@ void Simulator::unpack_messages(ByteReader& in) {
 }
 
 // between_windows for a run over processes, on one thread of each while its others wait.
-// Every process calls the same collectives in the same order whatever happened (`failed`: an
-// event of its window threw), so that a failure ends every process instead of leaving the
-// others waiting: the crossings for other processes are packed and swapped, then the stops,
-// counts and failures agreed on; then, as between_windows does, the boundary events due before
-// every process's next event run — in every process, with the same result (each is the whole
-// fabric's and every process built the whole fabric) — and the next window is the earliest
-// event of any process on, agreed on again after each boundary time.
+// Every process takes part in the same collectives whatever happened (`failed`: an event of
+// its window threw), so that a failure ends every process instead of leaving the others
+// waiting. One exchange a window: each process sends every other one, ahead of the events for
+// its partitions, what they must agree on — its events counted, a failure, the earliest stop
+// asked for, its latest event, its earliest pending event (the events it ships included: due
+// where they land) and its RankAgreements' count and time — and each reduces what it received
+// with its own. Then, as between_windows does, the boundary events due before every process's
+// next event run, in every process, with the same result (each is the whole fabric's and every
+// process built the whole fabric); only then is the earliest event agreed on again, and the
+// stops they asked for.
 bool Simulator::between_windows_ranks(bool failed) {
   Split& sp = *split_;
   RankExchange& x = *sp.ranks;
-  std::vector<Bytes> out(x.ranks());
-  Time inbound = Time::max();
+  std::vector<Bytes> events_for(x.ranks());
+  Time first = Time::max();
   Time stop_at = Time::max();
   uint64_t events = 0;
   t_running_ = &sp.serial;
@@ -545,16 +548,17 @@ bool Simulator::between_windows_ranks(bool failed) {
     if (sp.rank_error == nullptr) sp.rank_error = std::current_exception();
     failed = true;
   };
+  failed = failed || sp.rank_error != nullptr;  // an arrival it could not take, a window ago
   try {
     for (const uint32_t p : sp.local) {
       Lane& lane = sp.lanes[p];
       for (uint32_t to = 0; to < sp.lanes.size(); ++to) {
         if (sp.rank_of[to] == x.rank()) continue;
         std::vector<Message>& box = lane.outbox[sp.set][to];
-        for (const Message& m : box) pack_message(m, out[sp.rank_of[to]]);
+        for (const Message& m : box) pack_message(m, events_for[sp.rank_of[to]]);
         box.clear();
       }
-      inbound = std::min(inbound, lane.outbox_due);
+      first = std::min(first, lane.outbox_due);  // every crossing, this process's or not
       lane.outbox_due = Time::max();
       if (!lane.boundary_out.empty()) {
         throw std::logic_error("a boundary event for handler " +
@@ -569,37 +573,55 @@ bool Simulator::between_windows_ranks(bool failed) {
         stop_at = std::min(stop_at, lane.stop_at);
         lane.stop_at = Time::max();
       }
+      if (!lane.list->empty()) first = std::min(first, lane.list->top_time());
     }
   } catch (...) {
     note_failure();
   }
   sp.set ^= 1;
-  std::vector<Bytes> in = x.exchange(std::move(out));
-  try {
-    for (const Bytes& from : in) {
-      ByteReader reader(from);
-      unpack_messages(reader);
-    }
-  } catch (...) {
-    note_failure();
-  }
-  // [events, failures, agreements' counts...] and [stop, -latest, -agreements' latest...].
+  // What to agree on: summed [events, failures, agreements' counts...], least [stop, first,
+  // -latest, -agreements' latest...].
+  const size_t agreements = agreements_.size();
   std::vector<uint64_t> sums{events, failed ? 1u : 0u};
-  std::vector<int64_t> mins{stop_at.ps, -sp.latest.ps};
+  std::vector<int64_t> mins{stop_at.ps, first.ps, -sp.latest.ps};
   for (const RankAgreement* a : agreements_) {
     sums.push_back(a->local_count());
     mins.push_back(-a->local_latest().ps);
   }
-  x.sum_all(sums);
-  x.min_all(mins);
+  std::vector<Bytes> out(x.ranks());
+  for (uint32_t r = 0; r < x.ranks(); ++r) {
+    if (r == x.rank()) continue;
+    for (const uint64_t v : sums) put_bytes(out[r], v);
+    for (const int64_t v : mins) put_bytes(out[r], v);
+    out[r].insert(out[r].end(), events_for[r].begin(), events_for[r].end());
+  }
+  const std::vector<Bytes> in = x.exchange(std::move(out));
+  for (uint32_t r = 0; r < x.ranks(); ++r) {
+    if (r == x.rank()) continue;
+    ByteReader reader(in[r]);
+    try {
+      for (uint64_t& v : sums) v += reader.get<uint64_t>();
+      for (int64_t& v : mins) v = std::min(v, reader.get<int64_t>());
+    } catch (...) {  // a header cut short: no agreement can be trusted
+      note_failure();
+      sums[1] += 1;
+      continue;
+    }
+    try {
+      unpack_messages(reader);
+    } catch (...) {
+      note_failure();  // told to the others at the next window's exchange, or the run's end
+    }
+  }
   if (sums[1] > 0) {
     sp.failed_elsewhere = sp.rank_error == nullptr;
     return false;
   }
-  sp.latest = Time(-mins[1]);
   if (mins[0] != Time::max().ps) request_stop(Time(mins[0]));
-  for (size_t i = 0; i < agreements_.size(); ++i) {
-    const Time stop = agreements_[i]->agreed(sums[2 + i], Time(-mins[2 + i]));
+  first = Time(mins[1]);
+  sp.latest = Time(-mins[2]);
+  for (size_t i = 0; i < agreements; ++i) {
+    const Time stop = agreements_[i]->agreed(sums[2 + i], Time(-mins[3 + i]));
     if (stop != Time::max()) request_stop(stop);
   }
   sp.serial.now = sp.latest;
@@ -613,20 +635,6 @@ bool Simulator::between_windows_ranks(bool failed) {
     }
   }
   for (;;) {
-    Time local_first = inbound;
-    for (const uint32_t p : sp.local) {
-      if (!list(p).empty()) local_first = std::min(local_first, list(p).top_time());
-    }
-    // A stop a boundary event asked for is every process's (each ran it, but to be sure).
-    std::array<int64_t, 3> agreed{local_first.ps, failed ? -1 : 0,
-                                  stop_requested_ ? stopped_at_.ps : Time::max().ps};
-    x.min_all(agreed);
-    if (agreed[1] < 0) {
-      sp.failed_elsewhere = sp.rank_error == nullptr;
-      return false;
-    }
-    if (agreed[2] != Time::max().ps) request_stop(Time(agreed[2]));
-    const Time first(agreed[0]);
     const bool any = first != Time::max();
     const bool boundary = !sp.boundary.empty();
     const Time next_boundary = boundary ? sp.boundary.top_time() : Time::max();
@@ -643,6 +651,20 @@ bool Simulator::between_windows_ranks(bool failed) {
         note_failure();
       }
       sp.latest = std::max(sp.latest, next_boundary);
+      // They pushed into this process's lists, and may have asked for a stop: agree again.
+      Time local_first = Time::max();
+      for (const uint32_t p : sp.local) {
+        if (!list(p).empty()) local_first = std::min(local_first, list(p).top_time());
+      }
+      std::array<int64_t, 3> agreed{local_first.ps, failed ? -1 : 0,
+                                    stop_requested_ ? stopped_at_.ps : Time::max().ps};
+      x.min_all(agreed);
+      if (agreed[1] < 0) {
+        sp.failed_elsewhere = sp.rank_error == nullptr;
+        return false;
+      }
+      if (agreed[2] != Time::max().ps) request_stop(Time(agreed[2]));
+      first = Time(agreed[0]);
       continue;
     }
     sp.idle = !any && !boundary;
@@ -730,6 +752,13 @@ StopReason Simulator::run_split(Time limit) {
   t_running_ = nullptr;
   sp.window_end = Time::max();
   for (const uint32_t p : sp.local) take_inbound(p);  // the last window's, if any
+  if (sp.ranks != nullptr) {
+    // A failure after the last exchange (an arrival this process could not take): every
+    // process hears of it.
+    std::array<uint64_t, 1> failures{error != nullptr || sp.rank_error != nullptr ? 1u : 0u};
+    sp.ranks->sum_all(failures);
+    if (failures[0] > 0 && error == nullptr && sp.rank_error == nullptr) sp.failed_elsewhere = true;
+  }
   if (error != nullptr) std::rethrow_exception(error);
   if (sp.ranks != nullptr) {
     // The counts, the clock's end and idleness are every process's, agreed between windows.

@@ -328,7 +328,13 @@ TEST_CASE("ranks: flow scenarios run over processes as in one, each holding its 
 }
 
 TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
+#ifdef RDMASIM_SANITIZER_PASS
+  // The sanitizer pass finds memory errors of this path in the small fabrics above; this one
+  // adds only minutes there.
+  std::printf("SKIPPED: the 1,024-host run over processes runs in the Release pass\n");
+#else
   check_over_ranks("permutation-fattree-1024", {}, 2, 2);
+#endif
 }
 
 TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the reason",
