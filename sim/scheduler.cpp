@@ -128,8 +128,14 @@ void Scheduler::sort_window() {
   for (size_t i = 1; i < n; ++i) {
     if (now_[i].place < now_[i - 1].place) {
       if (run_starts_.size() == kMergeMaxRuns) {
-        std::sort(now_.begin(), now_.end(), by_place);
-        return;
+        // Too many runs (two moments' sequences interleaved, blocks with one entry a few
+        // places late): Timsort's minimum run — chunks put in order in place, then merged.
+        run_starts_.clear();
+        for (size_t a = 0; a < n; a += kMinRun) {
+          insertion_sort(now_.data() + a, std::min(kMinRun, n - a));
+          run_starts_.push_back(static_cast<uint32_t>(a));
+        }
+        break;
       }
       run_starts_.push_back(static_cast<uint32_t>(i));
     }

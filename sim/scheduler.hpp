@@ -331,9 +331,10 @@ class Scheduler {
   void sort_small_window();               // sort_window's from kCountMin to kMergeMin entries
   static constexpr size_t kCountMin = 8;  // fewer are sorted in place
   // A window of kMergeMin entries or more is merged from its ordered runs when it has at most
-  // kMergeMaxRuns of them (else sorted as entries).
+  // kMergeMaxRuns of them (else from chunks of kMinRun put in order first).
   static constexpr size_t kMergeMin = 32;
   static constexpr size_t kMergeMaxRuns = 32;
+  static constexpr size_t kMinRun = 32;  // beyond kMergeMaxRuns: chunks sorted, then merged
   size_t next_nonempty_bucket(size_t from) const;
   // The current window's events, sorted; those before `head_` have run. An event pushed into
   // the current window before the last one pending there goes to `late_`, a min-heap, instead
