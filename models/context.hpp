@@ -11,6 +11,10 @@
 #include "sim/per_partition.hpp"
 #include "sim/simulator.hpp"
 
+namespace sim {
+class ResultArchive;  // sim/result_archive.hpp: a run over processes' results
+}  // namespace sim
+
 namespace models {
 
 class TimelineRecorder;

@@ -194,6 +194,9 @@ class EgressPort final : public sim::EventHandler {
   // Closes an open stalled interval at the end of a run.
   void finish_accounting();
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   enum Kind : uint32_t { kTxDone = 0, kReady = 1 };
   void try_send();

@@ -92,7 +92,7 @@ uint64_t Link::unpack_event(uint32_t kind, sim::ByteReader& in) {
   }
   const bool counted = (p.flags & kFlagQpCounted) != 0;
   p.flags = static_cast<uint8_t>(p.flags & ~kFlagQpCounted);
-  const PacketHandle h = ctx_.pool.alloc();
+  const PacketHandle h = ctx_.pool.alloc_arrived();
   ctx_.pool[h] = p;
   if (counted) ctx_.pool.count_qp_packet(ctx_.pool[h]);
   return h;

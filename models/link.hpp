@@ -75,6 +75,9 @@ class Link final : public sim::EventHandler {
   bool up() const { return up_; }
   void set_up(bool up) { up_ = up; }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   // A cut link's events carry their packet (kCut = kData or kControl + kCutOffset).
   enum Kind : uint32_t { kData = 0, kControl = 1, kCutData = 2, kCutControl = 3 };

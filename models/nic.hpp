@@ -152,6 +152,9 @@ class Nic final : public PacketReceiver, public sim::EventHandler, private NicRx
   void on_event(uint32_t kind, uint64_t arg) override;
   static constexpr uint32_t kStartFlow = 1;
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   bool on_data(PacketHandle h);  // true: the TCP stack keeps the packet
   bool on_drained(PacketHandle h) override { return on_data(h); }  // from the receive buffer

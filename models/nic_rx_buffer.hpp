@@ -70,6 +70,9 @@ class NicRxBuffer final : public sim::EventHandler, private PfcHeldBytes {
 
   void on_event(uint32_t, uint64_t) override;  // the head packet is drained
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   void start_drain();
   int64_t pfc_held_bytes(uint8_t priority) const override { return class_bytes_[priority]; }

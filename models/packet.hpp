@@ -234,8 +234,21 @@ class PacketPool {
   Packet& operator[](PacketHandle h) { return packets_[h]; }
   const Packet& operator[](PacketHandle h) const { return packets_[h]; }
 
-  uint64_t live() const { return packets_.in_use(); }
-  uint64_t allocated_total() const { return packets_.taken_total(); }
+  // A packet that came from another process of a run over several (Link::unpack_event): it
+  // was made there, and is counted as made there only.
+  PacketHandle alloc_arrived() {
+    ++arrived_;
+    return alloc();
+  }
+  // Once a run over several processes is over, in the process that gathers its results: the
+  // packets the others made, and those they still hold.
+  void add_elsewhere(uint64_t made, uint64_t live) {
+    elsewhere_made_ += made;
+    elsewhere_live_ += live;
+  }
+
+  uint64_t live() const { return packets_.in_use() + elsewhere_live_; }
+  uint64_t allocated_total() const { return packets_.taken_total() - arrived_ + elsewhere_made_; }
   uint64_t capacity() const { return packets_.capacity(); }
 
  private:
@@ -244,6 +257,8 @@ class PacketPool {
   bool track_qps_ = false;
   QpPacketCounts qp_live_;                 // by QP id, while track_qps_
   std::atomic<bool> telemetry_on_{false};  // set by any partition (a benign race otherwise)
+  uint64_t arrived_ = 0;                   // between windows, on one thread
+  uint64_t elsewhere_made_ = 0, elsewhere_live_ = 0;
 };
 
 }  // namespace models

@@ -146,6 +146,9 @@ class Switch final : public PacketReceiver, public DequeueObserver {
   // Adaptive routing's choice for a packet whose static port is `static_port`.
   int adaptive_route(const Packet& p, int static_port);
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   void drop(PacketHandle h, uint64_t& counter);
 

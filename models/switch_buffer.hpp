@@ -257,6 +257,9 @@ class SwitchBuffer {
   int classes() const { return 1 << class_shift_; }
   const SwitchBufferParams& params() const { return params_; }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   // What is accounted for one (port, priority), split by role: admission and release touch
   // the ingress record of where the packet came in and the egress record of where it goes

@@ -197,6 +197,9 @@ class Transport final : public sim::EventHandler {
 
   void on_event(uint32_t kind, uint64_t arg) override;  // flow starts
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);  // each QP's sides by their hosts
+
  private:
   Context& ctx_;
   NicParams params_;

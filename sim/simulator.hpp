@@ -137,6 +137,8 @@ class Simulator {
   void set_ranks(RankExchange& exchange, std::vector<uint32_t> rank_of);
   // The partition's list runs in this process (every partition unless set_ranks).
   bool is_local(uint32_t partition) const;
+  // The rank whose process runs `partition` (0 unless set_ranks).
+  uint32_t rank_of(uint32_t partition) const;
   // A run over several processes (set_ranks; none otherwise): its processes' exchange.
   RankExchange* ranks() const;
   // Agreed on between the windows of a run over several processes (RankAgreement).

@@ -56,6 +56,10 @@ bool Simulator::is_local(uint32_t partition) const {
          split_->rank_of[partition] == split_->ranks->rank();
 }
 
+uint32_t Simulator::rank_of(uint32_t partition) const {
+  return split_ == nullptr || split_->ranks == nullptr ? 0 : split_->rank_of[partition];
+}
+
 // Ships an event for another process's handler: its place, its handler's number and kind,
 // then what the handler packs for its arg.
 void Simulator::pack_message(const Message& m, Bytes& out) const {

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@
 #include "models/network.hpp"
 #include "rank_ring.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "sim/local_ranks.hpp"
 #include "temp_dir.hpp"
@@ -262,20 +265,35 @@ scen::Scenario shipped_scenario(const std::string& name, const std::vector<std::
   return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", load);
 }
 
+// Every file a finished run writes (but run_stats.json: wall time, memory), by name.
+std::map<std::string, std::string> outputs_of(const scen::Scenario& s, const scen::RunOutcome& out,
+                                              const std::filesystem::path& folder) {
+  scen::write_outputs(s, out, folder.string());
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(folder)) {
+    if (!e.is_regular_file() || e.path().filename() == "run_stats.json") continue;
+    files[std::filesystem::relative(e.path(), folder).string()] = test_support::read_file(e.path());
+  }
+  return files;
+}
+
 // `name` in one process, then over `ranks` in-process ranks of `threads` threads each: every
-// process's own state is the single run's.
+// process's own state is the single run's, and the results gathered into the first process
+// are the single run's, every file byte for byte.
 void check_over_ranks(const std::string& name, const std::vector<std::string>& sets, uint32_t ranks,
                       int threads) {
   INFO(name << " over " << ranks << " ranks of " << threads << " threads");
   const scen::Scenario s = shipped_scenario(name, sets);
+  const test_support::TempDir dir("rdmasim_ranks");
   scen::ScenarioRun alone(s);
   alone.advance(s.stop_time);
   std::vector<std::string> everything = own_state(alone);
   REQUIRE(everything.size() > 5);
+  const auto expected_files = outputs_of(s, alone.finish(), dir / "one");
   sim::LocalRanks group(ranks);
   std::vector<std::vector<std::string>> mine(ranks);
   std::vector<std::string> errors(ranks);
-  std::vector<char> refused(ranks, 0);  // finish refused, with the reason
+  std::vector<scen::RunOutcome> outcomes(ranks);
   std::vector<std::thread> processes;
   for (uint32_t r = 0; r < ranks; ++r) {
     processes.emplace_back([&, r] {
@@ -286,12 +304,7 @@ void check_over_ranks(const std::string& name, const std::vector<std::string>& s
         scen::ScenarioRun run(s, o);
         run.advance(s.stop_time);
         mine[r] = own_state(run);
-        try {  // (Catch2's assertions are for the test's own thread)
-          (void)run.finish();
-        } catch (const std::logic_error& e) {
-          refused[r] = std::string(e.what()).find("gathering them into one is not done") !=
-                       std::string::npos;
-        }
+        outcomes[r] = run.finish();  // (Catch2's assertions are for the test's own thread)
       } catch (const std::exception& e) {
         errors[r] = e.what();
       }
@@ -303,20 +316,31 @@ void check_over_ranks(const std::string& name, const std::vector<std::string>& s
     INFO("rank " << r << ": " << errors[r]);
     REQUIRE(errors[r].empty());
     REQUIRE(mine[r].size() > 1);
-    CHECK(refused[r]);
     CHECK(mine[r].front() == everything.front());  // the same end in every process
     together.insert(together.end(), mine[r].begin() + 1, mine[r].end());
+    // The first process holds every result; the others, the end only.
+    CHECK(outcomes[r].results_elsewhere == (r != 0));
+    CHECK(outcomes[r].end_time == outcomes[0].end_time);
+    CHECK(outcomes[r].events == outcomes[0].events);
   }
   std::sort(together.begin(), together.end());
   std::vector<std::string> expected(everything.begin() + 1, everything.end());
   std::sort(expected.begin(), expected.end());
   CHECK(together == expected);
+  const auto gathered_files = outputs_of(s, outcomes[0], dir / "ranks");
+  REQUIRE(gathered_files.size() == expected_files.size());
+  for (const auto& [file, text] : expected_files) {
+    INFO(file);
+    REQUIRE(gathered_files.count(file) == 1);
+    CHECK(gathered_files.at(file) == text);
+  }
 }
 
 }  // namespace
 
-TEST_CASE("ranks: flow scenarios run over processes as in one, each holding its own partitions",
-          "[scenario][split][ranks]") {
+TEST_CASE(
+    "ranks: flow scenarios run over processes as in one, their results gathered into the first",
+    "[scenario][split][ranks]") {
   // Lossy Ethernet, go-back-N after drops and timeouts: data, ACKs and NACKs cross processes.
   check_over_ranks("incast-8to1", {}, 2, 1);
   // PFC: pause frames cross processes too (the deadlock detector reads the whole fabric).

@@ -44,6 +44,8 @@ class AckRateControl {
   const CcParams& params() const { return params_; }
   // The partitions' statistics together.
   CcStats stats() const;
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
   // State for QP ids below `n` allocated now: a split run's partitions then never grow the
   // vector another one reads (before the run, once the flows are added).
   virtual void reserve_qps(size_t n) = 0;

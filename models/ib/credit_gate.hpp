@@ -99,6 +99,9 @@ class IbCreditGate final : public FlowControlGate {
     return t;
   }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   struct Vl {
     uint32_t sent = 0;   // FCTBS

@@ -65,6 +65,9 @@ class IbCreditReturn final : public IngressListener, public sim::EventHandler {
   }
   size_t vl_count() const { return static_cast<size_t>(vls_); }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   enum Kind : uint32_t { kDeferred = 0, kPeriodic = 1 };
   struct Slot {

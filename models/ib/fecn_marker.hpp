@@ -60,6 +60,9 @@ class FecnMarker final : public EgressMarker {
   // Packets over the threshold not marked because the port was a victim (out of credit).
   uint64_t victim_skips(uint8_t vl) const { return victim_skips_[vl]; }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   Context& ctx_;
   uint64_t threshold_bytes_;

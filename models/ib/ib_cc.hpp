@@ -70,6 +70,9 @@ class IbCongestionControl final : public sim::EventHandler {
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(uint32_t host, sim::ResultArchive& a);  // `host`'s counts
+
  private:
   struct QpState {
     int64_t ccti = 0;

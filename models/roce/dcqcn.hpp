@@ -73,6 +73,9 @@ class Dcqcn final : public sim::EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override;
   enum Kind : uint32_t { kIncreaseTimer = 0, kDecreaseTimer = 1 };
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   struct Rp {
     bool active = false;  // a rate limiter is allocated

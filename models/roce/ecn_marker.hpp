@@ -77,6 +77,9 @@ class EcnMarker final : public EgressMarker {
   uint64_t marks() const { return marks_; }
   uint64_t marks(uint8_t priority) const { return marks_by_priority_[priority]; }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   void decide(uint8_t priority, uint64_t queue_bytes, PacketHandle h) {
     const EcnCurve& c = curves_[priority];

@@ -116,6 +116,9 @@ class PfcGate final : public FlowControlGate, public sim::EventHandler {
     }
   }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   static constexpr uint32_t kWatchdog = kPriorities;         // event kinds kWatchdog + priority
   static constexpr uint32_t kWatchdogEnd = 2 * kPriorities;  // kWatchdogEnd + priority

@@ -25,6 +25,9 @@ class PfcIngress final : public XoffListener {
 
   const PfcPortStats& port_stats(size_t port) const { return ports_[port]->sender.stats(); }
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   // One port's sender, and what its refreshes log: the port's ingress bytes of the priority.
   struct Port final : PfcHeldBytes {

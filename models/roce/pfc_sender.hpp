@@ -58,6 +58,9 @@ class PfcSender final : public sim::EventHandler {
 
   void on_event(uint32_t, uint64_t priority) override;  // a refresh came due: XOFF holds
 
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   void send(uint8_t priority, uint32_t quanta, PfcEvent::Kind kind, int64_t held_bytes);
   void arm_refresh(uint8_t priority);

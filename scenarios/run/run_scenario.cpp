@@ -18,6 +18,7 @@
 #include "scenarios/builder/collective_hops.hpp"
 #include "scenarios/loader/input_error.hpp"
 #include "scenarios/run/flow_results.hpp"
+#include "scenarios/run/gather_results.hpp"
 #include "scenarios/run/headline_results.hpp"
 #include "scenarios/run/ib_cc_results.hpp"
 #include "scenarios/run/infiniband_results.hpp"
@@ -420,17 +421,20 @@ bool ScenarioRun::workload_done() const {
 RunOutcome ScenarioRun::finish() {
   State& st = *state_;
   if (st.finished) throw std::logic_error("ScenarioRun::finish called twice");
-  if (st.sim.ranks() != nullptr) {
-    throw std::logic_error(
-        "ScenarioRun::finish of a run over several processes: each holds its own partitions' "
-        "results, and gathering them into one is not done yet");
-  }
   st.finished = true;
   const Scenario& s = st.s;
   sim::Simulator& sim = st.sim;
   auto& net = st.net;
   const topo::Fabric& f = s.fabric;
   RunOutcome out = std::move(st.out);
+  if (sim.ranks() != nullptr && !gather_results(f, sim, *net)) {
+    // Another process of the run holds every result now: this one tells only how it ended.
+    out.results_elsewhere = true;
+    out.end_time = sim.now();
+    out.events = sim.events_executed();
+    out.results["stop_reason"] = sim::to_string(out.reason);
+    return out;
+  }
   net->gather_logs();
   // A run stopped when its workload was done ends a grace of 1 us later (sim/simulator.hpp).
   out.end_time = sim.now();

@@ -84,6 +84,10 @@ struct RunWarning {
 
 struct RunOutcome {
   sim::StopReason reason = sim::StopReason::Idle;
+  // A process of a run over several but the first: its results were gathered into the first
+  // process's outcome, which writes them; this one holds only the run's end (reason, time,
+  // events).
+  bool results_elsewhere = false;
   sim::Time end_time;
   double wall_seconds = 0;
   uint64_t events = 0;

@@ -1,0 +1,129 @@
+// What each component holds of a run's results — what the result collectors read once the run
+// is over (scenarios/run/*_results.cpp) — listed once for both directions of the gather of a
+// run over several processes (sim/result_archive.hpp, scenarios/run/gather_results.cpp). A
+// component lists its own counts; which process wrote it is the walk's to say.
+#include "models/cc/ack_rate_control.hpp"
+#include "models/egress_port.hpp"
+#include "models/ib/credit_gate.hpp"
+#include "models/ib/credit_return.hpp"
+#include "models/ib/fecn_marker.hpp"
+#include "models/ib/ib_cc.hpp"
+#include "models/link.hpp"
+#include "models/nic.hpp"
+#include "models/nic_rx_buffer.hpp"
+#include "models/roce/dcqcn.hpp"
+#include "models/roce/ecn_marker.hpp"
+#include "models/roce/pfc_gate.hpp"
+#include "models/roce/pfc_ingress.hpp"
+#include "models/roce/pfc_sender.hpp"
+#include "models/switch.hpp"
+#include "models/switch_buffer.hpp"
+#include "models/transport.hpp"
+#include "sim/result_archive.hpp"
+
+namespace models {
+
+void EgressPort::archive_results(sim::ResultArchive& a) {
+  a(sent_packets_, sent_wire_bytes_, busy_time_, tail_drops_, discarded_packets_, discarded_bytes_);
+  // A stall still on at the end is counted up to then by finish_accounting.
+  a(stalled_, stalled_since_, stalled_time_);
+  for (int c = 0; c < class_count_; ++c) {
+    ClassState& s = cls(c);
+    a(s.max_bytes, s.packets, s.wire_bytes, s.tail_drops);
+  }
+}
+
+void Link::archive_results(sim::ResultArchive& a) {
+  a(stats_, up_);
+}
+
+void Nic::archive_results(sim::ResultArchive& a) {
+  a(stats_);
+  rx_.archive_results(a);
+}
+
+void NicRxBuffer::archive_results(sim::ResultArchive& a) {
+  a(stats_);
+  if (pfc_) pfc_->archive_results(a);
+}
+
+void PfcSender::archive_results(sim::ResultArchive& a) {
+  a(stats_, xoff_, xoff_since_);
+}
+
+void Switch::archive_results(sim::ResultArchive& a) {
+  a(stats_, exhaustions_);
+  buffer_.archive_results(a);
+}
+
+void SwitchBuffer::archive_results(sim::ResultArchive& a) {
+  a(peak_used_, peak_shared_used_, peak_headroom_used_);
+  for (IngressSlot& in : ingress_) a(in.peak_ingress_bytes, in.peak_headroom_bytes);
+}
+
+void PfcGate::archive_results(sim::ResultArchive& a) {
+  a(hold_, stats_);
+}
+
+void PfcIngress::archive_results(sim::ResultArchive& a) {
+  for (auto& port : ports_) port->sender.archive_results(a);
+}
+
+void EcnMarker::archive_results(sim::ResultArchive& a) {
+  a(marks_, marks_by_priority_);
+}
+
+void IbCreditGate::archive_results(sim::ResultArchive& a) {
+  a(vls_, flow_control_received_);
+}
+
+void IbCreditReturn::archive_results(sim::ResultArchive& a) {
+  a(slots_, flow_control_sent_);
+}
+
+void FecnMarker::archive_results(sim::ResultArchive& a) {
+  a(marks_, victim_skips_);
+}
+
+void IbCongestionControl::archive_results(uint32_t host, sim::ResultArchive& a) {
+  a(stats_[host]);
+}
+
+void Dcqcn::archive_results(sim::ResultArchive& a) {
+  a.partitions(stats_);
+}
+
+void AckRateControl::archive_results(sim::ResultArchive& a) {
+  a.partitions(stats_);
+}
+
+void Transport::archive_results(sim::ResultArchive& a) {
+  // A QP's requester side is written where its sender is, its responder side where its
+  // receiver is; a flow completes at its sender, and is delivered at its receiver.
+  for (size_t i = 0; i < qps_.size(); ++i) {
+    QueuePair& q = qps_[i];
+    if (a.holds(partition_of(q.src_host))) {
+      a(q.snd_nxt, q.snd_una, q.done, q.finish, q.retransmitted_packets, q.timeouts,
+        q.nacks_received, q.rate_bps);
+    }
+    if (a.holds(partition_of(q.dst_host))) {
+      a(q.expected_psn, q.delivered_bytes, q.delivered_at, q.delivered, q.duplicate_packets,
+        q.out_of_order_packets);
+    }
+  }
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    FlowState& f = flows_[i];
+    if (a.holds(partition_of(f.spec.src_host))) a(f.done, f.finish, f.qps_remaining);
+    if (a.holds(partition_of(f.spec.dst_host))) a(f.qps_undelivered);
+  }
+  for (uint32_t p = 0; p < retired_.size(); ++p) {
+    if (a.holds(p)) a(retired_[p].count, retired_[p].totals);
+  }
+  if (!a.packing()) {
+    size_t done = 0;
+    for (size_t i = 0; i < flows_.size(); ++i) done += flows_[i].done ? 1 : 0;
+    flows_done_.store(done, std::memory_order_release);
+  }
+}
+
+}  // namespace models

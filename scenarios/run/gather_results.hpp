@@ -1,0 +1,23 @@
+// A run over several processes (RunOptions::ranks), once over: every process's results —
+// what its own partitions' components counted and logged — gathered into the first process's
+// copy of the fabric (sim/result_archive.hpp), which then collects and writes them exactly as
+// a single process would (ScenarioRun::finish).
+#pragma once
+
+namespace sim {
+class Simulator;
+}  // namespace sim
+namespace models {
+struct Network;
+}  // namespace models
+namespace topo {
+struct Fabric;
+}  // namespace topo
+
+namespace scen {
+
+// Collective: every process of the run calls it, once the run is over. True in the first
+// process (rank 0), which now holds every result; the others hold only their own.
+bool gather_results(const topo::Fabric& f, sim::Simulator& sim, models::Network& net);
+
+}  // namespace scen
