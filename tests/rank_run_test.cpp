@@ -361,6 +361,78 @@ TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split]
 #endif
 }
 
+TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's files, once",
+          "[cli][split][ranks][mpi]") {
+#ifndef RDMASIM_HAVE_MPI_RANKS
+  std::printf("SKIPPED: built without Open MPI (libopenmpi-dev)\n");
+#else
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
+    std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
+    return;
+  }
+  const test_support::TempDir dir("rdmasim_ranks");
+  const std::string rdmasim = RDMASIM_BIN_DIR "/rdmasim run " RDMASIM_SOURCE_DIR "/scenarios/";
+  const std::string mpirun =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
+      "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 " +
+      rdmasim;
+  auto files_in = [](const std::filesystem::path& folder) {
+    std::map<std::string, std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(folder)) {
+      if (e.path().filename() != "run_stats.json") {
+        files[e.path().filename().string()] = test_support::read_file(e.path());
+      }
+    }
+    return files;
+  };
+  // Lossy Ethernet with go-back-N; DCQCN over PFC, on 2 threads a process.
+  const std::pair<std::string, std::string> runs[] = {
+      {"incast-8to1.json", ""},
+      {"roce-incast-8to1-dcqcn.json", " --set fabric.pfc.deadlock_detection=false --threads 2"}};
+  for (const auto& [scenario, options] : runs) {
+    INFO(scenario << options);
+    const auto one = test_support::shell(rdmasim + scenario + options + " -q --out one", dir);
+    REQUIRE(one.exit_code == 0);
+    const auto two = test_support::shell(mpirun + scenario + options + " --out two", dir);
+    INFO(two.out << two.err);
+    REQUIRE(two.exit_code == 0);
+    // One headline: the first process's.
+    CHECK(std::count(two.out.begin(), two.out.end(), '\n') > 3);
+    CHECK(test_support::lines_of(two.out).front().rfind("scenario ", 0) == 0);
+    size_t headlines = 0;
+    for (const std::string& line : test_support::lines_of(two.out)) {
+      headlines += line.rfind("scenario ", 0) == 0 ? 1 : 0;
+    }
+    CHECK(headlines == 1);
+    const auto expected = files_in(dir / "one"), gathered = files_in(dir / "two");
+    CHECK(expected.size() >= 5);
+    REQUIRE(gathered.size() == expected.size());
+    for (const auto& [file, text] : expected) {
+      INFO(file);
+      REQUIRE(gathered.count(file) == 1);
+      CHECK(gathered.at(file) == text);
+    }
+    std::filesystem::remove_all(dir / "one");
+    std::filesystem::remove_all(dir / "two");
+  }
+  // Every process reads the same input: one message, exit code 2, nothing written; what it
+  // cannot run yet likewise.
+  for (const std::string& bad :
+       {std::string("incast-8to1.json --set fabric.nope=1"), std::string("roce-incast-pfc.json")}) {
+    INFO(bad);
+    const auto run = test_support::shell(mpirun + bad + " --out bad", dir);
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 2);
+    size_t errors = 0;
+    for (const std::string& line : test_support::lines_of(run.err)) {
+      errors += line.rfind("rdmasim: error: ", 0) == 0 ? 1 : 0;
+    }
+    CHECK(errors == 1);
+    CHECK(!std::filesystem::exists(dir / "bad"));
+  }
+#endif
+}
+
 TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the reason",
           "[unit][split][ranks]") {
   sim::LocalRanks group(2);

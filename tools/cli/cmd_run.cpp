@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "scenarios/loader/input_error.hpp"
@@ -17,8 +18,10 @@
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/percentiles.hpp"
 #include "scenarios/run/run_scenario.hpp"
+#include "sim/rank_exchange.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/mpi_launch.hpp"
 #include "tools/cli/parse_options.hpp"
 
 namespace po = boost::program_options;
@@ -209,7 +212,8 @@ int threads_option(const std::string& text) {
 // into <out>/<fabric>/, then one table comparing them (also <out>/comparison.csv).
 int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::Scenario& first,
                     const std::string& out_dir, bool quiet, const TimelineRequest& timeline,
-                    bool report, int partitions, int threads) {
+                    bool report, int partitions, int threads, sim::RankExchange* ranks) {
+  const bool writer = ranks == nullptr || ranks->rank() == 0;  // the others' results go there
   std::vector<scen::Scenario> scenarios;
   for (const std::string& f : first.fabrics) {
     lo.fabric = f;
@@ -222,12 +226,14 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
   outcomes.reserve(scenarios.size());
   for (size_t i = 0; i < scenarios.size(); ++i) {
     scen::RunOptions ro;
-    ro.progress = !quiet && isatty(STDERR_FILENO);
+    ro.progress = writer && !quiet && isatty(STDERR_FILENO);
     ro.timeline = timeline.options;
     ro.max_memory_bytes = lo.max_memory_bytes;
     ro.partitions = partitions;
     ro.threads = threads;
+    ro.ranks = ranks;
     outcomes.push_back(scen::run_scenario(scenarios[i], ro));
+    if (!writer) continue;
     const std::string dir = out_dir + "/" + first.fabrics[i];
     if (i == 0) scen::clear_earlier_run(out_dir);  // e.g. a single-fabric run's files at the top
     scen::write_outputs(scenarios[i], outcomes.back(), dir);
@@ -241,6 +247,7 @@ int run_each_fabric(const std::string& file, scen::LoadOptions lo, const scen::S
       if (code != kOk) return code;
     }
   }
+  if (!writer) return kOk;
   std::vector<scen::FabricRun> runs;
   for (size_t i = 0; i < scenarios.size(); ++i) runs.push_back({first.fabrics[i], &outcomes[i]});
   scen::write_file_atomic(out_dir + "/comparison.csv", scen::fabric_comparison_csv(runs));
@@ -323,17 +330,24 @@ int cmd_run(int argc, char** argv) {
                               f.empty() ? timeline.file : per_fabric(timeline.file, f));
     }
   }
+  // Launched as several processes (mpirun, srun): one run over them, written by the first.
+  const Launch launch = launch_from_environment();
+  std::unique_ptr<LaunchedRanks> mpi;
+  if (launch.ranks > 1) mpi = std::make_unique<LaunchedRanks>(launch, argc, argv);
+  sim::RankExchange* ranks = mpi ? &mpi->exchange() : nullptr;
   if (s.fabrics.size() > 1) {
     return run_each_fabric(scenario, lo, s, out_dir, vm.count("quiet") > 0, timeline,
-                           vm.count("report") > 0, partitions, threads);
+                           vm.count("report") > 0, partitions, threads, ranks);
   }
   scen::RunOptions ro;
   ro.max_memory_bytes = lo.max_memory_bytes;
   ro.partitions = partitions;
   ro.threads = threads;
-  ro.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
+  ro.ranks = ranks;
+  ro.progress = launch.rank == 0 && !vm.count("quiet") && isatty(STDERR_FILENO);
   ro.timeline = timeline.options;
   const scen::RunOutcome out = scen::run_scenario(s, ro);
+  if (out.results_elsewhere) return kOk;  // the first process writes them
   scen::write_outputs(s, out, out_dir);
   if (!vm.count("quiet")) {
     if (!s.collectives.empty()) {

@@ -11,6 +11,7 @@
 #include "sim/huge_pages.hpp"
 #include "sim/logging.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/mpi_launch.hpp"
 
 namespace {
 
@@ -121,6 +122,9 @@ int main(int argc, char** argv) {
     std::printf("rdmasim %s\n", RDMASIM_VERSION);
     return cli::kOk;
   }
+  // A process of a run launched over several (mpirun, srun) but the first: every process reads
+  // the same input, so only the first reports what is wrong with it.
+  const bool other_rank = cli::launch_from_environment().rank > 0;
   try {
     if (cmd == "run") return cli::cmd_run(argc - 1, argv + 1);
     if (cmd == "check") return cli::cmd_check(argc - 1, argv + 1);
@@ -137,17 +141,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rdmasim: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return cli::kBadInput;
   } catch (const scen::InputError& e) {
-    std::fprintf(stderr, "rdmasim: error: %s\n", e.what());
+    if (!other_rank) std::fprintf(stderr, "rdmasim: error: %s\n", e.what());
     return cli::kBadInput;
   } catch (const boost::program_options::error& e) {
-    std::fprintf(stderr, "rdmasim %s: %s (see rdmasim %s --help)\n", cmd.c_str(), e.what(),
-                 cmd.c_str());
+    if (!other_rank) {
+      std::fprintf(stderr, "rdmasim %s: %s (see rdmasim %s --help)\n", cmd.c_str(), e.what(),
+                   cmd.c_str());
+    }
     return cli::kBadInput;
   } catch (const std::logic_error& e) {
     std::fprintf(stderr, "rdmasim: internal error: %s\n", e.what());
     return cli::kInternal;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rdmasim: internal error: %s\n", e.what());
+    // A run over several processes ends every process when one fails: that one says why.
+    if (!other_rank || std::strstr(e.what(), "another process of it") == nullptr) {
+      std::fprintf(stderr, "rdmasim: internal error: %s\n", e.what());
+    }
     return cli::kInternal;
   }
 }
