@@ -13,6 +13,7 @@
 #include "models/nic_rx_buffer.hpp"
 #include "models/roce/dcqcn.hpp"
 #include "models/roce/ecn_marker.hpp"
+#include "models/roce/pause_storm.hpp"
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/roce/pfc_sender.hpp"
@@ -95,6 +96,10 @@ void Dcqcn::archive_results(sim::ResultArchive& a) {
 
 void AckRateControl::archive_results(sim::ResultArchive& a) {
   a.partitions(stats_);
+}
+
+void PauseStorm::archive_results(sim::ResultArchive& a) {
+  a(frames_sent_);
 }
 
 void Transport::archive_results(sim::ResultArchive& a) {

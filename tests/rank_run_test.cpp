@@ -349,6 +349,10 @@ TEST_CASE(
   check_over_ranks("roce-incast-8to1-dcqcn", {"fabric.pfc.deadlock_detection=false"}, 3, 1);
   // InfiniBand: credits (flow-control packets) and adaptive routing.
   check_over_ranks("ib-adaptive-routing", {}, 2, 2);
+  // Link events: boundary events that change links and tables in every process.
+  check_over_ranks("deadlock-routing-loop", {"fabric.pfc.deadlock_detection=false"}, 2, 1);
+  // A NIC's pause storm, PFC frames that no buffer asked for.
+  check_over_ranks("pause-storm", {"fabric.pfc.deadlock_detection=false"}, 2, 1);
 }
 
 TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {

@@ -32,6 +32,9 @@ class PauseStorm final : public sim::EventHandler {
   void start() { ctx_.sim.at(params_.start, this, 0); }
   void on_event(uint32_t kind, uint64_t arg) override;
   uint64_t frames_sent() const { return frames_sent_; }
+  int node() const { return node_; }
+  // Its results, gathered from the process that ran it (sim/result_archive.hpp).
+  void archive_results(sim::ResultArchive& a);
   const PauseStormParams& params() const { return params_; }
 
  private:

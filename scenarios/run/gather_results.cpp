@@ -55,6 +55,9 @@ void walk(const topo::Fabric& f, models::Network& net, sim::ResultArchive& a) {
     net.nics[h]->archive_results(a);
     if (net.ib_cc) net.ib_cc->archive_results(static_cast<uint32_t>(h), a);
   }
+  for (const auto& storm : net.pause_storms) {
+    if (holds(storm->node())) storm->archive_results(a);
+  }
   net.transport->archive_results(a);
   if (net.dcqcn) net.dcqcn->archive_results(a);
   if (net.ack_cc) net.ack_cc->archive_results(a);
