@@ -2,6 +2,8 @@
 // is over (scenarios/run/*_results.cpp) — listed once for both directions of the gather of a
 // run over several processes (sim/result_archive.hpp, scenarios/run/gather_results.cpp). A
 // component lists its own counts; which process wrote it is the walk's to say.
+#include <stdexcept>
+
 #include "models/cc/ack_rate_control.hpp"
 #include "models/egress_port.hpp"
 #include "models/ib/credit_gate.hpp"
@@ -19,6 +21,7 @@
 #include "models/roce/pfc_sender.hpp"
 #include "models/switch.hpp"
 #include "models/switch_buffer.hpp"
+#include "models/timeseries_sampler.hpp"
 #include "models/transport.hpp"
 #include "sim/result_archive.hpp"
 
@@ -28,6 +31,7 @@ void EgressPort::archive_results(sim::ResultArchive& a) {
   a(sent_packets_, sent_wire_bytes_, busy_time_, tail_drops_, discarded_packets_, discarded_bytes_);
   // A stall still on at the end is counted up to then by finish_accounting.
   a(stalled_, stalled_since_, stalled_time_);
+  a(total_queue_bytes_);  // what a sample at the end reads
   for (int c = 0; c < class_count_; ++c) {
     ClassState& s = cls(c);
     a(s.max_bytes, s.packets, s.wire_bytes, s.tail_drops);
@@ -102,13 +106,37 @@ void PauseStorm::archive_results(sim::ResultArchive& a) {
   a(frames_sent_);
 }
 
+void TimeseriesSampler::archive_results(sim::ResultArchive& a,
+                                        const std::vector<uint32_t>& port_partition,
+                                        const std::vector<uint32_t>& flow_src_partition,
+                                        const std::vector<uint32_t>& flow_dst_partition) {
+  uint64_t port_rows = samples_.size(), flow_rows = flow_samples_.size();
+  a(port_rows, flow_rows);
+  if (!a.packing() && (port_rows != samples_.size() || flow_rows != flow_samples_.size())) {
+    throw std::logic_error("the processes of a run sampled different times");
+  }
+  for (uint32_t i = 0; i < ports_.size(); ++i) {
+    if (a.holds(port_partition[i])) a(last_tx_[i]);
+  }
+  for (PortSample& row : samples_) {
+    if (a.holds(port_partition[row.port])) a(row.queue_bytes, row.tx_bytes);
+  }
+  for (uint32_t i = 0; i < flows_.size(); ++i) {
+    if (a.holds(flow_dst_partition[i])) a(last_delivered_[i]);
+  }
+  for (FlowSample& row : flow_samples_) {
+    if (a.holds(flow_dst_partition[row.flow])) a(row.delivered_bytes);
+    if (a.holds(flow_src_partition[row.flow])) a(row.rate_limit_bps);
+  }
+}
+
 void Transport::archive_results(sim::ResultArchive& a) {
   // A QP's requester side is written where its sender is, its responder side where its
   // receiver is; a flow completes at its sender, and is delivered at its receiver.
   for (size_t i = 0; i < qps_.size(); ++i) {
     QueuePair& q = qps_[i];
     if (a.holds(partition_of(q.src_host))) {
-      a(q.snd_nxt, q.snd_una, q.done, q.finish, q.retransmitted_packets, q.timeouts,
+      a(q.snd_nxt, q.snd_una, q.posted, q.done, q.finish, q.retransmitted_packets, q.timeouts,
         q.nacks_received, q.rate_bps);
     }
     if (a.holds(partition_of(q.dst_host))) {

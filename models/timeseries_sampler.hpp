@@ -49,6 +49,12 @@ class TimeseriesSampler final : public sim::EventHandler {
   const std::vector<PortSample>& samples() const { return samples_; }
   const std::vector<FlowSample>& flow_samples() const { return flow_samples_; }
   sim::Time interval() const { return interval_; }
+  // Its results, gathered from the processes that ran it (sim/result_archive.hpp): every
+  // process samples at the same times, each port's columns right where the port's partition
+  // runs, a flow's delivered bytes where its receiver's, its rate where its sender's.
+  void archive_results(sim::ResultArchive& a, const std::vector<uint32_t>& port_partition,
+                       const std::vector<uint32_t>& flow_src_partition,
+                       const std::vector<uint32_t>& flow_dst_partition);
 
   // The run has ended: a last sample at the end time covers the partial interval since the
   // previous one. (A run that stops when the workload is done ends between two samples; without

@@ -113,6 +113,9 @@ bool Simulator::between_windows_ranks(bool failed) {
   RankExchange& x = *sp.ranks;
   std::vector<Bytes> events_for(x.ranks());
   Time first = Time::max();
+  // The earliest crossing event of this process's partitions: those for its own partitions
+  // stay in the outboxes until the next window starts, so every agreement counts them.
+  Time inbound = Time::max();
   Time stop_at = Time::max();
   uint64_t events = 0;
   t_running_ = &sp.serial;
@@ -130,7 +133,7 @@ bool Simulator::between_windows_ranks(bool failed) {
         for (const Message& m : box) pack_message(m, events_for[sp.rank_of[to]]);
         box.clear();
       }
-      first = std::min(first, lane.outbox_due);  // every crossing, this process's or not
+      inbound = std::min(inbound, lane.outbox_due);  // every crossing, this process's or not
       lane.outbox_due = Time::max();
       if (!lane.boundary_out.empty()) {
         throw std::logic_error("a boundary event for handler " +
@@ -150,6 +153,7 @@ bool Simulator::between_windows_ranks(bool failed) {
   } catch (...) {
     note_failure();
   }
+  first = std::min(first, inbound);
   sp.set ^= 1;
   // What to agree on: summed [events, failures, agreements' counts...], least [stop, first,
   // -latest, -agreements' latest...].
@@ -224,7 +228,7 @@ bool Simulator::between_windows_ranks(bool failed) {
       }
       sp.latest = std::max(sp.latest, next_boundary);
       // They pushed into this process's lists, and may have asked for a stop: agree again.
-      Time local_first = Time::max();
+      Time local_first = inbound;
       for (const uint32_t p : sp.local) {
         if (!list(p).empty()) local_first = std::min(local_first, list(p).top_time());
       }

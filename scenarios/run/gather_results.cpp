@@ -5,10 +5,11 @@
 #include <vector>
 
 #include "models/network.hpp"
+#include "models/timeseries_sampler.hpp"
+#include "scenarios/loader/scenario.hpp"
 #include "sim/rank_exchange.hpp"
 #include "sim/result_archive.hpp"
 #include "sim/simulator.hpp"
-#include "topologies/topology.hpp"
 
 namespace scen {
 
@@ -18,7 +19,9 @@ namespace {
 // holds (the sender's partition writes a link's counts, though the link delivers in the
 // receiver's), then each node's components, then what is kept per QP, per flow or per
 // partition. The same walk packs and unpacks.
-void walk(const topo::Fabric& f, models::Network& net, sim::ResultArchive& a) {
+void walk(const Scenario& s, models::Network& net, models::TimeseriesSampler* sampler,
+          sim::ResultArchive& a) {
+  const topo::Fabric& f = s.fabric;
   auto holds = [&](int node) { return a.holds(net.partition_of(node)); };
   for (size_t i = 0; i < net.links.size(); ++i) {
     const topo::Link& l = f.topo.links[i / 2];
@@ -61,6 +64,16 @@ void walk(const topo::Fabric& f, models::Network& net, sim::ResultArchive& a) {
   net.transport->archive_results(a);
   if (net.dcqcn) net.dcqcn->archive_results(a);
   if (net.ack_cc) net.ack_cc->archive_results(a);
+  if (sampler != nullptr) {
+    std::vector<uint32_t> ports, src, dst;
+    for (const auto& ref : s.timeseries.ports) ports.push_back(net.partition_of(ref.node));
+    for (uint32_t id : s.timeseries.flows) {
+      const models::FlowSpec& spec = net.transport->flow(id).spec;
+      src.push_back(net.partition_of(f.host_node[static_cast<size_t>(spec.src_host)]));
+      dst.push_back(net.partition_of(f.host_node[static_cast<size_t>(spec.dst_host)]));
+    }
+    sampler->archive_results(a, ports, src, dst);
+  }
   a.partitions(net.pfc_logs);
   a.partitions(net.rate_logs);
   a.partitions(net.credit_logs);
@@ -69,7 +82,8 @@ void walk(const topo::Fabric& f, models::Network& net, sim::ResultArchive& a) {
 
 }  // namespace
 
-bool gather_results(const topo::Fabric& f, sim::Simulator& sim, models::Network& net) {
+bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net,
+                    models::TimeseriesSampler* sampler) {
   sim::RankExchange& ranks = *sim.ranks();
   std::vector<uint32_t> rank_of(sim.partitions());
   for (uint32_t p = 0; p < rank_of.size(); ++p) rank_of[p] = sim.rank_of(p);
@@ -83,7 +97,7 @@ bool gather_results(const topo::Fabric& f, sim::Simulator& sim, models::Network&
     sim::put_bytes(pack, net.pool.allocated_total());
     sim::put_bytes(pack, net.pool.live());
     sim::ResultArchive a(pack, rank_of, ranks.rank());
-    walk(f, net, a);
+    walk(s, net, sampler, a);
   }
   const std::vector<sim::Bytes> in = ranks.exchange(std::move(out));
   if (ranks.rank() != 0) return false;
@@ -99,7 +113,7 @@ bool gather_results(const topo::Fabric& f, sim::Simulator& sim, models::Network&
     const auto live = reader.get<uint64_t>();
     net.pool.add_elsewhere(made, live);
     sim::ResultArchive a(reader, rank_of, r);
-    walk(f, net, a);
+    walk(s, net, sampler, a);
     if (!reader.empty()) {
       throw std::logic_error("rank " + std::to_string(r) +
                              " sent more results than rank 0 reads of its partitions");

@@ -9,15 +9,17 @@ class Simulator;
 }  // namespace sim
 namespace models {
 struct Network;
+class TimeseriesSampler;
 }  // namespace models
-namespace topo {
-struct Fabric;
-}  // namespace topo
 
 namespace scen {
 
+struct Scenario;  // scenarios/loader/scenario.hpp
+
 // Collective: every process of the run calls it, once the run is over. True in the first
 // process (rank 0), which now holds every result; the others hold only their own.
-bool gather_results(const topo::Fabric& f, sim::Simulator& sim, models::Network& net);
+// `sampler`: the run's time series, or null.
+bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net,
+                    models::TimeseriesSampler* sampler);
 
 }  // namespace scen

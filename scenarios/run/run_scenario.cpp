@@ -93,6 +93,7 @@ class DoneWatcher final : public models::CompletionListener, public sim::RankAgr
   sim::Time agreed(uint64_t count, sim::Time latest) override {
     if (agreed_done_ || count != transport_.flow_count()) return sim::Time::max();
     agreed_done_ = true;
+    if (sampler_ != nullptr) sampler_->stop();
     return stop_ ? latest : sim::Time::max();
   }
   bool over_ranks_ = false;
@@ -427,7 +428,7 @@ RunOutcome ScenarioRun::finish() {
   auto& net = st.net;
   const topo::Fabric& f = s.fabric;
   RunOutcome out = std::move(st.out);
-  if (sim.ranks() != nullptr && !gather_results(f, sim, *net)) {
+  if (sim.ranks() != nullptr && !gather_results(s, sim, *net, st.sampler.get())) {
     // Another process of the run holds every result now: this one tells only how it ended.
     out.results_elsewhere = true;
     out.end_time = sim.now();
