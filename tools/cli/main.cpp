@@ -123,7 +123,9 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
   // A process of a run launched over several (mpirun, srun) but the first: every process reads
-  // the same input, so only the first reports what is wrong with it.
+  // the same input, so only the first reports what is wrong with it, and fails the launch with
+  // exit code 2; the others end quietly (a launcher ends the whole job when one process fails,
+  // which could end the first before it said why).
   const bool other_rank = cli::launch_from_environment().rank > 0;
   try {
     if (cmd == "run") return cli::cmd_run(argc - 1, argv + 1);
@@ -141,13 +143,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rdmasim: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return cli::kBadInput;
   } catch (const scen::InputError& e) {
-    if (!other_rank) std::fprintf(stderr, "rdmasim: error: %s\n", e.what());
+    if (other_rank) return cli::kOk;  // the first process fails the launch, saying why
+    std::fprintf(stderr, "rdmasim: error: %s\n", e.what());
     return cli::kBadInput;
   } catch (const boost::program_options::error& e) {
-    if (!other_rank) {
-      std::fprintf(stderr, "rdmasim %s: %s (see rdmasim %s --help)\n", cmd.c_str(), e.what(),
-                   cmd.c_str());
-    }
+    if (other_rank) return cli::kOk;
+    std::fprintf(stderr, "rdmasim %s: %s (see rdmasim %s --help)\n", cmd.c_str(), e.what(),
+                 cmd.c_str());
     return cli::kBadInput;
   } catch (const std::logic_error& e) {
     std::fprintf(stderr, "rdmasim: internal error: %s\n", e.what());
