@@ -226,6 +226,7 @@ bool Simulator::between_windows_ranks(bool failed) {
       } catch (...) {
         note_failure();
       }
+      events_executed_ = sp.base + sums[0] + sp.serial_count;  // the run may end after them
       sp.latest = std::max(sp.latest, next_boundary);
       // They pushed into this process's lists, and may have asked for a stop: agree again.
       Time local_first = inbound;

@@ -347,18 +347,20 @@ TEST_CASE(
     "[scenario][split][ranks]") {
   // Lossy Ethernet, go-back-N after drops and timeouts: data, ACKs and NACKs cross processes.
   check_over_ranks("incast-8to1", {}, 2, 1);
-  // PFC: pause frames cross processes too (the deadlock detector reads the whole fabric).
-  check_over_ranks("roce-incast-pfc", {"fabric.pfc.deadlock_detection=false"}, 2, 2);
+  // PFC: pause frames cross processes too; the deadlock detector's looks at every switch.
+  check_over_ranks("roce-incast-pfc", {}, 2, 2);
   // DCQCN: ECN marks, CNPs and rate timers.
   check_over_ranks("roce-incast-8to1-dcqcn", {"fabric.pfc.deadlock_detection=false"}, 3, 1);
   // InfiniBand: credits (flow-control packets) and adaptive routing.
   check_over_ranks("ib-adaptive-routing", {}, 2, 2);
-  // Link events: boundary events that change links and tables in every process.
-  check_over_ranks("deadlock-routing-loop", {"fabric.pfc.deadlock_detection=false"}, 2, 1);
+  // Link events (boundary events that change links and tables in every process) make a
+  // routing loop that deadlocks: the cycle found, by every process, from their looks.
+  check_over_ranks("deadlock-routing-loop", {}, 2, 1);
+  check_over_ranks("deadlock-routing-loop", {}, 3, 1);
   // A NIC's pause storm, PFC frames that no buffer asked for.
-  check_over_ranks("pause-storm", {"fabric.pfc.deadlock_detection=false"}, 2, 1);
+  check_over_ranks("pause-storm", {}, 2, 1);
   // Time series of ports and flows, and DCQCN's rate changes of the sampled flows.
-  check_over_ranks("quickstart", {"fabric.pfc.deadlock_detection=false"}, 2, 1);
+  check_over_ranks("quickstart", {}, 2, 1);
   // (HPCC's telemetry too; the samples are boundary events, after which the processes agree
   // again on the next window's start: the events crossing between one process's own
   // partitions count there, as they wait in the outboxes.)
@@ -431,8 +433,8 @@ TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's fil
   }
   // Every process reads the same input: one message, exit code 2, nothing written; what it
   // cannot run yet likewise.
-  for (const std::string& bad :
-       {std::string("incast-8to1.json --set fabric.nope=1"), std::string("roce-incast-pfc.json")}) {
+  for (const std::string& bad : {std::string("incast-8to1.json --set fabric.nope=1"),
+                                 std::string("incast-8to1.json --set fabric.transport=tcp")}) {
     INFO(bad);
     const auto run = test_support::shell(mpirun + bad + " --out bad", dir);
     INFO(run.out << run.err);
@@ -452,8 +454,8 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   sim::LocalRanks group(2);
   scen::RunOptions o;
   o.ranks = &group.rank(0);
-  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("roce-incast-pfc", {}), o),
-                    Catch::Contains("does not yet run PFC deadlock detection"));
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("incast-8to1", {"fabric.transport=tcp"}), o),
+                    Catch::Contains("does not yet run kernel TCP"));
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
                     Catch::Contains("collectives, training steps or Chakra traces"));
 }

@@ -52,12 +52,16 @@ class DeadlockDetector final : public sim::EventHandler {
     int peer_port = -1;
     const EgressPort* egress = nullptr;
     PfcGate* gate = nullptr;
+    uint32_t partition = 0;  // of its switch (a run over processes: where it is looked at)
   };
 
   DeadlockDetector(Context& ctx, const DeadlockParams& params, const Transport& transport,
                    std::vector<Port> ports, uint8_t lossless_priorities);
 
-  // Its looks are boundary events (sim/simulator.hpp): it reads every switch at once.
+  // Its looks are boundary events (sim/simulator.hpp): it reads every switch at once. In a run
+  // over several processes every process looks at its own switches' queues and they swap what
+  // they saw (a collective: boundary events run in every process, in the same order), so that
+  // each examines the whole fabric's wait-for graph and finds the same cycles.
   void start() { ctx_.sim.after_boundary(params_.interval, this, 0); }
   const std::vector<DeadlockEvent>& events() const { return events_; }
   // Looks that scanned the watched queues (a look with no packet in the network and no queue
@@ -66,7 +70,24 @@ class DeadlockDetector final : public sim::EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
+  // What one look saw of a watched (port, lossless class) queue: all the graph and a report
+  // read of it.
+  struct QueueLook {
+    uint64_t sent = 0;  // packets the class has sent
+    bool held = false;  // paused with packets queued
+    // Held for a whole window: its bytes, since when its pause runs, the ingress ports its
+    // packets came in on and the flows of its data packets (each ascending, once).
+    uint64_t bytes = 0;
+    sim::Time paused_since;
+    std::vector<int> in_ports;
+    std::vector<uint32_t> flows;
+  };
   void examine();
+  // Fills looks_ for the watched queues of this process (all, in a run of one), then, over
+  // processes, swaps them with the others'.
+  void look();
+  void look_at(size_t port, int c, QueueLook& q) const;
+  void swap_looks(sim::RankExchange& ranks);
 
   Context& ctx_;
   DeadlockParams params_;
@@ -75,6 +96,7 @@ class DeadlockDetector final : public sim::EventHandler {
   uint8_t lossless_;
   // Per (watched port, class): packets sent at the last look, and since when it has been seen
   // paused with packets queued and that count unchanged.
+  std::vector<QueueLook> looks_;  // [watched port * kPriorities + class], the latest look
   std::vector<uint64_t> last_sent_;
   std::vector<sim::Time> stuck_since_;
   std::vector<uint8_t> stuck_;

@@ -332,6 +332,7 @@ std::unique_ptr<models::Network> build_network(const Scenario& s, sim::Simulator
       p.peer_port = a_side ? l.b_port : l.a_port;
       p.egress = net->link_sender[i];
       p.gate = net->link_gate[i];
+      p.partition = net->partition_of(from);
       watched.push_back(p);
     }
     models::DeadlockParams dp;

@@ -159,8 +159,6 @@ std::string rank_blockers(const Scenario& s, bool timeline) {
   };
   add(!s.collectives.empty() || !s.training.empty() || !s.chakra.empty(),
       "collectives, training steps or Chakra traces (flows only)");
-  add(s.pfc.enabled && s.pfc.deadlock_detection,
-      "PFC deadlock detection (fabric.pfc.deadlock_detection false turns it off)");
   add(timeline, "a timeline (--timeline)");
   // TCP's connections are numbered in one table as senders open them, during the windows:
   // over processes each would number only its own (tried: the runs diverge).
