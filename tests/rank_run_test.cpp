@@ -20,6 +20,7 @@
 #include "models/network.hpp"
 #include "rank_ring.hpp"
 #include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
 #include "scenarios/run/run_scenario.hpp"
 #include "sim/local_ranks.hpp"
@@ -280,16 +281,20 @@ std::map<std::string, std::string> outputs_of(const scen::Scenario& s, const sce
 // `name` in one process, then over `ranks` in-process ranks of `threads` threads each: every
 // process's own state is the single run's, and the results gathered into the first process
 // are the single run's, every file byte for byte.
+// With `timeline`, a timeline is recorded too, and compared as `rdmasim run --timeline` writes it.
 void check_over_ranks(const std::string& name, const std::vector<std::string>& sets, uint32_t ranks,
-                      int threads) {
+                      int threads, bool timeline = false) {
   INFO(name << " over " << ranks << " ranks of " << threads << " threads");
   const scen::Scenario s = shipped_scenario(name, sets);
   const test_support::TempDir dir("rdmasim_ranks");
-  scen::ScenarioRun alone(s);
+  scen::RunOptions single;
+  single.timeline.enabled = timeline;
+  scen::ScenarioRun alone(s, single);
   alone.advance(s.stop_time);
   std::vector<std::string> everything = own_state(alone);
   REQUIRE(everything.size() > 5);
-  const auto expected_files = outputs_of(s, alone.finish(), dir / "one");
+  const scen::RunOutcome one = alone.finish();
+  const auto expected_files = outputs_of(s, one, dir / "one");
   sim::LocalRanks group(ranks);
   std::vector<std::vector<std::string>> mine(ranks);
   std::vector<std::string> errors(ranks);
@@ -301,6 +306,7 @@ void check_over_ranks(const std::string& name, const std::vector<std::string>& s
         scen::RunOptions o;
         o.ranks = &group.rank(r);
         o.threads = threads;
+        o.timeline.enabled = timeline;
         scen::ScenarioRun run(s, o);
         run.advance(s.stop_time);
         mine[r] = own_state(run);
@@ -331,6 +337,12 @@ void check_over_ranks(const std::string& name, const std::vector<std::string>& s
   std::vector<std::string> expected(everything.begin() + 1, everything.end());
   std::sort(expected.begin(), expected.end());
   CHECK(together == expected);
+  if (timeline) {
+    REQUIRE(one.timeline != nullptr);
+    REQUIRE(outcomes[0].timeline != nullptr);
+    CHECK(one.timeline->spans().size() > 5);
+    CHECK(scen::chrome_trace_json(*outcomes[0].timeline) == scen::chrome_trace_json(*one.timeline));
+  }
   const auto gathered_files = outputs_of(s, outcomes[0], dir / "ranks");
   REQUIRE(gathered_files.size() == expected_files.size());
   for (const auto& [file, text] : expected_files) {
@@ -357,8 +369,9 @@ TEST_CASE(
   // routing loop that deadlocks: the cycle found, by every process, from their looks.
   check_over_ranks("deadlock-routing-loop", {}, 2, 1);
   check_over_ranks("deadlock-routing-loop", {}, 3, 1);
-  // A NIC's pause storm, PFC frames that no buffer asked for.
-  check_over_ranks("pause-storm", {}, 2, 1);
+  // A NIC's pause storm, PFC frames that no buffer asked for; a timeline of the pauses.
+  check_over_ranks("pause-storm", {}, 2, 1, true);
+  check_over_ranks("roce-incast-pfc", {}, 3, 1, true);
   // Time series of ports and flows, and DCQCN's rate changes of the sampled flows.
   check_over_ranks("quickstart", {}, 2, 1);
   // (HPCC's telemetry too; the samples are boundary events, after which the processes agree

@@ -20,7 +20,7 @@ namespace {
 // receiver's), then each node's components, then what is kept per QP, per flow or per
 // partition. The same walk packs and unpacks.
 void walk(const Scenario& s, models::Network& net, models::TimeseriesSampler* sampler,
-          sim::ResultArchive& a) {
+          models::PartitionLog<models::PauseInterval>* pauses, sim::ResultArchive& a) {
   const topo::Fabric& f = s.fabric;
   auto holds = [&](int node) { return a.holds(net.partition_of(node)); };
   for (size_t i = 0; i < net.links.size(); ++i) {
@@ -78,12 +78,14 @@ void walk(const Scenario& s, models::Network& net, models::TimeseriesSampler* sa
   a.partitions(net.rate_logs);
   a.partitions(net.credit_logs);
   a.partitions(net.ccti_logs);
+  if (pauses != nullptr) a.partitions(*pauses);
 }
 
 }  // namespace
 
 bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net,
-                    models::TimeseriesSampler* sampler) {
+                    models::TimeseriesSampler* sampler,
+                    models::PartitionLog<models::PauseInterval>* pauses) {
   sim::RankExchange& ranks = *sim.ranks();
   std::vector<uint32_t> rank_of(sim.partitions());
   for (uint32_t p = 0; p < rank_of.size(); ++p) rank_of[p] = sim.rank_of(p);
@@ -97,7 +99,7 @@ bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net
     sim::put_bytes(pack, net.pool.allocated_total());
     sim::put_bytes(pack, net.pool.live());
     sim::ResultArchive a(pack, rank_of, ranks.rank());
-    walk(s, net, sampler, a);
+    walk(s, net, sampler, pauses, a);
   }
   const std::vector<sim::Bytes> in = ranks.exchange(std::move(out));
   if (ranks.rank() != 0) return false;
@@ -113,7 +115,7 @@ bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net
     const auto live = reader.get<uint64_t>();
     net.pool.add_elsewhere(made, live);
     sim::ResultArchive a(reader, rank_of, r);
-    walk(s, net, sampler, a);
+    walk(s, net, sampler, pauses, a);
     if (!reader.empty()) {
       throw std::logic_error("rank " + std::to_string(r) +
                              " sent more results than rank 0 reads of its partitions");

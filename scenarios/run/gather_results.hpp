@@ -4,9 +4,9 @@
 // a single process would (ScenarioRun::finish).
 #pragma once
 
-namespace sim {
-class Simulator;
-}  // namespace sim
+#include "models/context.hpp"
+#include "models/roce/pfc_gate.hpp"
+
 namespace models {
 struct Network;
 class TimeseriesSampler;
@@ -18,8 +18,9 @@ struct Scenario;  // scenarios/loader/scenario.hpp
 
 // Collective: every process of the run calls it, once the run is over. True in the first
 // process (rank 0), which now holds every result; the others hold only their own.
-// `sampler`: the run's time series, or null.
+// `sampler`: the run's time series, or null; `pauses`: the PFC pauses a timeline shows, or null.
 bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net,
-                    models::TimeseriesSampler* sampler);
+                    models::TimeseriesSampler* sampler,
+                    models::PartitionLog<models::PauseInterval>* pauses);
 
 }  // namespace scen

@@ -230,7 +230,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
       options.ranks != nullptr && options.ranks->ranks() > 1 ? options.ranks : nullptr;
   const int rank_count = ranks != nullptr ? static_cast<int>(ranks->ranks()) : 1;
   if (ranks != nullptr) {
-    const std::string why = rank_blockers(s, options.timeline.enabled);
+    const std::string why = rank_blockers(s);
     if (!why.empty()) {
       throw InputError("mpirun -np", std::to_string(rank_count),
                        "1 for this scenario: a run over MPI ranks does not yet run " + why);
@@ -428,7 +428,8 @@ RunOutcome ScenarioRun::finish() {
   auto& net = st.net;
   const topo::Fabric& f = s.fabric;
   RunOutcome out = std::move(st.out);
-  if (sim.ranks() != nullptr && !gather_results(s, sim, *net, st.sampler.get())) {
+  if (sim.ranks() != nullptr &&
+      !gather_results(s, sim, *net, st.sampler.get(), st.timeline ? &st.pauses : nullptr)) {
     // Another process of the run holds every result now: this one tells only how it ended.
     out.results_elsewhere = true;
     out.end_time = sim.now();

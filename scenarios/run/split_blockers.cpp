@@ -152,14 +152,13 @@ std::string split_blockers(const Scenario& s) {
   return text;
 }
 
-std::string rank_blockers(const Scenario& s, bool timeline) {
+std::string rank_blockers(const Scenario& s) {
   std::string text = split_blockers(s);
   auto add = [&](bool blocks, const char* what) {
     if (blocks) text += (text.empty() ? "" : "; ") + std::string(what);
   };
   add(!s.collectives.empty() || !s.training.empty() || !s.chakra.empty(),
       "collectives, training steps or Chakra traces (flows only)");
-  add(timeline, "a timeline (--timeline)");
   // TCP's connections are numbered in one table as senders open them, during the windows:
   // over processes each would number only its own (tried: the runs diverge).
   add(s.uses_tcp(), "kernel TCP");

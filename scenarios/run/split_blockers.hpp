@@ -13,11 +13,10 @@ namespace scen {
 // "" when a split run can run `s`; else what it cannot, "; " between the parts.
 std::string split_blockers(const Scenario& s);
 
-// "" when a run over several processes (MPI ranks: RunOptions::ranks) can run `s` (with a
-// timeline recorded when `timeline`); else what it cannot. Such a run ships only link
-// crossings between processes, and what reads or acts on the whole fabric during the run (a
-// collective's shared counts, the deadlock detector, samplers) would read only its own
-// process's partitions: flows only, for now.
-std::string rank_blockers(const Scenario& s, bool timeline);
+// "" when a run over several processes (MPI ranks: RunOptions::ranks) can run `s`; else what
+// it cannot. Such a run ships only link crossings between processes, and what reads or acts on
+// the whole fabric during the run without agreements of its own (a collective's shared
+// counts) would read only its own process's partitions: flows, for now.
+std::string rank_blockers(const Scenario& s);
 
 }  // namespace scen
