@@ -122,7 +122,17 @@ void Simulator::set_threads(uint32_t threads) {
                                 std::to_string(partitions()) +
                                 " partitions: from 1 to the partitions' count");
   }
+  if (split_ != nullptr && split_->ranks != nullptr) check_threads(threads, split_->local.size());
   threads_ = threads;
+}
+
+// Over processes a thread runs this process's partitions only: refused when set (set_threads,
+// set_ranks), before any process waits for the others at the first window.
+void Simulator::check_threads(uint32_t threads, size_t local_partitions) {
+  if (threads <= local_partitions) return;
+  throw std::invalid_argument("threads " + std::to_string(threads) + " for the " +
+                              std::to_string(local_partitions) +
+                              " partitions this process runs: at most one thread each");
 }
 
 void Simulator::set_building_partition(uint32_t p) {
@@ -426,15 +436,10 @@ StopReason Simulator::run_split(Time limit) {
     const std::lock_guard<std::mutex> hold(error_mutex);
     if (error == nullptr) error = std::current_exception();
   };
-  const auto runnable = static_cast<uint32_t>(sp.local.size());  // this process's partitions
-  if (threads_ > runnable) {
-    throw std::invalid_argument("threads " + std::to_string(threads_) + " for the " +
-                                std::to_string(runnable) +
-                                " partitions this process runs: at most one thread each");
-  }
   sp.rank_error = nullptr;
   sp.failed_elsewhere = false;
   sp.idle = false;
+  const auto runnable = static_cast<uint32_t>(sp.local.size());  // this process's partitions
   std::atomic<uint32_t> next_partition{threads_};  // the next of sp.local nobody has taken
   auto step = [&]() noexcept {
     next_partition.store(threads_, std::memory_order_relaxed);

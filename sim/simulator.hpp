@@ -184,6 +184,7 @@ class Simulator {
   size_t pending_events() const;
 
  private:
+  static void check_threads(uint32_t threads, size_t local_partitions);
   // What the running event's thread runs with: its partition's clock and list.
   struct Running {
     Time now;

@@ -42,6 +42,7 @@ void Simulator::set_ranks(RankExchange& exchange, std::vector<uint32_t> rank_of)
       throw std::logic_error("set_ranks after events were pushed: right after split");
     }
   }
+  check_threads(threads_, local.size());
   split_->ranks = &exchange;
   split_->rank_of = std::move(rank_of);
   split_->local = std::move(local);

@@ -41,19 +41,13 @@ class TokenPool {
   uint64_t give_back(uint32_t h) {
     const std::lock_guard hold(mutex_);
     free_.push_back(h);
-    ++given_back_;
     return values_.at(h);
-  }
-  size_t live() const {
-    const std::lock_guard hold(mutex_);
-    return values_.size() - free_.size();
   }
 
  private:
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::vector<uint64_t> values_;
   std::vector<uint32_t> free_;
-  uint64_t given_back_ = 0;
 };
 
 struct Node final : sim::EventHandler {

@@ -161,8 +161,18 @@ TEST_CASE("ranks: partitions and ranks that do not fit are refused", "[unit][spl
   s.set_ranks(group.rank(0), {0, 1, 1});
   CHECK(s.is_local(0));
   CHECK_FALSE(s.is_local(1));
-  s.set_threads(2);  // two partitions in all would allow it; this process runs one
-  CHECK_THROWS_WITH(s.run(), Catch::Contains("threads 2 for the 1 partitions this process runs"));
+  // Three partitions in all would allow two threads; this process runs one: refused when set,
+  // before any process waits for the others.
+  CHECK_THROWS_WITH(s.set_threads(2),
+                    Catch::Contains("threads 2 for the 1 partitions this process runs"));
+  CHECK(s.threads() == 1);
+  CHECK(s.rank_of(2) == 1);
+  sim::Simulator t(1);
+  t.split(3, sim::Time(1'000));
+  t.set_threads(2);
+  CHECK_THROWS_WITH(t.set_ranks(group.rank(0), {0, 1, 1}),
+                    Catch::Contains("threads 2 for the 1 partitions this process runs"));
+  CHECK(t.ranks() == nullptr);
 }
 
 TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the events of one list",
