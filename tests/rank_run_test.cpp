@@ -28,6 +28,26 @@
 
 namespace {
 
+// Open MPI was there at build time (rdmasim_rank_ring; rdmasim run under mpirun) and mpirun is
+// on the path; else says the test is skipped.
+bool mpi_runs() {
+#ifndef RDMASIM_HAVE_MPI_RANKS
+  std::printf("SKIPPED: built without Open MPI (libopenmpi-dev)\n");
+  return false;
+#else
+  if (std::system("command -v mpirun >/dev/null 2>&1") == 0) return true;
+  std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
+  return false;
+#endif
+}
+
+// Two processes under mpirun: as root (CI containers) Open MPI needs consent; no shared-memory
+// single copy in containers; MPI's own allocations are not ours to leak-check (the sanitizer
+// pass).
+const char* const kMpirun2 =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
+    "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 ";
+
 struct RankResult {
   std::string trace;
   std::string error;
@@ -177,20 +197,9 @@ TEST_CASE("ranks: partitions and ranks that do not fit are refused", "[unit][spl
 
 TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the events of one list",
           "[cli][split][ranks][mpi]") {
-#ifndef RDMASIM_HAVE_MPI_RANKS
-  std::printf("SKIPPED: built without Open MPI (libopenmpi-dev)\n");
-#else
-  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
-    std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
-    return;
-  }
+  if (!mpi_runs()) return;
   const test_support::TempDir dir("rdmasim_ranks");
-  // As root (CI containers) Open MPI needs consent; no shared-memory single copy in containers;
-  // MPI's own allocations are not ours to leak-check (the sanitizer pass).
-  const std::string mpirun =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
-      "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 " RDMASIM_BIN_DIR
-      "/rdmasim_rank_ring ";
+  const std::string mpirun = kMpirun2 + std::string(RDMASIM_BIN_DIR "/rdmasim_rank_ring ");
   auto by_rank = [](const std::string& out) {
     std::vector<RankResult> ranks;
     for (const std::string& line : test_support::lines_of(out)) {
@@ -213,7 +222,6 @@ TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the ev
     check_same(run_alone(12, 1, 1, [&](rank_ring::Ring& r) { r.node[7]->stop_after = stop; }),
                ranks);
   }
-#endif
 }
 
 namespace {
@@ -280,12 +288,7 @@ scen::Scenario shipped_scenario(const std::string& name, const std::vector<std::
 std::map<std::string, std::string> outputs_of(const scen::Scenario& s, const scen::RunOutcome& out,
                                               const std::filesystem::path& folder) {
   scen::write_outputs(s, out, folder.string());
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(folder)) {
-    if (!e.is_regular_file() || e.path().filename() == "run_stats.json") continue;
-    files[std::filesystem::relative(e.path(), folder).string()] = test_support::read_file(e.path());
-  }
-  return files;
+  return test_support::run_files(folder);
 }
 
 // `name` in one process, then over `ranks` in-process ranks of `threads` threads each: every
@@ -402,28 +405,10 @@ TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split]
 
 TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's files, once",
           "[cli][split][ranks][mpi]") {
-#ifndef RDMASIM_HAVE_MPI_RANKS
-  std::printf("SKIPPED: built without Open MPI (libopenmpi-dev)\n");
-#else
-  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
-    std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
-    return;
-  }
+  if (!mpi_runs()) return;
   const test_support::TempDir dir("rdmasim_ranks");
   const std::string rdmasim = RDMASIM_BIN_DIR "/rdmasim run " RDMASIM_SOURCE_DIR "/scenarios/";
-  const std::string mpirun =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
-      "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 " +
-      rdmasim;
-  auto files_in = [](const std::filesystem::path& folder) {
-    std::map<std::string, std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(folder)) {
-      if (e.path().filename() != "run_stats.json") {
-        files[e.path().filename().string()] = test_support::read_file(e.path());
-      }
-    }
-    return files;
-  };
+  const std::string mpirun = kMpirun2 + rdmasim;
   // Lossy Ethernet with go-back-N; DCQCN over PFC, on 2 threads a process.
   const std::pair<std::string, std::string> runs[] = {
       {"incast-8to1.json", ""},
@@ -443,7 +428,8 @@ TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's fil
       headlines += line.rfind("scenario ", 0) == 0 ? 1 : 0;
     }
     CHECK(headlines == 1);
-    const auto expected = files_in(dir / "one"), gathered = files_in(dir / "two");
+    const auto expected = test_support::run_files(dir / "one");
+    const auto gathered = test_support::run_files(dir / "two");
     CHECK(expected.size() >= 5);
     REQUIRE(gathered.size() == expected.size());
     for (const auto& [file, text] : expected) {
@@ -469,7 +455,6 @@ TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's fil
     CHECK(errors == 1);
     CHECK(!std::filesystem::exists(dir / "bad"));
   }
-#endif
 }
 
 TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the reason",

@@ -42,12 +42,7 @@ std::map<std::string, std::string> outputs_of(const scen::Scenario& s, int parti
   const scen::RunOutcome out = scen::run_scenario(s, o);
   const std::filesystem::path folder = dir / ("p" + std::to_string(partitions));
   scen::write_outputs(s, out, folder.string());
-  std::map<std::string, std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(folder)) {
-    if (!e.is_regular_file() || e.path().filename() == "run_stats.json") continue;
-    files[std::filesystem::relative(e.path(), folder).string()] = test_support::read_file(e.path());
-  }
-  return files;
+  return test_support::run_files(folder);
 }
 
 // The thread counts a comparison runs at: every one asked for, but in the sanitizer pass only

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -64,6 +65,17 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Every file a run wrote into `folder` (its sub-folders too) but run_stats.json (wall time,
+// memory, events per second: what differs between two runs of the same results), by path.
+inline std::map<std::string, std::string> run_files(const std::filesystem::path& folder) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(folder)) {
+    if (!e.is_regular_file() || e.path().filename() == "run_stats.json") continue;
+    files[std::filesystem::relative(e.path(), folder).string()] = read_file(e.path());
+  }
+  return files;
 }
 
 }  // namespace test_support
