@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -58,5 +59,25 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 inline bool contains(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
+
+// Open MPI was there at build time (rdmasim_rank_ring; rdmasim run under mpirun) and mpirun is
+// on the path; else says the test is skipped.
+inline bool mpi_runs() {
+#ifndef RDMASIM_HAVE_MPI_RANKS
+  std::printf("SKIPPED: built without Open MPI (libopenmpi-dev)\n");
+  return false;
+#else
+  if (std::system("command -v mpirun >/dev/null 2>&1") == 0) return true;
+  std::printf("SKIPPED: mpirun not found (openmpi-bin)\n");
+  return false;
+#endif
+}
+
+// Two processes under mpirun: as root (CI containers) Open MPI needs consent; no shared-memory
+// single copy in containers; MPI's own allocations are not ours to leak-check (the sanitizer
+// pass).
+inline constexpr const char* kMpirun2 =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
+    "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 ";
 
 }  // namespace test_support

@@ -1,0 +1,267 @@
+// Scenarios run over processes (RunOptions::ranks; `rdmasim run` under mpirun): every process's
+// own state is the single run's, and the results gathered into the first process are the single
+// run's, every file byte for byte. The processes are in-process ranks (sim/local_ranks.hpp),
+// threads of the test, and two MPI ranks under mpirun for the command line.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "models/network.hpp"
+#include "scenarios/loader/scenario.hpp"
+#include "scenarios/outputs/timeline_json.hpp"
+#include "scenarios/outputs/write_outputs.hpp"
+#include "scenarios/run/run_scenario.hpp"
+#include "sim/local_ranks.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+// What one process of a run holds for its own partitions: its senders' flows' finishes and
+// counts, its NICs', switches' and sending ports' counts — and the run's end, every process's.
+std::vector<std::string> own_state(scen::ScenarioRun& run) {
+  const scen::Scenario& s = run.scenario();
+  const topo::Fabric& f = s.fabric;
+  models::Network& net = run.network();
+  const sim::Simulator& sim = run.simulator();
+  auto local = [&](int node) { return sim.is_local(net.partition_of(node)); };
+  std::vector<std::string> rows;
+  rows.push_back("end " + std::to_string(sim.now().ps) + " events " +
+                 std::to_string(sim.events_executed()) + " done " +
+                 std::to_string(run.workload_done()));
+  for (uint32_t id = 0; id < net.transport->flow_count(); ++id) {
+    const models::FlowState& fl = net.transport->flow(id);
+    if (!local(f.host_node[static_cast<size_t>(fl.spec.src_host)])) continue;
+    uint64_t retransmitted = 0, timeouts = 0;
+    for (uint32_t k = 0; k < fl.qp_count; ++k) {
+      retransmitted += net.transport->qp(fl.first_qp + k).retransmitted_packets;
+      timeouts += net.transport->qp(fl.first_qp + k).timeouts;
+    }
+    rows.push_back("flow " + std::to_string(id) + " finish " + std::to_string(fl.finish.ps) +
+                   " retransmitted " + std::to_string(retransmitted) + " timeouts " +
+                   std::to_string(timeouts) + " done " + std::to_string(fl.done));
+  }
+  for (size_t h = 0; h < net.nics.size(); ++h) {
+    if (!local(f.host_node[h])) continue;
+    const models::NicStats& n = net.nics[h]->stats();
+    rows.push_back("nic " + std::to_string(h) + " " + std::to_string(n.data_packets_sent) + " " +
+                   std::to_string(n.data_packets_received) + " " + std::to_string(n.acks_sent) +
+                   " " + std::to_string(n.acks_received) + " " +
+                   std::to_string(n.pause_frames_received) + " " +
+                   std::to_string(n.pause_frames_sent) + " " + std::to_string(n.cnps_received) +
+                   " " + std::to_string(n.flow_control_received));
+  }
+  for (size_t node = 0; node < f.topo.nodes.size(); ++node) {
+    if (net.node_switch[node] < 0 || !local(static_cast<int>(node))) continue;
+    const models::SwitchStats& w =
+        net.switches[static_cast<size_t>(net.node_switch[node])]->stats();
+    rows.push_back("switch " + std::to_string(node) + " " + std::to_string(w.received) + " " +
+                   std::to_string(w.tail_drops) + " " + std::to_string(w.pause_frames_received) +
+                   " " + std::to_string(w.flow_control_received));
+  }
+  for (size_t i = 0; i < net.links.size(); ++i) {
+    const topo::Link& l = f.topo.links[i / 2];
+    if (!local(i % 2 == 0 ? l.a : l.b)) continue;  // its counts are its sender's
+    rows.push_back("link " + std::to_string(i) + " " +
+                   std::to_string(net.links[i]->stats().packets) + " " +
+                   std::to_string(net.links[i]->stats().wire_bytes));
+  }
+  return rows;
+}
+
+scen::Scenario shipped_scenario(const std::string& name, const std::vector<std::string>& sets) {
+  scen::LoadOptions load;
+  load.sets = sets;
+  return scen::load_scenario_file(RDMASIM_SOURCE_DIR "/scenarios/" + name + ".json", load);
+}
+
+// Every file a finished run writes (but run_stats.json: wall time, memory), by name.
+std::map<std::string, std::string> outputs_of(const scen::Scenario& s, const scen::RunOutcome& out,
+                                              const std::filesystem::path& folder) {
+  scen::write_outputs(s, out, folder.string());
+  return test_support::run_files(folder);
+}
+
+// `name` in one process, then over `ranks` in-process ranks of `threads` threads each: every
+// process's own state is the single run's, and the results gathered into the first process
+// are the single run's, every file byte for byte.
+// With `timeline`, a timeline is recorded too, and compared as `rdmasim run --timeline` writes it.
+void check_over_ranks(const std::string& name, const std::vector<std::string>& sets, uint32_t ranks,
+                      int threads, bool timeline = false) {
+  INFO(name << " over " << ranks << " ranks of " << threads << " threads");
+  const scen::Scenario s = shipped_scenario(name, sets);
+  const test_support::TempDir dir("rdmasim_ranks");
+  scen::RunOptions single;
+  single.timeline.enabled = timeline;
+  scen::ScenarioRun alone(s, single);
+  alone.advance(s.stop_time);
+  std::vector<std::string> everything = own_state(alone);
+  REQUIRE(everything.size() > 5);
+  const scen::RunOutcome one = alone.finish();
+  const auto expected_files = outputs_of(s, one, dir / "one");
+  sim::LocalRanks group(ranks);
+  std::vector<std::vector<std::string>> mine(ranks);
+  std::vector<std::string> errors(ranks);
+  std::vector<scen::RunOutcome> outcomes(ranks);
+  std::vector<std::thread> processes;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    processes.emplace_back([&, r] {
+      try {
+        scen::RunOptions o;
+        o.ranks = &group.rank(r);
+        o.threads = threads;
+        o.timeline.enabled = timeline;
+        scen::ScenarioRun run(s, o);
+        run.advance(s.stop_time);
+        mine[r] = own_state(run);
+        outcomes[r] = run.finish();  // (Catch2's assertions are for the test's own thread)
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  }
+  for (auto& p : processes) p.join();
+  std::string failures;  // every process's, the failing one's reason among them
+  for (uint32_t r = 0; r < ranks; ++r) {
+    if (!errors[r].empty()) failures += "rank " + std::to_string(r) + ": " + errors[r] + "\n";
+  }
+  INFO(failures);
+  std::vector<std::string> together;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    REQUIRE(errors[r].empty());
+    REQUIRE(mine[r].size() > 1);
+    CHECK(mine[r].front() == everything.front());  // the same end in every process
+    together.insert(together.end(), mine[r].begin() + 1, mine[r].end());
+    // The first process holds every result; the others, the end only.
+    CHECK(outcomes[r].results_elsewhere == (r != 0));
+    CHECK(outcomes[r].end_time == outcomes[0].end_time);
+    CHECK(outcomes[r].events == outcomes[0].events);
+  }
+  std::sort(together.begin(), together.end());
+  std::vector<std::string> expected(everything.begin() + 1, everything.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(together == expected);
+  if (timeline) {
+    REQUIRE(one.timeline != nullptr);
+    REQUIRE(outcomes[0].timeline != nullptr);
+    CHECK(one.timeline->spans().size() > 5);
+    CHECK(scen::chrome_trace_json(*outcomes[0].timeline) == scen::chrome_trace_json(*one.timeline));
+  }
+  const auto gathered_files = outputs_of(s, outcomes[0], dir / "ranks");
+  REQUIRE(gathered_files.size() == expected_files.size());
+  for (const auto& [file, text] : expected_files) {
+    INFO(file);
+    REQUIRE(gathered_files.count(file) == 1);
+    CHECK(gathered_files.at(file) == text);
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "ranks: flow scenarios run over processes as in one, their results gathered into the first",
+    "[scenario][split][ranks]") {
+  // Lossy Ethernet, go-back-N after drops and timeouts: data, ACKs and NACKs cross processes.
+  check_over_ranks("incast-8to1", {}, 2, 1);
+  // PFC: pause frames cross processes too; the deadlock detector's looks at every switch.
+  check_over_ranks("roce-incast-pfc", {}, 2, 2);
+  // DCQCN: ECN marks, CNPs and rate timers.
+  check_over_ranks("roce-incast-8to1-dcqcn", {"fabric.pfc.deadlock_detection=false"}, 3, 1);
+  // InfiniBand: credits (flow-control packets) and adaptive routing.
+  check_over_ranks("ib-adaptive-routing", {}, 2, 2);
+  // Link events (boundary events that change links and tables in every process) make a
+  // routing loop that deadlocks: the cycle found, by every process, from their looks.
+  check_over_ranks("deadlock-routing-loop", {}, 2, 1);
+  check_over_ranks("deadlock-routing-loop", {}, 3, 1);
+  // A NIC's pause storm, PFC frames that no buffer asked for; a timeline of the pauses.
+  check_over_ranks("pause-storm", {}, 2, 1, true);
+  check_over_ranks("roce-incast-pfc", {}, 3, 1, true);
+  // Time series of ports and flows, and DCQCN's rate changes of the sampled flows.
+  check_over_ranks("quickstart", {}, 2, 1);
+  // (HPCC's telemetry too; the samples are boundary events, after which the processes agree
+  // again on the next window's start: the events crossing between one process's own
+  // partitions count there, as they wait in the outboxes.)
+  check_over_ranks("cc-compare-incast", {"fabric.pfc.deadlock_detection=false"}, 3, 1);
+}
+
+TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
+#ifdef RDMASIM_SANITIZER_PASS
+  // The sanitizer pass finds memory errors of this path in the small fabrics above; this one
+  // adds only minutes there.
+  std::printf("SKIPPED: the 1,024-host run over processes runs in the Release pass\n");
+#else
+  check_over_ranks("permutation-fattree-1024", {}, 2, 2);
+#endif
+}
+
+TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's files, once",
+          "[cli][split][ranks][mpi]") {
+  if (!test_support::mpi_runs()) return;
+  const test_support::TempDir dir("rdmasim_ranks");
+  const std::string rdmasim = RDMASIM_BIN_DIR "/rdmasim run " RDMASIM_SOURCE_DIR "/scenarios/";
+  const std::string mpirun = test_support::kMpirun2 + rdmasim;
+  // Lossy Ethernet with go-back-N; DCQCN over PFC, on 2 threads a process.
+  const std::pair<std::string, std::string> runs[] = {
+      {"incast-8to1.json", ""},
+      {"roce-incast-8to1-dcqcn.json", " --set fabric.pfc.deadlock_detection=false --threads 2"}};
+  for (const auto& [scenario, options] : runs) {
+    INFO(scenario << options);
+    const auto one = test_support::shell(rdmasim + scenario + options + " -q --out one", dir);
+    REQUIRE(one.exit_code == 0);
+    const auto two = test_support::shell(mpirun + scenario + options + " --out two", dir);
+    INFO(two.out << two.err);
+    REQUIRE(two.exit_code == 0);
+    // One headline: the first process's.
+    CHECK(std::count(two.out.begin(), two.out.end(), '\n') > 3);
+    CHECK(test_support::lines_of(two.out).front().rfind("scenario ", 0) == 0);
+    size_t headlines = 0;
+    for (const std::string& line : test_support::lines_of(two.out)) {
+      headlines += line.rfind("scenario ", 0) == 0 ? 1 : 0;
+    }
+    CHECK(headlines == 1);
+    const auto expected = test_support::run_files(dir / "one");
+    const auto gathered = test_support::run_files(dir / "two");
+    CHECK(expected.size() >= 5);
+    REQUIRE(gathered.size() == expected.size());
+    for (const auto& [file, text] : expected) {
+      INFO(file);
+      REQUIRE(gathered.count(file) == 1);
+      CHECK(gathered.at(file) == text);
+    }
+    std::filesystem::remove_all(dir / "one");
+    std::filesystem::remove_all(dir / "two");
+  }
+  // Every process reads the same input: one message, exit code 2, nothing written; what it
+  // cannot run yet likewise.
+  for (const std::string& bad : {std::string("incast-8to1.json --set fabric.nope=1"),
+                                 std::string("incast-8to1.json --set fabric.transport=tcp")}) {
+    INFO(bad);
+    const auto run = test_support::shell(mpirun + bad + " --out bad", dir);
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 2);
+    size_t errors = 0;
+    for (const std::string& line : test_support::lines_of(run.err)) {
+      errors += line.rfind("rdmasim: error: ", 0) == 0 ? 1 : 0;
+    }
+    CHECK(errors == 1);
+    CHECK(!std::filesystem::exists(dir / "bad"));
+  }
+}
+
+TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the reason",
+          "[unit][split][ranks]") {
+  sim::LocalRanks group(2);
+  scen::RunOptions o;
+  o.ranks = &group.rank(0);
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("incast-8to1", {"fabric.transport=tcp"}), o),
+                    Catch::Contains("does not yet run kernel TCP"));
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
+                    Catch::Contains("collectives, training steps or Chakra traces"));
+}
