@@ -1,32 +1,58 @@
 #include "models/transport.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "models/nic.hpp"
 
 namespace models {
 
+int64_t Transport::used_qps(const FlowSpec& spec) const {
+  const int64_t mtu = is_tcp(spec) ? tcp_mss_ : params_.mtu;
+  const int64_t packets = (spec.bytes + mtu - 1) / mtu;
+  return std::min<int64_t>(spec.qps, packets);
+}
+
 uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t first_udp_sport,
                              bool recycle) {
+  const int64_t qps = used_qps(spec);
+  const bool split = ctx_.sim.partitions() > 1;
+  recycle = recycle && !keep_qp_ids_ && !over_processes_;
+  std::unique_lock<std::mutex> hold(add_mutex_, std::defer_lock);
+  if (split) hold.lock();
+  if (recycle && !split) ctx_.pool.track_qp_packets();  // a split run's from the start
+  const uint32_t reused =
+      recycle ? reuse_slot(static_cast<uint32_t>(qps), partition_of(spec.src_host)) : UINT32_MAX;
+  uint32_t flow_id = 0, first_qp = 0;
+  if (reused != UINT32_MAX) {
+    flow_id = reused;
+    first_qp = flows_[reused].first_qp;
+  } else if (over_processes_) {
+    const uint32_t partition = partition_of(spec.src_host);
+    std::tie(flow_id, first_qp) = block_ids(partition, static_cast<uint32_t>(qps));
+    added_.local().push_back(flow_id);
+  } else {
+    flow_id = static_cast<uint32_t>(flows_.size());
+    first_qp = static_cast<uint32_t>(qps_.size());
+  }
+  fill_flow(flow_id, first_qp, spec, route_id, first_udp_sport, recycle, reused != UINT32_MAX);
+  return flow_id;
+}
+
+void Transport::fill_flow(uint32_t flow_id, uint32_t first_qp, const FlowSpec& spec,
+                          uint32_t route_id, uint16_t first_udp_sport, bool recycle, bool reused) {
   // Stripe the message over its QPs in contiguous runs of MTU packets; the last non-empty QP
   // carries the message's short tail packet. QPs beyond the packet count are not created.
   const bool tcp = is_tcp(spec);
   const int64_t mtu = tcp ? tcp_mss_ : params_.mtu;
   const int64_t packets = (spec.bytes + mtu - 1) / mtu;
   const int64_t used_qps = std::min<int64_t>(spec.qps, packets);
-  const bool split = ctx_.sim.partitions() > 1;
-  recycle = recycle && !keep_qp_ids_;
-  std::unique_lock<std::mutex> hold(add_mutex_, std::defer_lock);
-  if (split) hold.lock();
-  if (recycle && !split) ctx_.pool.track_qp_packets();  // a split run's from the start
-  const uint32_t reused =
-      recycle ? reuse_slot(static_cast<uint32_t>(used_qps), partition_of(spec.src_host))
-              : UINT32_MAX;
-  const uint32_t flow_id = reused != UINT32_MAX ? reused : static_cast<uint32_t>(flows_.size());
+  // A slot of a table: appended, or written over (a reused slot, or a block's spare one).
+  const bool in_place = reused || flow_id < flows_.size();
   FlowState f;
   f.spec = spec;
   f.recycle = recycle;
-  f.first_qp = reused != UINT32_MAX ? flows_[reused].first_qp : static_cast<uint32_t>(qps_.size());
+  f.first_qp = first_qp;
   f.qp_count = static_cast<uint32_t>(used_qps);
   f.qps_remaining = f.qp_count;
   f.qps_undelivered = f.qp_count;
@@ -47,20 +73,19 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
     qp.bytes = bytes;
     qp.total_packets = static_cast<uint32_t>(my_packets);
     qp.last_payload = static_cast<uint32_t>(bytes - (my_packets - 1) * mtu);
-    if (reused != UINT32_MAX) {
+    if (qp.id < qps_.size()) {
       qps_[qp.id] = std::move(qp);
     } else {
       qps_.push_back(std::move(qp));
     }
   }
-  if (reused != UINT32_MAX) {
-    flows_[reused] = std::move(f);
+  if (in_place) {
+    flows_[flow_id] = std::move(f);
   } else {
     flows_.push_back(std::move(f));
   }
   ctx_.pool.reserve_qp_counts(static_cast<uint32_t>(qps_.size()));
   if (qp_reserver_) qp_reserver_(qps_.size());
-  return flow_id;
 }
 
 void Transport::prepare_recycling() {

@@ -108,7 +108,7 @@ class CompletionListener {
   ~CompletionListener() = default;
 };
 
-class Transport final : public sim::EventHandler {
+class Transport final : public sim::EventHandler, public sim::RankShare {
  public:
   Transport(Context& ctx, const NicParams& params)
       : EventHandler(ctx.sim), ctx_(ctx), params_(params) {
@@ -197,6 +197,24 @@ class Transport final : public sim::EventHandler {
 
   void on_event(uint32_t kind, uint64_t arg) override;  // flow starts
 
+  // A run over several processes (sim/rank_exchange.hpp; after the flows of the workload are
+  // added, before it runs): a flow added while it runs (a collective's message) takes its
+  // ids from blocks of its sender's partition — block k of partition p at the same place in
+  // every process —, and between windows the processes tell each other of the flows they
+  // added (RankShare), so that each holds every flow under the same ids, its receivers' side
+  // included, before any packet of it arrives. Their slots are not reused: over processes no
+  // one process sees every packet left of a finished message (memory then follows the
+  // messages posted). The ids of a block not taken yet are spare slots: no flow.
+  void run_over_processes();
+  // Flows added: flow_count() less the spare slots (flow(i).spec.src_host < 0).
+  size_t flows_posted() const { return flows_.size() - spare_flows_; }
+  // What a flow's owner is known by to other processes: its number among those registered
+  // (before the run, in the same order in every process).
+  void register_owner(const void* owner) { owners_.push_back(owner); }
+  void pack_share(sim::Bytes& out) override;
+  void take_share(sim::ByteReader& in, uint32_t rank) override;
+  bool share_pending() const override;
+
   // Its results, gathered from the process that ran it (sim/result_archive.hpp).
   void archive_results(sim::ResultArchive& a);  // each QP's sides by their hosts
 
@@ -212,6 +230,28 @@ class Transport final : public sim::EventHandler {
   int64_t tcp_mss_ = 0;
   bool tcp_by_default_ = false;
   std::vector<bool> tcp_hosts_;
+
+  // Fills the flow `flow_id` and its QPs from `first_qp` on (fresh slots, or a reused one's).
+  void fill_flow(uint32_t flow_id, uint32_t first_qp, const FlowSpec& spec, uint32_t route_id,
+                 uint16_t first_udp_sport, bool recycle, bool reused);
+  // The packets of `spec` over `mtu`-byte packets, and the QPs they use.
+  int64_t used_qps(const FlowSpec& spec) const;
+  // Runs over processes (transport_processes.cpp): the next fresh flow id and first QP id of
+  // `partition`'s blocks for a flow of `qps` QPs; the tables grown to hold a block (its spare
+  // slots counted).
+  std::pair<uint32_t, uint32_t> block_ids(uint32_t partition, uint32_t qps);
+  void grow_flows(size_t n);
+  void grow_qps(size_t n);
+  struct IdBlocks {
+    uint32_t next_flow = 0, flow_end = 0, flow_blocks = 0;
+    uint32_t next_qp = 0, qp_end = 0, qp_blocks = 0;
+  };
+  bool over_processes_ = false;
+  size_t flow_base_ = 0, qp_base_ = 0;  // the tables' sizes before the run
+  size_t spare_flows_ = 0;              // under add_mutex_, or between windows
+  sim::PerPartition<IdBlocks> id_blocks_;
+  sim::PerPartition<std::vector<uint32_t>> added_;  // flows added since the last pack
+  std::vector<const void*> owners_;
 
   // Recycling (transport_recycling.cpp).
   bool ready_for_reuse(const FlowState& f) const;

@@ -59,6 +59,17 @@ class ByteReader {
     rest_ = rest_.subspan(sizeof(T));
     return value;
   }
+  // The next `n` bytes, as they are (what put_bytes of a Bytes' size announced).
+  std::span<const std::byte> take(size_t n) {
+    if (rest_.size() < n) {
+      throw std::runtime_error(
+          "a message between ranks ends early: " + std::to_string(rest_.size()) + " bytes left, " +
+          std::to_string(n) + " expected");
+    }
+    const std::span<const std::byte> part = rest_.first(n);
+    rest_ = rest_.subspan(n);
+    return part;
+  }
   bool empty() const { return rest_.empty(); }
 
  private:

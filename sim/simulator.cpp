@@ -246,6 +246,13 @@ void Simulator::stop(Time at) {
   request_stop(at);
 }
 
+void Simulator::uncount_running_event() {
+  if (split_ == nullptr || !windows_ || !t_running_->in_window) {
+    throw std::logic_error("uncount_running_event outside a split run's windows");
+  }
+  --static_cast<Lane*>(t_running_)->events;
+}
+
 void Simulator::request_stop(Time at) {
   if (at < stopped_at_) stopped_at_ = at;
   stop_requested_ = true;

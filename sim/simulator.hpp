@@ -47,6 +47,24 @@ class RankAgreement {
   ~RankAgreement() = default;
 };
 
+// State that a model's handlers write during the windows of a run over several processes and
+// that every process must see (flows a workload adds as it runs, a collective's ranks ending
+// its calls): once a window, each process packs what its own partitions wrote since the last
+// pack, the packs travel with the window's events, and every process takes in every pack —
+// its own too — in the order of the ranks, before the events that came with them are unpacked
+// and before the boundary events run. `pending`: something written since the last pack (by a
+// boundary event): the processes then run one more window, empty if need be, to swap it.
+class RankShare {
+ public:
+  virtual void pack_share(Bytes& out) = 0;
+  virtual void take_share(ByteReader& in, uint32_t rank) = 0;
+  virtual void shares_taken() {}  // every process's pack is in
+  virtual bool share_pending() const = 0;
+
+ protected:
+  ~RankShare() = default;
+};
+
 // A run may be split into partitions (`split`), each with its own event list: handlers are
 // built into a partition (`set_building_partition`), an event for a handler of another partition
 // goes to that partition's mailbox with its place in the event order (scheduler.hpp,
@@ -143,6 +161,9 @@ class Simulator {
   RankExchange* ranks() const;
   // Agreed on between the windows of a run over several processes (RankAgreement).
   void add_rank_agreement(RankAgreement& a) { agreements_.push_back(&a); }
+  // Swapped between the windows of a run over several processes (RankShare), in the order
+  // they were added.
+  void add_rank_share(RankShare& s) { shares_.push_back(&s); }
   // Handlers built from now on belong to partition `p` (< partitions()).
   void set_building_partition(uint32_t p);
   // Refuses a handler built by a partition's event while a split run's windows run: its number
@@ -173,6 +194,10 @@ class Simulator {
   // asked for the stop. The earliest request wins.
   void stop(Time at);
   void stop() { stop(now()); }
+  // The running event (a partition's, in a split run's window) stands for work that a boundary
+  // event does in a run of one process: it is not counted in events_executed, so that a run
+  // over processes counts what one process would.
+  void uncount_running_event();
   static constexpr Time kStopGrace = Time(1'000'000);  // 1 us
 
   void set_progress(ProgressHook* hook, uint64_t every_events) {
@@ -228,6 +253,7 @@ class Simulator {
   uint32_t building_partition_ = 0;
   std::map<std::string, Counter> counters_;  // std::map: node addresses are stable
   std::vector<RankAgreement*> agreements_;
+  std::vector<RankShare*> shares_;
   uint64_t events_executed_ = 0;
   Time bound_ = Time::max();  // no event later than this runs (the limit, or a stop's end)
   Time stopped_at_ = Time::max();

@@ -105,10 +105,12 @@ void Simulator::unpack_messages(ByteReader& in) {
 // its partitions, what they must agree on — its events counted, a failure, the earliest stop
 // asked for, its latest event, its earliest pending event (the events it ships included: due
 // where they land) and its RankAgreements' count and time — and each reduces what it received
-// with its own. Then, as between_windows does, the boundary events due before every process's
-// next event run, in every process, with the same result (each is the whole fabric's and every
-// process built the whole fabric); only then is the earliest event agreed on again, and the
-// stops they asked for.
+// with its own; then its RankShares' packs, which every process takes in, in the order of the
+// ranks, before it unpacks the events. Then, as between_windows does, the boundary events due
+// before every process's next event run, in every process, with the same result (each is the whole
+// fabric's and every process built the whole fabric); only then is the earliest event agreed on
+// again, and the stops they asked for (and, when a boundary event wrote something to share, a
+// window is run at once so that it is swapped).
 bool Simulator::between_windows_ranks(bool failed) {
   Split& sp = *split_;
   RankExchange& x = *sp.ranks;
@@ -165,27 +167,60 @@ bool Simulator::between_windows_ranks(bool failed) {
     sums.push_back(a->local_count());
     mins.push_back(-a->local_latest().ps);
   }
+  // This process's shares (RankShare), the same for every other process.
+  Bytes shared;
+  try {
+    for (RankShare* share : shares_) share->pack_share(shared);
+  } catch (...) {
+    note_failure();
+    sums[1] = 1;
+    shared.clear();
+  }
   std::vector<Bytes> out(x.ranks());
   for (uint32_t r = 0; r < x.ranks(); ++r) {
     if (r == x.rank()) continue;
     for (const uint64_t v : sums) put_bytes(out[r], v);
     for (const int64_t v : mins) put_bytes(out[r], v);
+    put_bytes(out[r], static_cast<uint64_t>(shared.size()));
+    out[r].insert(out[r].end(), shared.begin(), shared.end());
     out[r].insert(out[r].end(), events_for[r].begin(), events_for[r].end());
   }
   const std::vector<Bytes> in = x.exchange(std::move(out));
+  std::vector<ByteReader> readers;
+  std::vector<std::span<const std::byte>> shares_of(x.ranks());
+  shares_of[x.rank()] = shared;
+  std::vector<bool> whole(x.ranks(), true);  // its header and shares read
   for (uint32_t r = 0; r < x.ranks(); ++r) {
+    readers.emplace_back(in[r]);
     if (r == x.rank()) continue;
-    ByteReader reader(in[r]);
+    ByteReader& reader = readers.back();
     try {
       for (uint64_t& v : sums) v += reader.get<uint64_t>();
       for (int64_t& v : mins) v = std::min(v, reader.get<int64_t>());
+      shares_of[r] = reader.take(reader.get<uint64_t>());
     } catch (...) {  // a header cut short: no agreement can be trusted
       note_failure();
       sums[1] += 1;
-      continue;
+      whole[r] = false;
     }
+  }
+  // Every process's shares, in the order of the ranks, before the events that came with them
+  // (a packet of a flow another process added in the window needs that flow).
+  if (sums[1] == 0) {
     try {
-      unpack_messages(reader);
+      for (uint32_t r = 0; r < x.ranks(); ++r) {
+        ByteReader reader(shares_of[r]);
+        for (RankShare* share : shares_) share->take_share(reader, r);
+      }
+      for (RankShare* share : shares_) share->shares_taken();
+    } catch (...) {
+      note_failure();  // told to the others at the next window's exchange, or the run's end
+    }
+  }
+  for (uint32_t r = 0; r < x.ranks(); ++r) {
+    if (r == x.rank() || !whole[r]) continue;
+    try {
+      unpack_messages(readers[r]);
     } catch (...) {
       note_failure();  // told to the others at the next window's exchange, or the run's end
     }
@@ -233,6 +268,10 @@ bool Simulator::between_windows_ranks(bool failed) {
       Time local_first = inbound;
       for (const uint32_t p : sp.local) {
         if (!list(p).empty()) local_first = std::min(local_first, list(p).top_time());
+      }
+      // What they wrote for the other processes goes in a window's exchange: one now.
+      for (const RankShare* share : shares_) {
+        if (share->share_pending()) local_first = std::min(local_first, next_boundary);
       }
       std::array<int64_t, 3> agreed{local_first.ps, failed ? -1 : 0,
                                     stop_requested_ ? stopped_at_.ps : Time::max().ps};

@@ -38,6 +38,9 @@ std::vector<std::string> own_state(scen::ScenarioRun& run) {
                  std::to_string(run.workload_done()));
   for (uint32_t id = 0; id < net.transport->flow_count(); ++id) {
     const models::FlowState& fl = net.transport->flow(id);
+    // A collective's messages take other ids over processes (and a spare slot is no flow):
+    // collectives.csv and the totals check them.
+    if (fl.spec.src_host < 0 || fl.spec.tag == "collective") continue;
     if (!local(f.host_node[static_cast<size_t>(fl.spec.src_host)])) continue;
     uint64_t retransmitted = 0, timeouts = 0;
     for (uint32_t k = 0; k < fl.qp_count; ++k) {
@@ -191,6 +194,28 @@ TEST_CASE(
   check_over_ranks("cc-compare-incast", {"fabric.pfc.deadlock_detection=false"}, 3, 1);
 }
 
+TEST_CASE("ranks: collectives of schedule algorithms run over processes as in one",
+          "[scenario][split][ranks][collective]") {
+  // A ring all-reduce sweep over an oversubscribed RoCE fabric: messages added as the calls
+  // go, their flows told to the receivers' processes; rows ended at the boundary after their
+  // last rank's end.
+  check_over_ranks("allreduce-oversubscribed", {}, 2, 1);
+  // Hierarchical all-reduce on 16 dgx-h100 servers (NVLink inside, rails between; NCCL's
+  // launch latency: each row's ranks launch at a boundary event), over 3 processes of 2
+  // threads; InfiniBand credits.
+  check_over_ranks("allreduce-sweep-roce-16x8", {"workload.collective.max=128KiB"}, 3, 2);
+  check_over_ranks("allreduce-sweep-ib-16x8", {"workload.collective.max=128KiB"}, 2, 1);
+  // NCCL's channel placement with PXN relays; ring, double binary tree, and ring again; GPUDirect
+  // RDMA off (host memory staging).
+  check_over_ranks("allreduce-2x8-h100-rails",
+                   {"workload.collective[0].max=1MiB", "workload.collective[1].max=1MiB",
+                    "workload.collective[2].max=1MiB", "workload.collective[2].algorithm=ring"},
+                   2, 1);
+  check_over_ranks("allreduce-gdr-off", {"workload.collective.max=4MiB"}, 2, 1);
+  // All-to-all of two QPs a message.
+  check_over_ranks("alltoall-moe", {"workload.collective.max=1MiB"}, 3, 1);
+}
+
 TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
 #ifdef RDMASIM_SANITIZER_PASS
   // The sanitizer pass finds memory errors of this path in the small fabrics above; this one
@@ -262,6 +287,13 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   o.ranks = &group.rank(0);
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("incast-8to1", {"fabric.transport=tcp"}), o),
                     Catch::Contains("does not yet run kernel TCP"));
+  // Its third collective picks NVLS-tree for some sizes ("auto").
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
-                    Catch::Contains("collectives, training steps or Chakra traces"));
+                    Catch::Contains("in-network collective algorithms"));
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("training-step-dp16", {}), o),
+                    Catch::Contains("training steps or Chakra traces"));
+  scen::RunOptions timeline = o;
+  timeline.timeline.enabled = true;
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-oversubscribed", {}), timeline),
+                    Catch::Contains("--timeline with collectives"));
 }

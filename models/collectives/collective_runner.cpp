@@ -39,6 +39,11 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
         std::make_unique<RankAgent>(ctx_.sim, *this, static_cast<uint32_t>(agents_.size())));
   }
   for (const auto& a : agents_) local_ = local_ && a->partition() == partition();
+  // Over processes a call's ranks start at boundary events, which every process runs.
+  over_processes_ = ctx_.sim.ranks() != nullptr;
+  if (over_processes_) local_ = false;
+  rank_ends_.resize(ctx_.sim.partitions());
+  transport_.register_owner(this);
   cursors_.resize(spec_.rank_endpoints.size());
   channel_free_.assign(
       spec_.rank_endpoints.size() * static_cast<size_t>(std::max(1, spec_.channels)), sim::Time{});
@@ -383,7 +388,7 @@ void CollectiveRunner::on_event(uint32_t kind, uint64_t arg) {
     for (uint32_t r = 0; r < c.ranks.size(); ++r) {
       if (c.ranks[r].launch_at_boundary) ranks.push_back(r);
     }
-    launch_ranks(c.number, ranks);
+    launch_ranks_here(c.number, ranks);
   }
 }
 
@@ -391,6 +396,9 @@ void CollectiveRunner::on_rank_event(uint32_t rank, uint32_t kind, uint64_t arg)
   if (kind == kPost) {
     post(call(static_cast<uint32_t>(arg >> 32)), static_cast<uint32_t>(arg));
   } else if (kind == kRankLaunch) {
+    launch_ranks(static_cast<uint32_t>(arg), {rank});
+  } else if (kind == kRankLaunchAlone) {
+    ctx_.sim.uncount_running_event();
     launch_ranks(static_cast<uint32_t>(arg), {rank});
   } else if (kind == kNvlsTreePost) {
     nvls_tree_post(static_cast<uint32_t>(arg));

@@ -60,7 +60,9 @@ class RankAgent final : public sim::EventHandler {
   uint32_t rank_;
 };
 
-class CollectiveRunner final : public CompletionListener, public sim::EventHandler {
+class CollectiveRunner final : public CompletionListener,
+                               public sim::EventHandler,
+                               public sim::RankShare {
  public:
   CollectiveRunner(Context& ctx, Transport& transport, CollectiveSpec spec, uint32_t index,
                    uint64_t seed);
@@ -120,12 +122,21 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   void on_flow_delivered(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
   void on_rank_event(uint32_t rank, uint32_t kind, uint64_t arg);  // a RankAgent's
+  // A run over several processes (rank_calls_processes.cpp): each process runs its own ranks;
+  // between windows they tell each other which ranks ended which calls (when, from which
+  // start, with what data sent) and, once a process's ranks have all ended a row, what its
+  // partitions added to the row; every process then ends the rows every rank has ended, in
+  // the same order, at the same boundary.
+  void pack_share(sim::Bytes& out) override;
+  void take_share(sim::ByteReader& in, uint32_t rank) override;
+  void shares_taken() override;
+  bool share_pending() const override;
 
  private:
   // kBegin, kNextSize, kLaunched (an in-network call's, or iteration's, first posts) and
   // kLaunchCall (the first posts of a schedule call's ranks that were idle when it was asked
   // for) run between windows (Simulator::at_boundary): they act on every rank. kPost,
-  // kNvlsTreePost and kRankLaunch are a rank's (RankAgent), where its GPU is.
+  // kNvlsTreePost, kRankLaunch and kRankLaunchAlone are a rank's (RankAgent), where its GPU is.
   enum Kind : uint32_t {
     kBegin = 0,
     kPost = 1,
@@ -134,6 +145,9 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
     kNextSize = 4,
     kRankLaunch = 5,
     kLaunchCall = 6,
+    // Over processes: a rank's launch that kLaunchCall, or the call's release, does for every
+    // rank at once in one process (not counted: rank_calls.cpp).
+    kRankLaunchAlone = 7,
   };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
@@ -165,6 +179,9 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   // start_rank, then its launch after the call's launch latency (an event of its agent).
   void start_and_launch(uint32_t rank, uint32_t number, sim::Time at);
   void launch_ranks(uint32_t number, const std::vector<uint32_t>& ranks);
+  // launch_ranks from a boundary event: there, or over processes by an event of each rank's
+  // agent (kRankLaunchAlone) at once.
+  void launch_ranks_here(uint32_t number, const std::vector<uint32_t>& ranks);
   void settle(ScheduleCall& c, uint32_t rank);
   void end_rank(ScheduleCall& c, uint32_t rank);
   void finish_row(CallRow& row);
@@ -243,6 +260,9 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
   bool collnet_completed(uint32_t flow);
   void collnet_finish();
 
+  // A rank of this process (all of them but in a run over several processes).
+  bool runs_here(uint32_t rank) const { return ctx_.sim.is_local(agents_[rank]->partition()); }
+
   Context& ctx_;
   Transport& transport_;
   CollectiveSpec spec_;
@@ -284,6 +304,16 @@ class CollectiveRunner final : public CompletionListener, public sim::EventHandl
     Release release;
   };
   sim::PerPartition<std::vector<Released>> released_;
+  // A run over several processes: a rank's end of a call, told to every process (pack_share);
+  // the rows every rank has ended, found as the others' ends are taken in.
+  bool over_processes_ = false;
+  struct RankEnd {
+    uint32_t call = 0, rank = 0;
+    int64_t end_ps = 0, start_ps = 0;  // the end; the row's earliest start seen here
+    int64_t data_sent = 0;             // the rank's row data sent (its last call's end)
+  };
+  sim::PerPartition<std::vector<RankEnd>> rank_ends_;
+  std::vector<CallRow*> rows_ended_;
   NcclLatencies nccl_;  // the in-network call's NCCL latency terms (when spec_.nccl_costs)
   // When each (rank, channel) may next post under a protocol's throughput (CallSettings).
   std::vector<sim::Time> channel_free_;

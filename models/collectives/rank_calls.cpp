@@ -36,6 +36,9 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
   row.start_ps.store(std::numeric_limits<int64_t>::max(), std::memory_order_relaxed);
   row.end_ps.store(start.ps, std::memory_order_relaxed);
   row.tally.resize(ctx_.sim.partitions());
+  int local = 0;
+  for (uint32_t r = 0; r < static_cast<uint32_t>(ranks); ++r) local += runs_here(r) ? 1 : 0;
+  row.local_left.store(local, std::memory_order_relaxed);
   rows_open_.fetch_add(1, std::memory_order_relaxed);
   done_ = false;
 
@@ -86,6 +89,7 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
   const uint32_t first = row.first_call;
   std::vector<uint32_t> idle;
   for (uint32_t r = 0; r < static_cast<uint32_t>(ranks); ++r) {
+    if (!runs_here(r)) continue;  // another process's
     RankCursor& cursor = cursors_[r];
     if (cursor.busy) continue;
     if (gated) {  // it starts the call when its program joins it
@@ -96,10 +100,12 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
     start_rank(r, first, start);
     idle.push_back(r);
   }
-  if (idle.empty()) return;
+  // Over processes only a process's own ranks are in `idle`, yet its boundary events must be
+  // every process's: a row is asked for there (a size of a sweep) when every rank is idle.
+  if (idle.empty() && !over_processes_) return;
   const sim::Time launch = row.settings.launch;
   if (launch.ps == 0) {
-    launch_ranks(first, idle);
+    launch_ranks_here(first, idle);
     return;
   }
   for (const uint32_t r : idle) call(first).ranks[r].launch_at_boundary = true;
@@ -110,6 +116,21 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
     // runner, at least a window ahead (split_blockers.cpp) unless its ranks are all in its
     // own partition (at_stamped).
     at_stamped(start + launch, kLaunchCall, first);
+  }
+}
+
+void CollectiveRunner::launch_ranks_here(uint32_t number, const std::vector<uint32_t>& ranks) {
+  if (!over_processes_) {
+    launch_ranks(number, ranks);
+    return;
+  }
+  // Over processes each rank launches where it is, first among the events of its time there:
+  // what a boundary event pushes for another process's handlers is left out (that process
+  // pushes it too), and only this process launches these ranks.
+  const sim::Time now = ctx_.sim.now();
+  for (const uint32_t r : ranks) {
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(now, agent(r)), &agent(r), kRankLaunchAlone,
+                number);
   }
 }
 
@@ -170,9 +191,17 @@ void CollectiveRunner::end_rank(ScheduleCall& c, uint32_t rank) {
   cursor.busy = false;
   cursor.next_call = c.number + 1;
   const bool last_of_row = c.last_of_row;
-  c.ranks_left.fetch_sub(1, std::memory_order_acq_rel);
-  if (last_of_row && row.ranks_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    finish_row(row);
+  if (over_processes_) {
+    // Counted by every process once told (take_share).
+    rank_ends_.local().push_back({c.number, rank, now.ps,
+                                  row.start_ps.load(std::memory_order_relaxed),
+                                  last_of_row ? row.result.rank_data_sent[rank] : 0});
+    if (last_of_row) row.local_left.fetch_sub(1, std::memory_order_acq_rel);
+  } else {
+    c.ranks_left.fetch_sub(1, std::memory_order_acq_rel);
+    if (last_of_row && row.ranks_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      finish_row(row);
+    }
   }
   // Its next call, if asked for already (and not started by what the row's end asked for); a
   // gated one when its program joins it.
@@ -216,6 +245,10 @@ void CollectiveRunner::emit_row(CallRow& row) {
     r.wire_bytes += t.wire_bytes;
     r.messages += t.messages;
   }
+  r.nvlink_bytes += row.elsewhere.nvlink_bytes;
+  r.network_bytes += row.elsewhere.network_bytes;
+  r.wire_bytes += row.elsewhere.wire_bytes;
+  r.messages += row.elsewhere.messages;
   r.start = sim::Time(row.start_ps.load(std::memory_order_relaxed));
   r.end = sim::Time(row.end_ps.load(std::memory_order_relaxed));
   const auto calls = static_cast<int64_t>(row.calls);

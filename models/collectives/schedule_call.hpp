@@ -59,6 +59,12 @@ struct CallRow {
   bool gated = false;
   std::function<void(uint32_t rank)> rank_done;
   bool finished = false;  // every rank has ended its last call (under the runner's lock)
+  // A run over several processes (CollectiveRunner::pack_share): this process's ranks yet to
+  // end its last call; whether what its partitions added to `tally` went to the others; what
+  // the others' partitions added.
+  std::atomic<int> local_left{0};
+  bool tally_shared = false;
+  CallTally elsewhere;
 };
 
 // One rank's part of a call; read and written only where the rank is (its partition).

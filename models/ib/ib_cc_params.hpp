@@ -14,6 +14,7 @@
 //     CCT[CCTI].
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -72,7 +73,7 @@ struct IbCcParams {
 // 127 -> 8/135.
 inline std::vector<CctEntry> default_cct() {
   std::vector<CctEntry> t(128);
-  for (size_t i = 0; i < t.size(); ++i) t[i] = {3, static_cast<uint16_t>(i)};
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = {3, static_cast<uint16_t>(i)};
   return t;
 }
 

@@ -20,6 +20,7 @@ TransportTotals collect_flow_results(const Scenario& s, const models::Network& n
   t.duplicates = tr.retired().duplicate_packets;
   for (uint32_t i = 0; i < tr.flow_count(); ++i) {
     const models::FlowState& fl = tr.flow(i);
+    if (fl.spec.src_host < 0) continue;  // a spare slot of a run over processes: no flow
     // A workload's message whose slot is reused once it ends (a collective's, reported in
     // collectives.csv; a pipeline transfer's or a Chakra send's, in the training and Chakra
     // results) is not a flow of flows.csv: which of them still hold a slot at the end depends

@@ -91,7 +91,11 @@ class DoneWatcher final : public models::CompletionListener, public sim::RankAgr
     return sim::Time(latest_ps_.load(std::memory_order_relaxed));
   }
   sim::Time agreed(uint64_t count, sim::Time latest) override {
-    if (agreed_done_ || count != transport_.flow_count()) return sim::Time::max();
+    if (agreed_done_ || count != transport_.flows_posted()) return sim::Time::max();
+    // A collective's end is found at a boundary in every process (its ranks' ends told).
+    for (const auto& c : collectives_) {
+      if (!c->done()) return sim::Time::max();
+    }
     agreed_done_ = true;
     if (sampler_ != nullptr) sampler_->stop();
     return stop_ ? latest : sim::Time::max();
@@ -230,7 +234,11 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
       options.ranks != nullptr && options.ranks->ranks() > 1 ? options.ranks : nullptr;
   const int rank_count = ranks != nullptr ? static_cast<int>(ranks->ranks()) : 1;
   if (ranks != nullptr) {
-    const std::string why = rank_blockers(s);
+    std::string why = rank_blockers(s);
+    // A collective's spans are recorded where its ranks are (not gathered yet).
+    if (options.timeline.enabled && !s.collectives.empty()) {
+      why += (why.empty() ? "" : "; ") + std::string("--timeline with collectives");
+    }
     if (!why.empty()) {
       throw InputError("mpirun -np", std::to_string(rank_count),
                        "1 for this scenario: a run over MPI ranks does not yet run " + why);
@@ -360,6 +368,11 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   if (ranks != nullptr) {
     watcher.over_ranks_ = true;
     sim.add_rank_agreement(watcher);
+    // What the processes tell each other between windows: the flows they added, then the
+    // collectives' ranks' ends.
+    net->transport->run_over_processes();
+    sim.add_rank_share(*net->transport);
+    for (const auto& c : watcher.collectives_) sim.add_rank_share(*c);
   }
   net->transport->schedule_starts();
   if (sim.partitions() > 1) net->reserve_qps();

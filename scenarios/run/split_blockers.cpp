@@ -157,8 +157,16 @@ std::string rank_blockers(const Scenario& s) {
   auto add = [&](bool blocks, const char* what) {
     if (blocks) text += (text.empty() ? "" : "; ") + std::string(what);
   };
-  add(!s.collectives.empty() || !s.training.empty() || !s.chakra.empty(),
-      "collectives, training steps or Chakra traces (flows only)");
+  add(!s.training.empty() || !s.chakra.empty(), "training steps or Chakra traces");
+  // A schedule algorithm's calls run rank by rank (rank_calls_processes.cpp); an in-network
+  // one's state (SHARP's, NVLS's reduction engines, NVLS-tree's and CollNet's chunks) is written
+  // by every partition as it goes.
+  bool in_network = false;
+  for (const models::CollectiveSpec& c : s.collectives) {
+    for (const int64_t size : models::sweep_sizes(c))
+      in_network = in_network || !models::rank_paced(c, size);
+  }
+  add(in_network, "in-network collective algorithms (sharp, nvls, nvls_tree, collnet)");
   // TCP's connections are numbered in one table as senders open them, during the windows:
   // over processes each would number only its own (tried: the runs diverge).
   add(s.uses_tcp(), "kernel TCP");
