@@ -17,7 +17,7 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
                              bool recycle) {
   const int64_t qps = used_qps(spec);
   const bool split = ctx_.sim.partitions() > 1;
-  recycle = recycle && !keep_qp_ids_ && !over_processes_;
+  recycle = recycle && !keep_qp_ids_;
   std::unique_lock<std::mutex> hold(add_mutex_, std::defer_lock);
   if (split) hold.lock();
   if (recycle && !split) ctx_.pool.track_qp_packets();  // a split run's from the start
@@ -27,10 +27,11 @@ uint32_t Transport::add_flow(const FlowSpec& spec, uint32_t route_id, uint16_t f
   if (reused != UINT32_MAX) {
     flow_id = reused;
     first_qp = flows_[reused].first_qp;
+    if (over_processes_) added_.local().push_back({flow_id, true});
   } else if (over_processes_) {
     const uint32_t partition = partition_of(spec.src_host);
     std::tie(flow_id, first_qp) = block_ids(partition, static_cast<uint32_t>(qps));
-    added_.local().push_back(flow_id);
+    added_.local().push_back({flow_id, false});
   } else {
     flow_id = static_cast<uint32_t>(flows_.size());
     first_qp = static_cast<uint32_t>(qps_.size());

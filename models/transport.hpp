@@ -201,10 +201,11 @@ class Transport final : public sim::EventHandler, public sim::RankShare {
   // added, before it runs): a flow added while it runs (a collective's message) takes its
   // ids from blocks of its sender's partition — block k of partition p at the same place in
   // every process —, and between windows the processes tell each other of the flows they
-  // added (RankShare), so that each holds every flow under the same ids, its receivers' side
-  // included, before any packet of it arrives. Their slots are not reused: over processes no
-  // one process sees every packet left of a finished message (memory then follows the
-  // messages posted). The ids of a block not taken yet are spare slots: no flow.
+  // added or reused (RankShare), so that each holds every flow under the same ids, its
+  // receivers' side included, before any packet of it arrives. A finished recycle flow is told
+  // to every process too, and its slot is reused only once every process has seen none of its
+  // packets at a window's end (no one process sees every packet left of it).
+  // The ids of a block not taken yet are spare slots: no flow.
   void run_over_processes();
   // Flows added: flow_count() less the spare slots (flow(i).spec.src_host < 0).
   size_t flows_posted() const { return flows_.size() - spare_flows_; }
@@ -213,6 +214,7 @@ class Transport final : public sim::EventHandler, public sim::RankShare {
   void register_owner(const void* owner) { owners_.push_back(owner); }
   void pack_share(sim::Bytes& out) override;
   void take_share(sim::ByteReader& in, uint32_t rank) override;
+  void shares_taken() override;
   bool share_pending() const override;
 
   // Its results, gathered from the process that ran it (sim/result_archive.hpp).
@@ -250,8 +252,22 @@ class Transport final : public sim::EventHandler, public sim::RankShare {
   size_t flow_base_ = 0, qp_base_ = 0;  // the tables' sizes before the run
   size_t spare_flows_ = 0;              // under add_mutex_, or between windows
   sim::PerPartition<IdBlocks> id_blocks_;
-  sim::PerPartition<std::vector<uint32_t>> added_;  // flows added since the last pack
+  struct Added {
+    uint32_t flow = 0;
+    bool reused = false;
+  };
+  sim::PerPartition<std::vector<Added>> added_;  // flows added since the last pack
   std::vector<const void*> owners_;
+  // Finished recycle flows since the last pack (by their senders' partitions), and those told
+  // to every process and not yet seen free of packets by all (the same list in every process):
+  // how many of them the last pack reported on, and which any process holds packets of.
+  sim::PerPartition<std::vector<uint32_t>> finished_;
+  std::vector<uint32_t> clearing_;
+  size_t reported_ = 0;
+  std::vector<uint8_t> held_;
+  std::vector<uint32_t> told_finished_;  // by this exchange, in the order of the ranks
+  // A slot told reused: this process's receiver side of its last use is over.
+  void retire_receiver_side(uint32_t flow);
 
   // Recycling (transport_recycling.cpp).
   bool ready_for_reuse(const FlowState& f) const;

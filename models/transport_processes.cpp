@@ -7,6 +7,11 @@
 //  - the processes tell each other of the flows they added, between windows (sim::RankShare).
 //    A packet crosses from one partition to another no sooner than the lookahead, the length
 //    of a window, so it is unpacked only after the window's shares have been taken in.
+// A finished recycle flow's slot (transport_recycling.cpp) is reused by its sender's process
+// once no process holds a packet of it at a window's end: each process tells which of the
+// finished flows it still holds packets of, before it packs its events (when every packet is
+// in exactly one process's pool). A slot reused is told as a flow added is; where its receiver
+// is, the receiver's side of its last use joins the retired totals first.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -26,6 +31,7 @@ void Transport::run_over_processes() {
   qp_base_ = qps_.size();
   id_blocks_.resize(ctx_.sim.partitions());
   added_.resize(ctx_.sim.partitions());
+  finished_.resize(ctx_.sim.partitions());
 }
 
 void Transport::grow_flows(size_t n) {
@@ -78,13 +84,17 @@ uint64_t block_end(uint64_t id, uint64_t base, uint64_t block) {
 
 }  // namespace
 
-// Per flow added since the last pack: its ids, what add_flow was given, and its owner.
+// Per flow added (or a slot reused) since the last pack: its ids, what add_flow was given, and
+// its owner. Then the recycle flows finished since; then, of those told before and not yet
+// seen free of packets, which this process holds packets of now (its events not yet packed:
+// every packet counts in exactly one process's pool).
 void Transport::pack_share(sim::Bytes& out) {
   uint32_t count = 0;
   for (uint32_t p = 0; p < added_.size(); ++p) count += static_cast<uint32_t>(added_[p].size());
   sim::put_bytes(out, count);
   for (uint32_t p = 0; p < added_.size(); ++p) {
-    for (const uint32_t id : added_[p]) {
+    for (const auto [id, reused] : added_[p]) {
+      sim::put_bytes(out, reused);
       const FlowState& f = flows_[id];
       const FlowSpec& s = f.spec;
       const auto owner = static_cast<uint32_t>(std::find(owners_.begin(), owners_.end(), f.owner) -
@@ -116,12 +126,32 @@ void Transport::pack_share(sim::Bytes& out) {
     }
     added_[p].clear();
   }
+  count = 0;
+  for (uint32_t p = 0; p < finished_.size(); ++p) {
+    count += static_cast<uint32_t>(finished_[p].size());
+  }
+  sim::put_bytes(out, count);
+  for (uint32_t p = 0; p < finished_.size(); ++p) {
+    for (const uint32_t id : finished_[p]) sim::put_bytes(out, id);
+    finished_[p].clear();
+  }
+  reported_ = clearing_.size();
+  sim::put_bytes(out, static_cast<uint64_t>(reported_));
+  for (const uint32_t id : clearing_) {
+    const FlowState& f = flows_[id];
+    uint8_t holds = 0;
+    for (uint32_t k = 0; k < f.qp_count && holds == 0; ++k) {
+      holds = ctx_.pool.qp_packets(f.first_qp + k) != 0 ? 1 : 0;
+    }
+    sim::put_bytes(out, holds);
+  }
 }
 
 void Transport::take_share(sim::ByteReader& in, uint32_t rank) {
   const auto count = in.get<uint32_t>();
   const bool own = ctx_.sim.ranks() != nullptr && rank == ctx_.sim.ranks()->rank();
   for (uint32_t i = 0; i < count; ++i) {
+    const auto reused = in.get<bool>();
     const auto id = in.get<uint32_t>();
     const auto first_qp = in.get<uint32_t>();
     FlowSpec s;
@@ -149,21 +179,93 @@ void Transport::take_share(sim::ByteReader& in, uint32_t rank) {
       throw std::runtime_error("rank " + std::to_string(rank) + " told of flow " +
                                std::to_string(id) + " that this process cannot hold");
     }
-    grow_flows(block_end(id, flow_base_, kFlowBlock));
-    grow_qps(block_end(first_qp, qp_base_, kQpBlock));
-    if (flows_[id].spec.src_host >= 0) {
-      throw std::runtime_error("rank " + std::to_string(rank) + " told of flow " +
-                               std::to_string(id) + ", an id already taken here");
+    if (reused) {
+      if (id >= flows_.size() || flows_[id].spec.src_host < 0 || flows_[id].first_qp != first_qp) {
+        throw std::runtime_error("rank " + std::to_string(rank) + " reused flow slot " +
+                                 std::to_string(id) + ", which this process does not hold");
+      }
+      retire_receiver_side(id);
+    } else {
+      grow_flows(block_end(id, flow_base_, kFlowBlock));
+      grow_qps(block_end(first_qp, qp_base_, kQpBlock));
+      if (flows_[id].spec.src_host >= 0) {
+        throw std::runtime_error("rank " + std::to_string(rank) + " told of flow " +
+                                 std::to_string(id) + ", an id already taken here");
+      }
+      --spare_flows_;
     }
-    --spare_flows_;
-    fill_flow(id, first_qp, s, route_id, sport, recycle, /*reused=*/false);
+    fill_flow(id, first_qp, s, route_id, sport, recycle, reused);
     set_owner(id, owner != UINT32_MAX ? owners_[owner] : nullptr, owner_tag);
+  }
+  const auto finished = in.get<uint32_t>();
+  for (uint32_t i = 0; i < finished; ++i) {
+    const auto id = in.get<uint32_t>();
+    if (id >= flows_.size() || !flows_[id].recycle) {
+      throw std::runtime_error("rank " + std::to_string(rank) + " told of finished flow " +
+                               std::to_string(id) + ", not a recycle flow here");
+    }
+    told_finished_.push_back(id);
+  }
+  const auto reported = in.get<uint64_t>();
+  if (reported != reported_) {
+    throw std::runtime_error("rank " + std::to_string(rank) + " reported on " +
+                             std::to_string(reported) + " finished flows, this process on " +
+                             std::to_string(reported_));
+  }
+  held_.resize(reported_);
+  for (size_t i = 0; i < reported; ++i) held_[i] |= in.get<uint8_t>();
+}
+
+// The finished flows no process held a packet of at the window's end: none can appear any
+// more (a finished QP sends nothing, and its receiver answers only data), so its sender may
+// reuse the slot. The others wait for the next window; the flows finished in this one join.
+void Transport::shares_taken() {
+  std::vector<uint32_t> waiting;
+  for (size_t i = 0; i < reported_; ++i) {
+    const uint32_t id = clearing_[i];
+    if (held_[i] != 0) {
+      waiting.push_back(id);
+      continue;
+    }
+    const FlowState& f = flows_[id];
+    const uint32_t partition = partition_of(f.spec.src_host);
+    if (!ctx_.sim.is_local(partition)) continue;
+    Retired& r = retired_[partition];
+    if (r.by_qps.size() <= f.qp_count) r.by_qps.resize(f.qp_count + 1);
+    r.by_qps[f.qp_count].push_back(id);
+    ++r.count;
+  }
+  waiting.insert(waiting.end(), told_finished_.begin(), told_finished_.end());
+  clearing_ = std::move(waiting);
+  told_finished_.clear();
+  held_.assign(clearing_.size(), 0);
+  reported_ = 0;
+}
+
+// What the slot's reuse overwrites of its receiver's side, where that receiver is: its counts
+// join the retired totals (those of its sender's side joined them where the sender is), and
+// its bytes delivered are checked.
+void Transport::retire_receiver_side(uint32_t flow) {
+  const FlowState& f = flows_[flow];
+  const uint32_t partition = partition_of(f.spec.dst_host);
+  if (!ctx_.sim.is_local(partition)) return;
+  uint64_t delivered = 0;
+  RetiredFlowTotals& totals = retired_[partition].totals;
+  for (uint32_t k = 0; k < f.qp_count; ++k) {
+    const QueuePair& q = qps_[f.first_qp + k];
+    totals.duplicate_packets += q.duplicate_packets;
+    delivered += q.delivered_bytes;
+  }
+  if (delivered != static_cast<uint64_t>(f.spec.bytes)) {
+    throw std::logic_error("flow " + std::to_string(flow) + " completed with " +
+                           std::to_string(delivered) + " of " + std::to_string(f.spec.bytes) +
+                           " bytes delivered");
   }
 }
 
 bool Transport::share_pending() const {
   for (uint32_t p = 0; p < added_.size(); ++p) {
-    if (!added_[p].empty()) return true;
+    if (!added_[p].empty() || !finished_[p].empty()) return true;
   }
   return false;
 }

@@ -52,7 +52,8 @@ class RankAgreement {
 // its calls): once a window, each process packs what its own partitions wrote since the last
 // pack, the packs travel with the window's events, and every process takes in every pack —
 // its own too — in the order of the ranks, before the events that came with them are unpacked
-// and before the boundary events run. `pending`: something written since the last pack (by a
+// and before the boundary events run. A process packs its shares before its events: every
+// packet then counts in the pool of exactly one process. `pending`: something written since the last pack (by a
 // boundary event): the processes then run one more window, empty if need be, to swap it.
 class RankShare {
  public:

@@ -127,6 +127,15 @@ bool Simulator::between_windows_ranks(bool failed) {
     failed = true;
   };
   failed = failed || sp.rank_error != nullptr;  // an arrival it could not take, a window ago
+  // This process's shares (RankShare), the same for every other process; packed before its
+  // events, whose packets then still count where they are (what a share may look at).
+  Bytes shared;
+  try {
+    for (RankShare* share : shares_) share->pack_share(shared);
+  } catch (...) {
+    note_failure();
+    shared.clear();
+  }
   try {
     for (const uint32_t p : sp.local) {
       Lane& lane = sp.lanes[p];
@@ -166,15 +175,6 @@ bool Simulator::between_windows_ranks(bool failed) {
   for (const RankAgreement* a : agreements_) {
     sums.push_back(a->local_count());
     mins.push_back(-a->local_latest().ps);
-  }
-  // This process's shares (RankShare), the same for every other process.
-  Bytes shared;
-  try {
-    for (RankShare* share : shares_) share->pack_share(shared);
-  } catch (...) {
-    note_failure();
-    sums[1] = 1;
-    shared.clear();
   }
   std::vector<Bytes> out(x.ranks());
   for (uint32_t r = 0; r < x.ranks(); ++r) {
