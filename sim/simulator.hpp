@@ -53,8 +53,9 @@ class RankAgreement {
 // pack, the packs travel with the window's events, and every process takes in every pack —
 // its own too — in the order of the ranks, before the events that came with them are unpacked
 // and before the boundary events run. A process packs its shares before its events: every
-// packet then counts in the pool of exactly one process. `pending`: something written since the last pack (by a
-// boundary event): the processes then run one more window, empty if need be, to swap it.
+// packet then counts in the pool of exactly one process. `pending`: something written since the
+// last pack (by a boundary event): the processes then run one more window, empty if need be, to
+// swap it.
 class RankShare {
  public:
   virtual void pack_share(Bytes& out) = 0;
@@ -199,6 +200,9 @@ class Simulator {
   // event does in a run of one process: it is not counted in events_executed, so that a run
   // over processes counts what one process would.
   void uncount_running_event();
+  // A partition's event of a split run's window is running (not a boundary event, nor set-up):
+  // what every process of a run over several runs alike is anything else.
+  bool in_window() const { return windows_ && t_running_->in_window; }
   static constexpr Time kStopGrace = Time(1'000'000);  // 1 us
 
   void set_progress(ProgressHook* hook, uint64_t every_events) {

@@ -221,6 +221,15 @@ TEST_CASE("ranks: collectives of schedule algorithms run over processes as in on
       1);
 }
 
+TEST_CASE("ranks: data-parallel training steps run over processes as in one",
+          "[scenario][split][ranks][collective]") {
+  // Compute phases at boundary events; each bucket's ring all-reduce asked for there while
+  // the ones before run (each process knows where the others' ranks are from their ends).
+  check_over_ranks("training-step-dp16", {}, 2, 1);
+  // Eight steps beside WebSearch flows.
+  check_over_ranks("training-noisy-neighbor", {}, 3, 1);
+}
+
 TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
 #ifdef RDMASIM_SANITIZER_PASS
   // The sanitizer pass finds memory errors of this path in the small fabrics above; this one
@@ -296,8 +305,8 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   // Its third collective picks NVLS-tree for some sizes ("auto").
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
                     Catch::Contains("in-network collective algorithms"));
-  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("training-step-dp16", {}), o),
-                    Catch::Contains("training steps or Chakra traces"));
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("training-step-tp8-pp4-dp16", {}), o),
+                    Catch::Contains("tensor- or pipeline-parallel training"));
   scen::RunOptions timeline = o;
   timeline.timeline.enabled = true;
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-oversubscribed", {}), timeline),

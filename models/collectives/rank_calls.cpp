@@ -88,21 +88,27 @@ void CollectiveRunner::release_row(CollectiveResult header, int64_t sweep_index,
   // The ranks idle now start it at once; the others when they end their last call.
   const uint32_t first = row.first_call;
   std::vector<uint32_t> idle;
+  bool idle_elsewhere = false;  // over processes: a rank another process starts it on
   for (uint32_t r = 0; r < static_cast<uint32_t>(ranks); ++r) {
-    if (!runs_here(r)) continue;  // another process's
-    RankCursor& cursor = cursors_[r];
+    RankCursor& cursor = cursors_[r];  // another process's rank's: as told (take_share)
     if (cursor.busy) continue;
     if (gated) {  // it starts the call when its program joins it
       cursor.busy = cursor.gated = true;
       cursor.next_call = first;
       continue;
     }
+    if (!runs_here(r)) {
+      cursor.busy = true;
+      cursor.next_call = first;
+      idle_elsewhere = true;
+      continue;
+    }
     start_rank(r, first, start);
     idle.push_back(r);
   }
-  // Over processes only a process's own ranks are in `idle`, yet its boundary events must be
-  // every process's: a row is asked for there (a size of a sweep) when every rank is idle.
-  if (idle.empty() && !over_processes_) return;
+  // (Over processes, a process whose own ranks are all busy still asks for the launch: its
+  // boundary events must be every process's.)
+  if (idle.empty() && !idle_elsewhere) return;
   const sim::Time launch = row.settings.launch;
   if (launch.ps == 0) {
     launch_ranks_here(first, idle);

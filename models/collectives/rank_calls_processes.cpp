@@ -66,6 +66,16 @@ void CollectiveRunner::take_share(sim::ByteReader& in, uint32_t rank) {
     }
     ScheduleCall& c = call(e.call);
     c.ranks_left.fetch_sub(1, std::memory_order_acq_rel);
+    if (!own) {
+      // Where the rank is now, as end_rank left it there: its next call started if asked for
+      // by then (calls are asked for at boundary events only, none since the end), or waiting
+      // for its program to join a gated one.
+      RankCursor& cursor = cursors_[e.rank];
+      cursor.next_call = e.call + 1;
+      cursor.busy = cursor.next_call < calls_.size();
+      cursor.gated = cursor.busy && call(cursor.next_call).row->gated &&
+                     cursor.next_call == call(cursor.next_call).row->first_call;
+    }
     if (!c.last_of_row) continue;
     CallRow& row = *c.row;
     sim::raise_to(row.end_ps, e.end_ps);

@@ -46,6 +46,11 @@ class TrainingRunner final : public sim::EventHandler {
     return parallel_ ? parallel_->data_all_reduces() : comm_->results();
   }
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
+  // A run over several processes (data parallel: its phases are boundary events, which every
+  // process runs; its all-reduces' runner tells the others what its ranks did).
+  void share_over_processes(sim::Simulator& sim) {
+    if (comm_) sim.add_rank_share(*comm_);
+  }
   void on_event(uint32_t kind, uint64_t arg) override;
   // Where an all-reduce of algorithm "sharp" runs (CollectiveRunner::set_sharp).
   void set_sharp(SharpAllReduce* sharp) {

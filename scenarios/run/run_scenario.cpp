@@ -73,7 +73,20 @@ class DoneWatcher final : public models::CompletionListener, public sim::RankAgr
   // rather than trusting the times noted so far, which another partition may not have noted yet.
   void check() {
     note_time();
-    if (over_ranks_) return;  // each process counts its own: they agree between windows
+    if (over_ranks_) {
+      // Each process counts its own flows: they agree between windows (agreed). A boundary
+      // event, which every process runs, may end the workload (a training step's last
+      // phase) on the count agreed before it.
+      if (!agreed_done_ && !sim_.in_window() && runners_done() &&
+          agreed_count_ == transport_.flows_posted()) {
+        agreed_done_ = true;
+        if (sampler_ != nullptr) sampler_->stop();
+        if (stop_) {
+          sim_.stop(sim::Time(std::max(agreed_latest_.ps, latest_ps_.load())));
+        }
+      }
+      return;
+    }
     if (all_done() && !stopped_.exchange(true, std::memory_order_acq_rel)) {
       if (sampler_ != nullptr) sampler_->stop();
       int64_t latest = latest_ps_.load(std::memory_order_relaxed);
@@ -91,17 +104,29 @@ class DoneWatcher final : public models::CompletionListener, public sim::RankAgr
     return sim::Time(latest_ps_.load(std::memory_order_relaxed));
   }
   sim::Time agreed(uint64_t count, sim::Time latest) override {
-    if (agreed_done_ || count != transport_.flows_posted()) return sim::Time::max();
-    // A collective's end is found at a boundary in every process (its ranks' ends told).
-    for (const auto& c : collectives_) {
-      if (!c->done()) return sim::Time::max();
+    agreed_count_ = count;
+    agreed_latest_ = latest;
+    // A collective's end is found between windows in every process (its ranks' ends told).
+    if (agreed_done_ || count != transport_.flows_posted() || !runners_done()) {
+      return sim::Time::max();
     }
     agreed_done_ = true;
     if (sampler_ != nullptr) sampler_->stop();
     return stop_ ? latest : sim::Time::max();
   }
+  bool runners_done() const {
+    for (const auto& c : collectives_) {
+      if (!c->done()) return false;
+    }
+    for (const auto& t : training_) {
+      if (!t->done()) return false;
+    }
+    return true;
+  }
   bool over_ranks_ = false;
   bool agreed_done_ = false;
+  uint64_t agreed_count_ = 0;  // the flows done, and the latest completion, last agreed on
+  sim::Time agreed_latest_;
   bool stop_ = true;
   std::vector<std::unique_ptr<models::CollectiveRunner>> collectives_;
   std::vector<std::unique_ptr<models::TrainingRunner>> training_;
@@ -236,7 +261,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   if (ranks != nullptr) {
     std::string why = rank_blockers(s);
     // A collective's spans are recorded where its ranks are (not gathered yet).
-    if (options.timeline.enabled && !s.collectives.empty()) {
+    if (options.timeline.enabled && (!s.collectives.empty() || !s.training.empty())) {
       why += (why.empty() ? "" : "; ") + std::string("--timeline with collectives");
     }
     if (!why.empty()) {
@@ -373,6 +398,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     net->transport->run_over_processes();
     sim.add_rank_share(*net->transport);
     for (const auto& c : watcher.collectives_) sim.add_rank_share(*c);
+    for (const auto& t : watcher.training_) t->share_over_processes(sim);
   }
   net->transport->schedule_starts();
   if (sim.partitions() > 1) net->reserve_qps();

@@ -157,7 +157,22 @@ std::string rank_blockers(const Scenario& s) {
   auto add = [&](bool blocks, const char* what) {
     if (blocks) text += (text.empty() ? "" : "; ") + std::string(what);
   };
-  add(!s.training.empty() || !s.chakra.empty(), "training steps or Chakra traces");
+  // Data-parallel training steps whose all-reduces run rank by rank: its compute phases and
+  // all-reduces are asked for at boundary events, which every process runs.
+  bool training = false;
+  for (const models::TrainingSpec& t : s.training) {
+    models::CollectiveSpec comm = t.comm;
+    comm.op = models::CollectiveOp::AllReduce;
+    bool paced = !t.parallel.enabled();
+    for (const int64_t size : models::gradient_buckets(t)) {
+      paced = paced && models::rank_paced(comm, size);
+    }
+    training = training || !paced;
+  }
+  add(training,
+      "tensor- or pipeline-parallel training, or training all-reduces with an in-network "
+      "algorithm");
+  add(!s.chakra.empty(), "Chakra traces");
   // A schedule algorithm's calls run rank by rank (rank_calls_processes.cpp); an in-network
   // one's state (SHARP's, NVLS's reduction engines, NVLS-tree's and CollNet's chunks) is written
   // by every partition as it goes.
