@@ -244,17 +244,12 @@ void CollectiveRunner::finish_row(CallRow& row) {
 
 void CollectiveRunner::emit_row(CallRow& row) {
   CollectiveResult& r = row.result;
-  for (uint32_t p = 0; p < row.tally.size(); ++p) {
-    const CallTally& t = row.tally[p];
-    r.nvlink_bytes += t.nvlink_bytes;
-    r.network_bytes += t.network_bytes;
-    r.wire_bytes += t.wire_bytes;
-    r.messages += t.messages;
-  }
-  r.nvlink_bytes += row.elsewhere.nvlink_bytes;
-  r.network_bytes += row.elsewhere.network_bytes;
-  r.wire_bytes += row.elsewhere.wire_bytes;
-  r.messages += row.elsewhere.messages;
+  CallTally sum = row.elsewhere;  // other processes' partitions' (rank_calls_processes.cpp)
+  for (uint32_t p = 0; p < row.tally.size(); ++p) sum.add_counts(row.tally[p]);
+  r.nvlink_bytes += sum.nvlink_bytes;
+  r.network_bytes += sum.network_bytes;
+  r.wire_bytes += sum.wire_bytes;
+  r.messages += sum.messages;
   r.start = sim::Time(row.start_ps.load(std::memory_order_relaxed));
   r.end = sim::Time(row.end_ps.load(std::memory_order_relaxed));
   const auto calls = static_cast<int64_t>(row.calls);

@@ -41,13 +41,7 @@ void CollectiveRunner::pack_share(sim::Bytes& out) {
     if (row.tally_shared || row.local_left.load(std::memory_order_acquire) != 0) continue;
     row.tally_shared = true;
     CallTally sum;
-    for (uint32_t p = 0; p < row.tally.size(); ++p) {
-      const CallTally& t = row.tally[p];
-      sum.nvlink_bytes += t.nvlink_bytes;
-      sum.network_bytes += t.network_bytes;
-      sum.wire_bytes += t.wire_bytes;
-      sum.messages += t.messages;
-    }
+    for (uint32_t p = 0; p < row.tally.size(); ++p) sum.add_counts(row.tally[p]);
     tallies.push_back({static_cast<uint32_t>(i), sum});
   }
   sim::put_bytes(out, static_cast<uint32_t>(tallies.size()));
@@ -92,11 +86,7 @@ void CollectiveRunner::take_share(sim::ByteReader& in, uint32_t rank) {
                                " that this process has not made");
     }
     if (own) continue;  // in the row's tally already
-    CallTally& sum = rows_[index]->elsewhere;
-    sum.nvlink_bytes += t.nvlink_bytes;
-    sum.network_bytes += t.network_bytes;
-    sum.wire_bytes += t.wire_bytes;
-    sum.messages += t.messages;
+    rows_[index]->elsewhere.add_counts(t);
   }
 }
 

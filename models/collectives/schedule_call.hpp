@@ -28,6 +28,13 @@ struct CallTally {
   int64_t nvlink_bytes = 0, network_bytes = 0, wire_bytes = 0;
   uint64_t messages = 0;  // posted by NVLS-tree and CollNet as they go
   sim::Time latest;
+  // `o`'s bytes and messages added (not its latest).
+  void add_counts(const CallTally& o) {
+    nvlink_bytes += o.nvlink_bytes;
+    network_bytes += o.network_bytes;
+    wire_bytes += o.wire_bytes;
+    messages += o.messages;
+  }
 };
 
 // What NCCL picks for a size, shared by its calls.
