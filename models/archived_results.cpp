@@ -21,6 +21,7 @@
 #include "models/roce/pfc_sender.hpp"
 #include "models/switch.hpp"
 #include "models/switch_buffer.hpp"
+#include "models/tcp/tcp_stack.hpp"
 #include "models/timeseries_sampler.hpp"
 #include "models/transport.hpp"
 #include "sim/result_archive.hpp"
@@ -100,6 +101,11 @@ void Dcqcn::archive_results(sim::ResultArchive& a) {
 
 void AckRateControl::archive_results(sim::ResultArchive& a) {
   a.partitions(stats_);
+}
+
+void TcpStack::archive_results(sim::ResultArchive& a) {
+  a.partitions(stats_);
+  a.partitions(held_);
 }
 
 void PauseStorm::archive_results(sim::ResultArchive& a) {

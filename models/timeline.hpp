@@ -11,6 +11,13 @@
 // sender is), so the recorder takes a lock and keeps what does not depend on the order it was
 // called in: beyond the maximum it keeps the spans that end first — (end, start, track, name,
 // bytes), a total order — and counts the others, whichever came first.
+//
+// Over several processes (MPI ranks), each process records what the events of its own
+// partitions hand in (a message completes where its sender is, a rank's call ends where the rank
+// is); what every process does alike — boundary events, a collective's rows ended between the
+// windows — is kept by the first process alone. Once the run is over, the others' spans are
+// merged into the first's (pack_spans, merge_spans): because what is kept depends on no order,
+// the merged timeline is the one a single process records.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +27,12 @@
 #include <utility>
 #include <vector>
 
+#include "sim/rank_exchange.hpp"
 #include "sim/time.hpp"
+
+namespace sim {
+class Simulator;
+}
 
 namespace models {
 
@@ -64,6 +76,14 @@ class TimelineRecorder {
   // last of those kept and this one is the one counted).
   void span(uint32_t track, uint32_t name, sim::Time start, sim::Time end, int64_t bytes = -1);
 
+  // A run over several processes: spans and left-out counts handed in outside `sim`'s windows
+  // are kept only when `first` (the first process; every process records those alike).
+  void share_over_processes(const sim::Simulator& sim, bool first);
+  // What this process recorded (tracks and names by their text), for the first process to
+  // merge once the run is over; merge_spans reads one such pack.
+  void pack_spans(sim::Bytes& out) const;
+  void merge_spans(sim::ByteReader& in);
+
   // Read once recording is over (the run has ended): the spans in no particular order.
   const TimelineOptions& options() const { return options_; }
   const std::vector<TimelineSpan>& spans() const { return spans_; }
@@ -75,6 +95,8 @@ class TimelineRecorder {
   bool in_window(sim::Time start, sim::Time end) const {
     return end >= options_.from && start < options_.to;
   }
+  // Another process keeps what is handed in now (share_over_processes).
+  bool kept_elsewhere() const;
   // The order of keeping: a span that ends earlier, then starts earlier, ... is kept first.
   bool keeps_before(const TimelineSpan& a, const TimelineSpan& b) const;
   template <typename Key, typename Value>
@@ -94,6 +116,7 @@ class TimelineRecorder {
   std::map<std::pair<std::string, std::string>, uint32_t> track_ids_;
   std::map<std::string, uint32_t> name_ids_;
   uint64_t left_out_ = 0;
+  const sim::Simulator* alike_elsewhere_ = nullptr;  // set in every process but the first
 };
 
 }  // namespace models

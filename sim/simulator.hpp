@@ -202,7 +202,7 @@ class Simulator {
   void uncount_running_event();
   // A partition's event of a split run's window is running (not a boundary event, nor set-up):
   // what every process of a run over several runs alike is anything else.
-  bool in_window() const { return windows_ && t_running_->in_window; }
+  bool in_window() const { return windows_ && t_running_ != nullptr && t_running_->in_window; }
   static constexpr Time kStopGrace = Time(1'000'000);  // 1 us
 
   void set_progress(ProgressHook* hook, uint64_t every_events) {

@@ -311,3 +311,45 @@ TEST_CASE("timeline: beyond the cap, the spans that end first, whatever order th
   CHECK(backwards.latest_end == 5'000'000);
   CHECK(forwards.file == backwards.file);
 }
+
+TEST_CASE("timeline: spans recorded by two processes, merged, are the one process's",
+          "[unit][timeline][ranks]") {
+  // Twelve spans ending at 1..12 us under a cap of 5: one recorder takes them all; two take
+  // them alternately (their names interned in other orders), each keeping and counting its own
+  // beyond the cap, and the second's pack merges into the first.
+  models::TimelineOptions o;
+  o.enabled = true;
+  o.max_spans = 5;
+  const auto hand_in = [](models::TimelineRecorder& t, int k) {
+    const sim::Time end((k + 1) * 1'000'000LL);
+    if (!t.wants(sim::Time(0), end)) {
+      t.leave_out(sim::Time(0), end);
+      return;
+    }
+    t.span(t.track("p", "t" + std::to_string(k % 3)), t.name("span " + std::to_string(k)),
+           sim::Time(0), end, k);
+  };
+  models::TimelineRecorder one(o);
+  for (int k = 0; k < 12; ++k) (void)one.track("p", "t" + std::to_string(k % 3));
+  for (int k = 0; k < 12; ++k) hand_in(one, k);
+  models::TimelineRecorder first(o), second(o);
+  for (models::TimelineRecorder* t : {&first, &second}) {
+    for (int k = 0; k < 12; ++k) (void)t->track("p", "t" + std::to_string(k % 3));
+  }
+  (void)second.name("a name only the second process knows");
+  for (int k = 11; k >= 0; --k) hand_in(k % 2 == 0 ? first : second, k);
+  CHECK(second.spans().size() == 5);  // its 6, one beyond the cap
+  CHECK(second.left_out() == 1);
+  sim::Bytes pack;
+  second.pack_spans(pack);
+  sim::ByteReader in(pack);
+  first.merge_spans(in);
+  CHECK(in.empty());
+  CHECK(first.spans().size() == 5);
+  CHECK(first.left_out() == 7);
+  CHECK(scen::chrome_trace_json(first) == scen::chrome_trace_json(one));
+  // A pack cut short is an error, not a crash.
+  pack.resize(pack.size() - 3);
+  sim::ByteReader cut(pack);
+  CHECK_THROWS(first.merge_spans(cut));
+}

@@ -16,18 +16,13 @@ constexpr uint32_t kSackOptionBytes = 12;  // one SACK block (10) and two NOPs (
 
 void TcpStack::on_segment(Nic& nic, PacketHandle h) {
   const Packet& p = ctx_.pool[h];
-  // The connection the sender named when it posted the message (before this segment left).
-  Connection& c = conns_[tx_[p.qp].conn];
-  if (!c.rx_core_set) {
-    c.rx_core_set = true;
-    c.rx_core = next_core(p.dst_host);
-  }
+  const uint32_t rx_core = receive_core(p);
   rx_[p.qp].nic = &nic;
   TcpStats& stats = stats_.local();
   ++stats.segments_received;
   // The interrupt (moderated), then protocol processing and the copy to the application on
   // the connection's receive core, after whatever that core is doing.
-  const uint32_t slot = core_slot(p.dst_host, c.rx_core);
+  const uint32_t slot = core_slot(p.dst_host, rx_core);
   Core& core = core_at(slot);
   sim::Time& free_at = core.free_at;
   const sim::Time start = std::max(ctx_.sim.now() + p_.interrupt_latency, free_at);
@@ -62,6 +57,9 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
       // The application, blocked in recv(), is woken and returns with the message: noted
       // before the acknowledgement below, which tells the sender when that is.
       m.delivered_at = ctx_.sim.now() + p_.wakeup_latency + p_.syscall;
+      if (!delivered_told_.empty()) {
+        delivered_told_[sim::Simulator::thread_partition()].emplace_back(qp.id, m.delivered_at);
+      }
       m.last_segment = h;
       ++held_.local();
       ctx_.sim.at(m.delivered_at, &cpu_of(p.dst_host), kDelivered, qp.id);

@@ -1,6 +1,8 @@
 #include "models/tcp/tcp_stack.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "models/nic.hpp"
 #include "sim/event_arg.hpp"
@@ -17,7 +19,8 @@ TcpStack::TcpStack(Context& ctx, Transport& transport, const TcpParams& params,
       cpu_of_host_(std::move(cpu_of_host)),
       cpus_(cpus),
       next_core_(cpus, 0),
-      conn_index_(cpus) {
+      conn_index_(cpus),
+      rx_core_index_(cpus) {
   // Each CPU's events where its first host's NIC is (a GPU server's NICs: one partition's).
   std::vector<int64_t> first_host(cpus, -1);
   for (size_t h = 0; h < cpu_of_host_.size(); ++h) {
@@ -57,7 +60,7 @@ TcpStats& TcpStats::operator+=(const TcpStats& o) {
 }
 
 uint32_t TcpStack::connection_of(const QueuePair& qp) {
-  const uint64_t key = (uint64_t{qp.src_host} << 40) ^ (uint64_t{qp.dst_host} << 16) ^ qp.udp_sport;
+  const uint64_t key = connection_key(qp.src_host, qp.dst_host, qp.udp_sport);
   auto& index = conn_index_[cpu_of_host_[qp.src_host]];
   const auto found = index.find(key);
   if (found != index.end()) return found->second;
@@ -73,6 +76,14 @@ uint32_t TcpStack::connection_of(const QueuePair& qp) {
   index.emplace(key, id);
   ++stats_.local().connections;
   return id;
+}
+
+uint32_t TcpStack::receive_core(const Packet& p) {
+  auto& index = rx_core_index_[cpu_of_host_[p.dst_host]];
+  const auto [it, first] =
+      index.try_emplace(connection_key(p.src_host, p.dst_host, p.udp_sport), 0);
+  if (first) it->second = next_core(p.dst_host);
+  return it->second;
 }
 
 void TcpStack::record(const Connection& c) {
@@ -317,6 +328,45 @@ void TcpStack::on_event(uint32_t kind, uint64_t arg) {
       complete(transport_.qp(static_cast<uint32_t>(arg)));
       break;
   }
+}
+
+void TcpStack::pack_share(sim::Bytes& out) {
+  uint64_t count = 0;
+  for (uint32_t p = 0; p < delivered_told_.size(); ++p) {
+    if (ctx_.sim.is_local(p)) count += delivered_told_[p].size();
+  }
+  sim::put_bytes(out, count);
+  for (uint32_t p = 0; p < delivered_told_.size(); ++p) {
+    if (!ctx_.sim.is_local(p)) continue;
+    for (const auto& [qp, at] : delivered_told_[p]) {
+      sim::put_bytes(out, qp);
+      sim::put_bytes(out, at);
+    }
+    delivered_told_[p].clear();
+  }
+}
+
+void TcpStack::take_share(sim::ByteReader& in, uint32_t rank) {
+  const auto count = in.get<uint64_t>();
+  const bool own = rank == ctx_.sim.ranks()->rank();
+  for (uint64_t i = 0; i < count; ++i) {
+    const auto qp = in.get<uint32_t>();
+    const auto at = in.get<sim::Time>();
+    if (qp >= transport_.qp_count()) {
+      throw std::logic_error("a TCP message's delivery told of QP " + std::to_string(qp) +
+                             ", beyond the transport's " + std::to_string(transport_.qp_count()));
+    }
+    // Where the receiver is, it noted the moment itself; its sender's process reads it when
+    // the last acknowledgement arrives, a window or more from now.
+    if (!own) rx_[qp].delivered_at = at;
+  }
+}
+
+bool TcpStack::share_pending() const {
+  for (uint32_t p = 0; p < delivered_told_.size(); ++p) {
+    if (ctx_.sim.is_local(p) && !delivered_told_[p].empty()) return true;
+  }
+  return false;
 }
 
 }  // namespace models

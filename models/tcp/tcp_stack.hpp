@@ -22,6 +22,13 @@
 // receiver notes when its application will have the message before it acknowledges the last
 // segment; the sender, which that acknowledgement reaches, completes the message at the later
 // of the two moments, where its source is (as an RDMA message completes).
+//
+// Over several processes (MPI ranks; ARCHITECTURE.md, "Runs over processes"), each process
+// holds the connections its hosts open (their numbers differ between processes: only the
+// sender reads them), a receive core is chosen where the destination is, by connection, and
+// the moment a message's application has it is told to every process between windows (a
+// sim::RankShare): the last segment's acknowledgement reaches the sender no sooner than a
+// window later, so the sender's process knows that moment before it needs it.
 #pragma once
 
 #include <atomic>
@@ -39,6 +46,7 @@
 #include "models/tcp/tcp_window.hpp"
 #include "models/transport.hpp"
 #include "sim/per_partition.hpp"
+#include "sim/simulator.hpp"
 #include "sim/stable_vector.hpp"
 
 namespace models {
@@ -74,7 +82,7 @@ class TcpCpu final : public sim::EventHandler {
   TcpStack& stack_;
 };
 
-class TcpStack final {
+class TcpStack final : public sim::RankShare {
  public:
   // `cpu_of_host`: the CPU (a server's cores) each host endpoint's stack runs on — a GPU
   // server's NICs share their server's; `cpus`: how many there are. Built once the transport
@@ -122,6 +130,15 @@ class TcpStack final {
   // ACK's timer, a message complete at its sender.
   void on_event(uint32_t kind, uint64_t arg);
 
+  // A run over several processes: the moments messages' applications have them are told to
+  // every process (added to the run's shares by the caller).
+  void run_over_processes() { delivered_told_.resize(ctx_.sim.partitions()); }
+  void pack_share(sim::Bytes& out) override;
+  void take_share(sim::ByteReader& in, uint32_t rank) override;
+  bool share_pending() const override;
+  // What each process's partitions counted (sim/result_archive.hpp; models/archived_results.cpp).
+  void archive_results(sim::ResultArchive& a);
+
  private:
   enum Kind : uint32_t { kRxProcessed = 0, kDelivered = 1, kDelayedAck = 2, kComplete = 3 };
 
@@ -141,8 +158,6 @@ class TcpStack final {
     int64_t cwr_end = 0;
     int64_t alpha_end = 0, window_acked = 0, window_marked = 0;
     std::vector<uint32_t> open;  // its messages not yet fully acknowledged (QP ids)
-    uint32_t rx_core = 0;
-    bool rx_core_set = false;
   };
   // A message's sender side, reset when its QP is posted.
   struct TxMessage {
@@ -172,7 +187,13 @@ class TcpStack final {
     Nic* nic = nullptr;
   };
 
+  // A connection's key at each end: (source, destination, source port).
+  static uint64_t connection_key(uint32_t src, uint32_t dst, uint16_t sport) {
+    return (uint64_t{src} << 40) ^ (uint64_t{dst} << 16) ^ sport;
+  }
   uint32_t connection_of(const QueuePair& qp);
+  // The connection's receive core at its destination, chosen at its first segment there.
+  uint32_t receive_core(const Packet& p);
   // Cores are numbered per CPU: core c of host h's CPU is slot cpu_of_host[h] x cores + c.
   uint32_t core_slot(uint32_t host, uint32_t c) const { return cpu_of_host_[host] * cores_ + c; }
   uint32_t next_core(uint32_t host) { return next_core_[cpu_of_host_[host]]++ % cores_; }
@@ -213,8 +234,13 @@ class TcpStack final {
   sim::StableVector<Connection> conns_;
   std::mutex conns_mutex_;
   std::vector<std::unordered_map<uint64_t, uint32_t>> conn_index_;  // [source's CPU]
-  sim::StableVector<TxMessage> tx_;                                 // [QP id]
-  sim::StableVector<RxMessage> rx_;                                 // [QP id]
+  // Each connection's receive core by its key, where its destination is.
+  std::vector<std::unordered_map<uint64_t, uint32_t>> rx_core_index_;  // [destination's CPU]
+  // Over processes: (QP id, the moment its application has the message) noted by each
+  // partition since the last share.
+  std::vector<std::vector<std::pair<uint32_t, sim::Time>>> delivered_told_;  // [partition]
+  sim::StableVector<TxMessage> tx_;                                          // [QP id]
+  sim::StableVector<RxMessage> rx_;                                          // [QP id]
   sim::PerPartition<TcpStats> stats_;
   sim::PerPartition<uint64_t> held_;
 };

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/network.hpp"
+#include "models/timeline.hpp"
 #include "models/timeseries_sampler.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "sim/rank_exchange.hpp"
@@ -62,6 +63,7 @@ void walk(const Scenario& s, models::Network& net, models::TimeseriesSampler* sa
     if (holds(storm->node())) storm->archive_results(a);
   }
   net.transport->archive_results(a);
+  if (net.tcp) net.tcp->archive_results(a);
   if (net.dcqcn) net.dcqcn->archive_results(a);
   if (net.ack_cc) net.ack_cc->archive_results(a);
   if (sampler != nullptr) {
@@ -84,7 +86,7 @@ void walk(const Scenario& s, models::Network& net, models::TimeseriesSampler* sa
 }  // namespace
 
 bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net,
-                    models::TimeseriesSampler* sampler,
+                    models::TimeseriesSampler* sampler, models::TimelineRecorder* timeline,
                     models::PartitionLog<models::PauseInterval>* pauses) {
   sim::RankExchange& ranks = *sim.ranks();
   std::vector<uint32_t> rank_of(sim.partitions());
@@ -100,6 +102,7 @@ bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net
     sim::put_bytes(pack, net.pool.live());
     sim::ResultArchive a(pack, rank_of, ranks.rank());
     walk(s, net, sampler, pauses, a);
+    if (timeline != nullptr) timeline->pack_spans(pack);
   }
   const std::vector<sim::Bytes> in = ranks.exchange(std::move(out));
   if (ranks.rank() != 0) return false;
@@ -116,6 +119,7 @@ bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net
     net.pool.add_elsewhere(made, live);
     sim::ResultArchive a(reader, rank_of, r);
     walk(s, net, sampler, pauses, a);
+    if (timeline != nullptr) timeline->merge_spans(reader);
     if (!reader.empty()) {
       throw std::logic_error("rank " + std::to_string(r) +
                              " sent more results than rank 0 reads of its partitions");

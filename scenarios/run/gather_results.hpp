@@ -10,6 +10,7 @@
 namespace models {
 struct Network;
 class TimeseriesSampler;
+class TimelineRecorder;
 }  // namespace models
 
 namespace scen {
@@ -18,9 +19,10 @@ struct Scenario;  // scenarios/loader/scenario.hpp
 
 // Collective: every process of the run calls it, once the run is over. True in the first
 // process (rank 0), which now holds every result; the others hold only their own.
-// `sampler`: the run's time series, or null; `pauses`: the PFC pauses a timeline shows, or null.
+// `sampler`: the run's time series, or null; `timeline`: the run's timeline (the spans each
+// process's ranks recorded), or null, and `pauses`, the PFC pauses it shows.
 bool gather_results(const Scenario& s, sim::Simulator& sim, models::Network& net,
-                    models::TimeseriesSampler* sampler,
+                    models::TimeseriesSampler* sampler, models::TimelineRecorder* timeline,
                     models::PartitionLog<models::PauseInterval>* pauses);
 
 }  // namespace scen

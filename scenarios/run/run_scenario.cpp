@@ -259,11 +259,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
       options.ranks != nullptr && options.ranks->ranks() > 1 ? options.ranks : nullptr;
   const int rank_count = ranks != nullptr ? static_cast<int>(ranks->ranks()) : 1;
   if (ranks != nullptr) {
-    std::string why = rank_blockers(s);
-    // A collective's spans are recorded where its ranks are (not gathered yet).
-    if (options.timeline.enabled && (!s.collectives.empty() || !s.training.empty())) {
-      why += (why.empty() ? "" : "; ") + std::string("--timeline with collectives");
-    }
+    const std::string why = rank_blockers(s);
     if (!why.empty()) {
       throw InputError("mpirun -np", std::to_string(rank_count),
                        "1 for this scenario: a run over MPI ranks does not yet run " + why);
@@ -343,6 +339,8 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     st.timeline = std::make_shared<models::TimelineRecorder>(options.timeline);
     st.pauses.resize(sim.partitions());
     net->ctx.timeline = st.timeline.get();
+    // Over processes, each records its own ranks' spans; what all record alike, the first.
+    if (sim.ranks() != nullptr) st.timeline->share_over_processes(sim, sim.ranks()->rank() == 0);
     for (size_t d = 0; d < net->link_gate.size(); ++d) {
       if (net->link_gate[d] != nullptr) {
         net->link_gate[d]->record_pauses(&st.pauses, static_cast<uint32_t>(d));
@@ -393,10 +391,14 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
   if (ranks != nullptr) {
     watcher.over_ranks_ = true;
     sim.add_rank_agreement(watcher);
-    // What the processes tell each other between windows: the flows they added, then the
-    // collectives' ranks' ends.
+    // What the processes tell each other between windows: the flows they added, when TCP
+    // messages' applications have them, then the collectives' ranks' ends.
     net->transport->run_over_processes();
     sim.add_rank_share(*net->transport);
+    if (net->tcp) {
+      net->tcp->run_over_processes();
+      sim.add_rank_share(*net->tcp);
+    }
     for (const auto& c : watcher.collectives_) sim.add_rank_share(*c);
     for (const auto& t : watcher.training_) t->share_over_processes(sim);
   }
@@ -467,8 +469,8 @@ RunOutcome ScenarioRun::finish() {
   auto& net = st.net;
   const topo::Fabric& f = s.fabric;
   RunOutcome out = std::move(st.out);
-  if (sim.ranks() != nullptr &&
-      !gather_results(s, sim, *net, st.sampler.get(), st.timeline ? &st.pauses : nullptr)) {
+  if (sim.ranks() != nullptr && !gather_results(s, sim, *net, st.sampler.get(), st.timeline.get(),
+                                                st.timeline ? &st.pauses : nullptr)) {
     // Another process of the run holds every result now: this one tells only how it ended.
     out.results_elsewhere = true;
     out.end_time = sim.now();

@@ -182,9 +182,6 @@ std::string rank_blockers(const Scenario& s) {
       in_network = in_network || !models::rank_paced(c, size);
   }
   add(in_network, "in-network collective algorithms (sharp, nvls, nvls_tree, collnet)");
-  // TCP's connections are numbered in one table as senders open them, during the windows:
-  // over processes each would number only its own (tried: the runs diverge).
-  add(s.uses_tcp(), "kernel TCP");
   return text;
 }
 
