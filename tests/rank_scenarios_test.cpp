@@ -230,6 +230,14 @@ TEST_CASE("ranks: collectives of schedule algorithms run over processes as in on
       "alltoall-moe",
       {"workload.collective.max=1MiB", "fabric.pfc.enabled=false", "fabric.switch.buffer=300KB"}, 2,
       1);
+  // A ring all-reduce whose retransmission timer (5 us) fires before queued ACKs arrive:
+  // spurious go-back-N retransmissions still fly to the receiver after the sender has its last
+  // ACK, so a finished message's slot must wait until no process holds a packet of it (reused
+  // at once, the stale duplicates land on the next message: its bytes go wrong).
+  check_over_ranks("allreduce-oversubscribed",
+                   {"workload.collective.max=1MiB", "fabric.pfc.enabled=false",
+                    "fabric.switch.buffer=300KB", "fabric.nic.rto=5us"},
+                   3, 1);
 }
 
 TEST_CASE("ranks: data-parallel training steps run over processes as in one",
