@@ -19,6 +19,8 @@
 #include "models/roce/pfc_gate.hpp"
 #include "models/roce/pfc_ingress.hpp"
 #include "models/roce/pfc_sender.hpp"
+#include "models/sharp/aggregation_engine.hpp"
+#include "models/sharp/sharp_allreduce.hpp"
 #include "models/switch.hpp"
 #include "models/switch_buffer.hpp"
 #include "models/tcp/tcp_stack.hpp"
@@ -101,6 +103,17 @@ void Dcqcn::archive_results(sim::ResultArchive& a) {
 
 void AckRateControl::archive_results(sim::ResultArchive& a) {
   a.partitions(stats_);
+}
+
+void AggregationEngine::archive_results(sim::ResultArchive& a) {
+  a(stats_);
+}
+
+void SharpAllReduce::archive_results(sim::ResultArchive& a) {
+  a.partitions(results_received_);
+  for (const auto& e : engines_) {
+    if (a.holds(e->partition())) e->archive_results(a);
+  }
 }
 
 void TcpStack::archive_results(sim::ResultArchive& a) {

@@ -272,6 +272,24 @@ TEST_CASE("ranks: kernel TCP runs over processes as in one", "[scenario][split][
 #endif
 }
 
+TEST_CASE("ranks: tensor, pipeline and data-parallel training runs over processes as in one",
+          "[scenario][split][ranks][collective]") {
+  // Each replica's program where its GPU server is (its compute, its tensor group's NVLink
+  // all-reduces in its partition alone, its side of each pipeline transfer); each GPU joins its
+  // data group's buckets where it is; the replicas' figures told before the step's end.
+  // training-step-tp8-pp4-dp16 on 16 servers (dp 4): 4 micro-batches and two steps over 2
+  // processes; 2 micro-batches with a timeline over 3.
+  const std::vector<std::string> quarter = {"topology.nodes.count=16",
+                                            "workload.training.parallel.dp=4"};
+  std::vector<std::string> sets = quarter;
+  sets.insert(sets.end(),
+              {"workload.training.parallel.microbatches=4", "workload.training.steps=2"});
+  check_over_ranks("training-step-tp8-pp4-dp16", sets, 2, 1);
+  sets = quarter;
+  sets.push_back("workload.training.parallel.microbatches=2");
+  check_over_ranks("training-step-tp8-pp4-dp16", sets, 3, 1, true);
+}
+
 TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
 #ifdef RDMASIM_SANITIZER_PASS
   // The sanitizer pass finds memory errors of this path in the small fabrics above; this one
@@ -324,7 +342,7 @@ TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's fil
   // Every process reads the same input: one message, exit code 2, nothing written; what it
   // cannot run yet likewise.
   for (const std::string& bad : {std::string("incast-8to1.json --set fabric.nope=1"),
-                                 std::string("training-step-tp8-pp4-dp16.json")}) {
+                                 std::string("allreduce-2x8-h100-rails.json")}) {
     INFO(bad);
     const auto run = test_support::shell(mpirun + bad + " --out bad", dir);
     INFO(run.out << run.err);
@@ -346,6 +364,10 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   // Its third collective picks NVLS-tree for some sizes ("auto").
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
                     Catch::Contains("in-network collective algorithms"));
-  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("training-step-tp8-pp4-dp16", {}), o),
-                    Catch::Contains("tensor- or pipeline-parallel training"));
+  // A stage without gradients ends with whichever partition's replica ends last.
+  CHECK_THROWS_WITH(
+      scen::ScenarioRun(
+          shipped_scenario("training-step-tp8-pp4-dp16", {"workload.training.layer.gradients=0"}),
+          o),
+      Catch::Contains("tensor- or pipeline-parallel training without data-parallel bucket"));
 }

@@ -39,6 +39,7 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
         std::make_unique<RankAgent>(ctx_.sim, *this, static_cast<uint32_t>(agents_.size())));
   }
   for (const auto& a : agents_) local_ = local_ && a->partition() == partition();
+  one_partition_ = local_;
   // Over processes a call's ranks start at boundary events, which every process runs.
   over_processes_ = ctx_.sim.ranks() != nullptr;
   if (over_processes_) local_ = false;
@@ -83,6 +84,13 @@ void CollectiveRunner::run_one(int64_t size, std::function<void()> done, sim::Ti
   done_ = false;
   on_done_ = std::move(done);
   begin_iteration(/*boundary=*/false, start);
+}
+
+bool CollectiveRunner::run_in_own_partition() {
+  if (!one_partition_) return false;
+  local_ = true;
+  over_processes_ = false;
+  return true;
 }
 
 void CollectiveRunner::at_stamped(sim::Time t, uint32_t kind, uint64_t arg) {

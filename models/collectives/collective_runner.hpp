@@ -101,6 +101,11 @@ class CollectiveRunner final : public CompletionListener,
   // timeline numbers tracks in the order they are asked for, so a runner whose calls are asked
   // for by a partition's events asks between windows, in an order no thread decides.
   void prepare_timeline() { begin_timeline(); }
+  // Its calls are asked for only by events of its own partition (a tensor-parallel group's, by
+  // its replica's program), and every rank is there: over several processes it runs in that
+  // partition's process alone, as on threads — no boundary event, nothing told to the others,
+  // whose copies stay idle. False (and nothing changes) when its ranks are not all there.
+  bool run_in_own_partition();
   bool rank_paced(int64_t size) const { return models::rank_paced(spec_, size); }
   bool done() const { return done_.load(std::memory_order_acquire); }
   // When its last call ended (the start time before any).
@@ -274,6 +279,7 @@ class CollectiveRunner final : public CompletionListener,
   // run of one list): a call asked for by one of its events may launch its ranks with an
   // event of that partition rather than a boundary event.
   bool local_ = true;
+  bool one_partition_ = true;  // local_ before a run over processes turned it off
   size_t size_index_ = 0;
   int iteration_ = 0;                                         // of the in-network call under way
   CollectiveProtocol protocol_ = CollectiveProtocol::Simple;  // of the in-network call

@@ -60,6 +60,8 @@ class AggregationEngine final : public sim::EventHandler {
 
   const AggregationStats& stats() const { return stats_; }
   Switch& owner() { return switch_; }
+  // Its counts, written where its switch is (models/archived_results.cpp).
+  void archive_results(sim::ResultArchive& a);
 
  private:
   enum Kind : uint32_t {

@@ -97,6 +97,9 @@ class SharpAllReduce final : public sim::EventHandler {
   // Packets consumed so far: by the aggregation nodes and, as results, by the hosts (the run's
   // packet conservation check).
   uint64_t packets_consumed() const;
+  // Over processes: the results each host's partition counted, each engine's counts
+  // (models/archived_results.cpp).
+  void archive_results(sim::ResultArchive& a);
 
   // A result packet reached host `host` (called by its NIC).
   void on_result(uint32_t host, const Packet& p);

@@ -90,6 +90,7 @@ ParallelTraining::ParallelTraining(Context& ctx, Transport& transport, const Tra
     }
   }
   transport_.add_listener(this);
+  transport_.register_owner(this);  // its pipeline flows, told to other processes
 }
 
 void ParallelTraining::Agent::on_event(uint32_t kind, uint64_t) {
@@ -162,7 +163,19 @@ void ParallelTraining::begin_step() {
       }
     }
   }
-  for (int r = 0; r < replicas_; ++r) run(r);
+  for (int r = 0; r < replicas_; ++r) {
+    if (finished_told_.empty()) {
+      run(r);
+      continue;
+    }
+    // Over processes a replica's first ops may post flows, which only its own partition's
+    // events may do there (what a boundary event adds, every process would): its program
+    // starts with an event of its agent, first among the events of this time in its partition
+    // and not counted (one process runs it here). Another process's replica starts there.
+    Agent& agent = *replica_agents_[static_cast<size_t>(r)];
+    if (!ctx_.sim.is_local(agent.partition())) continue;
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(step_start_, agent), &agent, kProgramStarts);
+  }
 }
 
 void ParallelTraining::run(int replica) {
@@ -215,6 +228,11 @@ void ParallelTraining::on_event(uint32_t kind, uint64_t) {
 }
 
 void ParallelTraining::on_replica_event(int replica, uint32_t kind) {
+  if (kind == kProgramStarts) {
+    ctx_.sim.uncount_running_event();
+    run(replica);
+    return;
+  }
   if (kind != kComputeDone) return;
   Replica& R = replica_[static_cast<size_t>(replica)];
   if (ctx_.timeline != nullptr) {
@@ -227,7 +245,12 @@ void ParallelTraining::on_replica_event(int replica, uint32_t kind) {
 // Where the replica is: each of its GPUs joins its data group's buckets.
 void ParallelTraining::replica_finished(int replica) {
   const ParallelGroups& p = spec_.parallel;
-  replica_[static_cast<size_t>(replica)].backward_end = ctx_.sim.now();
+  Replica& R = replica_[static_cast<size_t>(replica)];
+  R.backward_end = ctx_.sim.now();
+  if (!finished_told_.empty()) {
+    finished_told_[sim::Simulator::thread_partition()].push_back(
+        {replica, R.tensor_time, R.p2p_time, R.p2p_wait, R.backward_end, R.messages_sent});
+  }
   const int stage = stage_of(replica);
   if (data_gated_ && !stage_buckets_[static_cast<size_t>(stage)].empty()) {
     for (int t = 0; t < p.tp; ++t) {

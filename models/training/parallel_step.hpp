@@ -20,6 +20,11 @@
 // group's optimizer runs when its last bucket is done. The step ends at the last optimizer.
 // A replica's state is its GPU server's (its compute events are its Agent's, its side of each
 // pipeline transfer its own), so a run split into partitions runs it (ARCHITECTURE.md).
+// Over several processes (share_over_processes), each runs its own replicas, their tensor
+// groups in their partitions alone; the data groups' calls run rank by rank as any collective's
+// over processes; a replica's figures for the step's row (its tensor and pipeline times, its
+// backward's end) are told to every process once its program is over, before any group's
+// optimizer can end the step.
 #pragma once
 
 #include <atomic>
@@ -34,6 +39,7 @@
 #include "models/training/pipeline_schedule.hpp"
 #include "models/training/training_result.hpp"
 #include "models/training/training_spec.hpp"
+#include "sim/simulator.hpp"
 
 namespace models {
 
@@ -41,7 +47,9 @@ namespace models {
 // order backward fills them (its last layer first).
 std::vector<std::vector<int64_t>> stage_gradient_buckets(const TrainingSpec& spec);
 
-class ParallelTraining final : public CompletionListener, public sim::EventHandler {
+class ParallelTraining final : public CompletionListener,
+                               public sim::EventHandler,
+                               public sim::RankShare {
  public:
   ParallelTraining(Context& ctx, Transport& transport, const TrainingSpec& spec, uint32_t index,
                    uint64_t seed);
@@ -59,8 +67,21 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   void on_flow_delivered(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
+  // A run over several processes: its data groups' runners and the replicas' figures are
+  // swapped between windows (parallel_step_processes.cpp).
+  void share_over_processes(sim::Simulator& sim);
+  void pack_share(sim::Bytes& out) override;
+  void take_share(sim::ByteReader& in, uint32_t rank) override;
+  bool share_pending() const override;
+
  private:
-  enum Kind : uint32_t { kStepBegins = 0, kComputeDone = 1, kOptimizerDone = 2 };
+  // kProgramStarts: over processes, a replica's program at the step's start (begin_step).
+  enum Kind : uint32_t {
+    kStepBegins = 0,
+    kComputeDone = 1,
+    kOptimizerDone = 2,
+    kProgramStarts = 3
+  };
   enum class Direction : uint8_t { Forward, Backward };  // activations down, gradients up
   using Op = PipelineOp;
   // A replica's events (its compute phases), in the partition of its GPU server; or a data
@@ -94,6 +115,12 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
     int64_t messages_sent = 0;
     std::unordered_map<uint32_t, SendSide> sends;  // by transfer (transfer_index)
     std::unordered_map<uint32_t, int> receives;    // by transfer: its flows not yet delivered
+  };
+  // What a replica's program leaves for the step's row, told to every process over several.
+  struct ReplicaFigures {
+    int64_t replica = 0;  // (64 bits: no padding in what is packed)
+    sim::Time tensor_time, p2p_time, p2p_wait, backward_end;
+    int64_t messages_sent = 0;
   };
   struct DataGroup {
     std::unique_ptr<CollectiveRunner> runner;
@@ -161,6 +188,8 @@ class ParallelTraining final : public CompletionListener, public sim::EventHandl
   sim::Time step_start_;
   std::vector<CollectiveResult> data_rows_;
   std::string timeline_process_;
+  // Over processes: the figures of the replicas each partition finished since the last share.
+  std::vector<std::vector<ReplicaFigures>> finished_told_;  // [partition]
   bool done_ = false;
   std::function<void(TrainingStepResult)> on_step_;
   std::function<void()> on_done_;

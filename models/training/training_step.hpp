@@ -47,9 +47,14 @@ class TrainingRunner final : public sim::EventHandler {
   }
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   // A run over several processes (data parallel: its phases are boundary events, which every
-  // process runs; its all-reduces' runner tells the others what its ranks did).
+  // process runs; its all-reduces' runner tells the others what its ranks did; with parallel
+  // groups: parallel_step_processes.cpp).
   void share_over_processes(sim::Simulator& sim) {
-    if (comm_) sim.add_rank_share(*comm_);
+    if (parallel_) {
+      parallel_->share_over_processes(sim);
+    } else if (comm_) {
+      sim.add_rank_share(*comm_);
+    }
   }
   void on_event(uint32_t kind, uint64_t arg) override;
   // Where an all-reduce of algorithm "sharp" runs (CollectiveRunner::set_sharp).

@@ -64,6 +64,7 @@ void walk(const Scenario& s, models::Network& net, models::TimeseriesSampler* sa
   }
   net.transport->archive_results(a);
   if (net.tcp) net.tcp->archive_results(a);
+  if (net.sharp) net.sharp->archive_results(a);
   if (net.dcqcn) net.dcqcn->archive_results(a);
   if (net.ack_cc) net.ack_cc->archive_results(a);
   if (sampler != nullptr) {

@@ -159,19 +159,38 @@ std::string rank_blockers(const Scenario& s) {
   };
   // Data-parallel training steps whose all-reduces run rank by rank: its compute phases and
   // all-reduces are asked for at boundary events, which every process runs.
-  bool training = false;
+  bool training = false, parallel = false;
   for (const models::TrainingSpec& t : s.training) {
+    if (t.parallel.enabled()) {
+      // Tensor, pipeline and data groups (parallel_step_processes.cpp): each GPU joins its
+      // data group's buckets, asked for at the step's start, and the groups' ends (boundary
+      // events) end the step; without such buckets on every stage, a stage's end is found by
+      // whichever partition's replica ends last.
+      const models::ParallelGroups& p = t.parallel;
+      const std::vector<std::vector<int64_t>> stages = models::stage_gradient_buckets(t);
+      bool gated = p.dp > 1;
+      for (size_t g = 0; g < p.data_groups.size() && gated; ++g) {
+        models::CollectiveSpec c = p.data_groups[g];
+        c.op = models::CollectiveOp::AllReduce;
+        const std::vector<int64_t>& buckets = stages[g / static_cast<size_t>(p.tp)];
+        gated = !buckets.empty();
+        for (const int64_t size : buckets) gated = gated && models::rank_paced(c, size);
+      }
+      parallel = parallel || !gated;
+      continue;
+    }
     models::CollectiveSpec comm = t.comm;
     comm.op = models::CollectiveOp::AllReduce;
-    bool paced = !t.parallel.enabled();
+    bool paced = true;
     for (const int64_t size : models::gradient_buckets(t)) {
       paced = paced && models::rank_paced(comm, size);
     }
     training = training || !paced;
   }
-  add(training,
-      "tensor- or pipeline-parallel training, or training all-reduces with an in-network "
-      "algorithm");
+  add(training, "training all-reduces with an in-network algorithm");
+  add(parallel,
+      "tensor- or pipeline-parallel training without data-parallel bucket all-reduces of a "
+      "schedule algorithm on every stage (dp 1, no gradients, or an in-network algorithm)");
   add(!s.chakra.empty(), "Chakra traces");
   // A schedule algorithm's calls run rank by rank (rank_calls_processes.cpp); an in-network
   // one's state (SHARP's, NVLS's reduction engines, NVLS-tree's and CollNet's chunks) is written
