@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "chakra_step.hpp"
 #include "cli_runner.hpp"
 #include "models/network.hpp"
 #include "scenarios/loader/scenario.hpp"
@@ -290,6 +291,16 @@ TEST_CASE("ranks: tensor, pipeline and data-parallel training runs over processe
   check_over_ranks("training-step-tp8-pp4-dp16", sets, 3, 1, true);
 }
 
+TEST_CASE("ranks: Chakra traces run over processes as in one", "[scenario][split][ranks][chakra]") {
+  // Each rank's nodes where its GPU is (its first ones started by its agent's event); each
+  // group's collectives (ring) joined rank by rank where the ranks are; sends after their
+  // receivers' clear-to-send; every rank's end told to every process. A generated Megatron step
+  // (tp 8, pp 2, dp 4) on 8 servers, over 2 processes, and over 3 with a timeline.
+  const test_support::TempDir dir;
+  check_over_ranks(test_support::chakra_step(dir, "ring"), 2, 1);
+  check_over_ranks(test_support::chakra_step(dir, "ring"), 3, 1, true);
+}
+
 TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split][ranks][slow]") {
 #ifdef RDMASIM_SANITIZER_PASS
   // The sanitizer pass finds memory errors of this path in the small fabrics above; this one
@@ -364,6 +375,10 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   // Its third collective picks NVLS-tree for some sizes ("auto").
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
                     Catch::Contains("in-network collective algorithms"));
+  // Its tensor groups' all-reduces are NVLS (each once every member has reached it).
+  const test_support::TempDir dir;
+  CHECK_THROWS_WITH(scen::ScenarioRun(test_support::chakra_step(dir, ""), o),
+                    Catch::Contains("Chakra collectives with an in-network algorithm"));
   // A stage without gradients ends with whichever partition's replica ends last.
   CHECK_THROWS_WITH(
       scen::ScenarioRun(

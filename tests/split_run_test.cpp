@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "chakra_step.hpp"
 #include "cli_runner.hpp"
 #include "models/slot_store.hpp"
 #include "scenario_helpers.hpp"
@@ -307,34 +308,6 @@ TEST_CASE(
   check_split_timeline(shipped("alltoall-moe"), {2, 3}, 100);
 }
 
-namespace {
-
-// A generated Megatron step as Chakra traces (tp 8, pp 2, dp 4 on 8 dgx-h100 servers): its
-// tensor groups' all-reduces (NVLS inside a server unless `algorithm` says otherwise), its
-// pipeline sends and receives, its data groups' gradient all-reduces.
-scen::Scenario chakra_step(const TempDir& dir, const std::string& algorithm) {
-  scen::ChakraTrainingLayout l;
-  l.tp = 8;
-  l.pp = 2;
-  l.dp = 4;
-  l.microbatches = 4;
-  l.layers = 4;
-  l.forward = sim::Time(20'000'000);
-  l.backward = sim::Time(40'000'000);
-  l.optimizer = sim::Time(10'000'000);
-  l.activation_bytes = 1 << 20;
-  l.gradient_bytes = 4 << 20;
-  l.bucket_bytes = 16 << 20;
-  REQUIRE(scen::write_training_traces(l, (dir / "step").string()) == 64);
-  scen::Json j = test_support::dgx_rail_cluster("chakra-split", 8);
-  j["fabric"]["nic"] = {{"mtu", "4KiB"}};
-  j["workload"]["chakra"] = {{"traces", "step"}, {"comm_groups", "step.comm_groups.json"}};
-  if (!algorithm.empty()) j["workload"]["chakra"]["comm"] = {{"algorithm", algorithm}};
-  return scen::load_scenario_json(j, dir.path().string(), scen::LoadOptions{});
-}
-
-}  // namespace
-
 TEST_CASE("split run: Chakra traces give the same outputs on 1, 2 and 3 threads",
           "[scenario][split][slow][chakra]") {
   // Each rank's nodes run where its GPU is (its Agent); a group's collectives each rank joins
@@ -342,9 +315,9 @@ TEST_CASE("split run: Chakra traces give the same outputs on 1, 2 and 3 threads"
   // every member has reached it, all in that server's partition; sends wait for their
   // receivers' clear-to-send, each side's state its own.
   TempDir dir;
-  check_split_outputs(chakra_step(dir, ""), {2, 3});
-  check_split_outputs(chakra_step(dir, "ring"), {2, 3});
-  check_split_timeline(chakra_step(dir, "ring"), {2});
+  check_split_outputs(test_support::chakra_step(dir, ""), {2, 3});
+  check_split_outputs(test_support::chakra_step(dir, "ring"), {2, 3});
+  check_split_timeline(test_support::chakra_step(dir, "ring"), {2});
 }
 
 TEST_CASE("split run: kernel TCP gives the same outputs on 1, 2 and 3 threads",
@@ -416,7 +389,7 @@ TEST_CASE("split run: what a split does not yet split is refused, with the reaso
   }
   refused(tp, "tensor-parallel all-reduces with an in-network algorithm other than NVLS");
   TempDir chakra_dir;
-  scen::Scenario chakra = chakra_step(chakra_dir, "ring");
+  scen::Scenario chakra = test_support::chakra_step(chakra_dir, "ring");
   for (models::CollectiveSpec& g : chakra.chakra[0].groups) {
     g.algorithm = models::CollectiveAlgorithm::Sharp;
   }

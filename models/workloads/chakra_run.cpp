@@ -67,6 +67,7 @@ ChakraRunner::ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, 
   ranks_.resize(spec_.ranks.size());
   for (const auto& nodes : spec_.ranks) total_nodes_ += nodes.size();
   transport_.add_listener(this);
+  transport_.register_owner(this);  // its transfers' flows, told to other processes
 }
 
 void ChakraRunner::set_sharp(SharpAllReduce* sharp) {
@@ -136,14 +137,34 @@ void ChakraRunner::on_event(uint32_t, uint64_t) {
     if (nodes.empty()) ++empty;
   }
   for (uint32_t r = 0; r < spec_.ranks.size(); ++r) {
-    for (uint32_t n = 0; n < spec_.ranks[r].size(); ++n) {
-      if (ranks_[r].waiting[n] == 0) begin(r, n);
+    if (!over_processes_) {
+      start_rank(r);
+      continue;
     }
+    // Over processes a rank's first nodes may post flows, which only its own partition's
+    // events may do there (what a boundary event adds, every process would): they start with
+    // an event of its agent, first among the events of this time in its partition, not
+    // counted (one process runs them here). Another process's rank starts there.
+    Agent& agent = *agents_[r];
+    if (!ctx_.sim.is_local(agent.partition())) continue;
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(ctx_.sim.now(), agent), &agent, kRankStarts);
+  }
+  if (over_processes_) {
+    ranks_told_done_ = empty;  // every process counts them alike
+    if (empty == spec_.ranks.size()) finish();
+    return;
   }
   if (empty > 0 &&
       ranks_done_.fetch_add(empty, std::memory_order_acq_rel) + empty == spec_.ranks.size()) {
     done_.store(true, std::memory_order_release);
     if (on_done_) on_done_();
+  }
+}
+
+void ChakraRunner::start_rank(uint32_t rank) {
+  if (over_processes_ && ctx_.sim.in_window()) ctx_.sim.uncount_running_event();
+  for (uint32_t n = 0; n < spec_.ranks[rank].size(); ++n) {
+    if (ranks_[rank].waiting[n] == 0) begin(rank, n);
   }
 }
 
@@ -209,7 +230,18 @@ void ChakraRunner::node_done(uint32_t rank, uint32_t node) {
   ChakraRankResult& res = results_[rank];
   res.iteration = now - spec_.start;
   res.exposed = res.iteration - res.compute;
+  if (over_processes_) {
+    ended_told_[sim::Simulator::thread_partition()].push_back(
+        {rank, res.iteration, res.compute, res.exposed, res.collectives, res.sends, res.recvs});
+    if (on_rank_done_) on_rank_done_();
+    return;
+  }
   if (ranks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 < spec_.ranks.size()) return;
+  finish();
+  if (on_done_) on_done_();
+}
+
+void ChakraRunner::finish() {
   // Every rank is done, so is every collective (a rank's part ends after its row's end is
   // counted): their rows in the order they ended.
   std::vector<uint32_t> order(spec_.collectives.size());
@@ -218,7 +250,6 @@ void ChakraRunner::node_done(uint32_t rank, uint32_t node) {
                    [this](uint32_t a, uint32_t b) { return row_of_[a].end < row_of_[b].end; });
   for (const uint32_t c : order) rows_.push_back(row_of_[c]);
   done_.store(true, std::memory_order_release);
-  if (on_done_) on_done_();
 }
 
 void ChakraRunner::try_stream(uint32_t rank, uint32_t group) {

@@ -11,7 +11,9 @@
 // the receiver's clear-to-send (sent when the receive is posted) has reached the sender, the
 // receive done when the data has arrived, the send when it is acknowledged. Per rank: the
 // iteration's end, the time it computed and its exposed communication (the rest). A rank's
-// state is its own, its events its Agent's in its partition: a split run runs it.
+// state is its own, its events its Agent's in its partition: a split run runs it. Over several
+// processes (chakra_run_processes.cpp) each runs its own ranks, and tells the others each
+// rank's figures as it ends; every process ends the workload once every rank has.
 #pragma once
 
 #include <atomic>
@@ -25,6 +27,7 @@
 #include "models/collectives/collective_runner.hpp"
 #include "models/workloads/chakra_spec.hpp"
 #include "sim/event_arg.hpp"
+#include "sim/simulator.hpp"
 
 namespace models {
 
@@ -36,7 +39,9 @@ struct ChakraRankResult {
   uint32_t nodes = 0, collectives = 0, sends = 0, recvs = 0;
 };
 
-class ChakraRunner final : public CompletionListener, public sim::EventHandler {
+class ChakraRunner final : public CompletionListener,
+                           public sim::EventHandler,
+                           public sim::RankShare {
  public:
   ChakraRunner(Context& ctx, Transport& transport, ChakraSpec spec, uint32_t index, uint64_t seed);
   void start();
@@ -53,19 +58,34 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
   void set_on_done(std::function<void()> fn) { on_done_ = std::move(fn); }
   void set_sharp(SharpAllReduce* sharp);
 
+  // A run over several processes (chakra_run_processes.cpp): its groups' runners and each
+  // rank's end are swapped between windows; `on_rank_done` is called where each rank ends
+  // (the workload's end is agreed on by the processes, not found by one: on_done is not
+  // called). Groups whose collectives reduce in the network cannot run so.
+  void share_over_processes(sim::Simulator& sim, std::function<void()> on_rank_done);
+  void pack_share(sim::Bytes& out) override;
+  void take_share(sim::ByteReader& in, uint32_t rank) override;
+  void shares_taken() override;
+  bool share_pending() const override;
+
   void on_flow_complete(uint32_t flow) override;
   void on_flow_delivered(uint32_t flow) override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
-  enum Kind : uint32_t { kStart = 0, kNodeDone = 1 };
+  // kRankStarts: over processes, a rank's first nodes at the iteration's start.
+  enum Kind : uint32_t { kStart = 0, kNodeDone = 1, kRankStarts = 2 };
   // A rank's events (its nodes' ends), in the partition of its GPU (or host).
   class Agent final : public sim::EventHandler {
    public:
     Agent(sim::Simulator& sim, ChakraRunner& runner, uint32_t rank)
         : EventHandler(sim), runner_(runner), rank_(rank) {}
-    void on_event(uint32_t, uint64_t node) override {
-      runner_.node_done(rank_, static_cast<uint32_t>(node));
+    void on_event(uint32_t kind, uint64_t node) override {
+      if (kind == kRankStarts) {
+        runner_.start_rank(rank_);
+      } else {
+        runner_.node_done(rank_, static_cast<uint32_t>(node));
+      }
     }
 
    private:
@@ -96,8 +116,12 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
     bool send_posted = false;
     bool clear_to_send = false;  // the receiver's clear-to-send has reached the sender
   };
+  // Its nodes without dependencies, in file order.
+  void start_rank(uint32_t rank);
   void begin(uint32_t rank, uint32_t node);
   void node_done(uint32_t rank, uint32_t node);
+  // Every rank is done: the collectives' rows in the order they ended.
+  void finish();
   // The rank's next collective of `group`, if it has reached it and is free (gated groups).
   void try_stream(uint32_t rank, uint32_t group);
   void try_group(uint32_t group);             // a group that reduces in the network
@@ -132,6 +156,17 @@ class ChakraRunner final : public CompletionListener, public sim::EventHandler {
   std::atomic<uint32_t> ranks_done_{0};
   std::atomic<bool> done_{false};
   std::function<void()> on_done_;
+  // Over processes: each partition's ranks ended since the last share, with their figures;
+  // the ranks every process has told of (or that have no nodes).
+  struct RankEnd {
+    uint64_t rank = 0;
+    sim::Time iteration, compute, exposed;
+    uint64_t collectives = 0, sends = 0, recvs = 0;  // (64 bits: no padding packed)
+  };
+  bool over_processes_ = false;
+  std::vector<std::vector<RankEnd>> ended_told_;  // [partition]
+  uint64_t ranks_told_done_ = 0;
+  std::function<void()> on_rank_done_;
 };
 
 }  // namespace models

@@ -121,6 +121,9 @@ class DoneWatcher final : public models::CompletionListener, public sim::RankAgr
     for (const auto& t : training_) {
       if (!t->done()) return false;
     }
+    for (const auto& c : chakra_) {
+      if (!c->done()) return false;
+    }
     return true;
   }
   bool over_ranks_ = false;
@@ -401,6 +404,10 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     }
     for (const auto& c : watcher.collectives_) sim.add_rank_share(*c);
     for (const auto& t : watcher.training_) t->share_over_processes(sim);
+    // A Chakra rank's end is noted where it is: the processes agree on the latest.
+    for (const auto& c : watcher.chakra_) {
+      c->share_over_processes(sim, [&watcher] { watcher.note_time(); });
+    }
   }
   net->transport->schedule_starts();
   if (sim.partitions() > 1) net->reserve_qps();

@@ -1,0 +1,77 @@
+// Chakra traces over several processes (chakra_run.hpp; ARCHITECTURE.md, "Runs over
+// processes"). Each process runs the nodes of its own ranks: their compute, their sends and
+// receives (flows told to the other processes by the transport, this runner their owner by its
+// registered number), their parts of their groups' collectives — asked for in issue order at
+// the iteration's start, a boundary event every process runs, each rank joining where it is,
+// as any collective's calls over processes. A rank's first nodes start with an event of its
+// agent (ChakraRunner::on_event). Each process tells the others of its ranks that ended, with
+// their figures; every process ends the workload once every rank has, and the processes agree
+// on its end (the latest of the ranks' ends) as they do on flows'.
+#include <stdexcept>
+#include <string>
+
+#include "models/workloads/chakra_run.hpp"
+
+namespace models {
+
+void ChakraRunner::share_over_processes(sim::Simulator& sim, std::function<void()> on_rank_done) {
+  for (uint32_t g = 0; g < gated_.size(); ++g) {
+    if (!gated_[g]) {
+      throw std::logic_error("Chakra group " + std::to_string(g) +
+                             " reduces in the network: it cannot run over processes");
+    }
+  }
+  over_processes_ = true;
+  on_rank_done_ = std::move(on_rank_done);
+  ended_told_.resize(sim.partitions());
+  // The groups' rows end (shares_taken) before this runner counts its ranks' ends.
+  for (auto& [key, runner] : runners_) sim.add_rank_share(*runner);
+  sim.add_rank_share(*this);
+}
+
+void ChakraRunner::pack_share(sim::Bytes& out) {
+  uint64_t count = 0;
+  for (uint32_t p = 0; p < ended_told_.size(); ++p) {
+    if (ctx_.sim.is_local(p)) count += ended_told_[p].size();
+  }
+  sim::put_bytes(out, count);
+  for (uint32_t p = 0; p < ended_told_.size(); ++p) {
+    if (!ctx_.sim.is_local(p)) continue;
+    for (const RankEnd& e : ended_told_[p]) sim::put_bytes(out, e);
+    ended_told_[p].clear();
+  }
+}
+
+void ChakraRunner::take_share(sim::ByteReader& in, uint32_t rank) {
+  const bool own = rank == ctx_.sim.ranks()->rank();
+  const auto count = in.get<uint64_t>();
+  for (uint64_t i = 0; i < count; ++i) {
+    const auto e = in.get<RankEnd>();
+    if (e.rank >= results_.size()) {
+      throw std::runtime_error("rank " + std::to_string(rank) + " told of Chakra rank " +
+                               std::to_string(e.rank) + " of " + std::to_string(results_.size()));
+    }
+    ++ranks_told_done_;
+    if (own) continue;
+    ChakraRankResult& r = results_[e.rank];
+    r.iteration = e.iteration;
+    r.compute = e.compute;
+    r.exposed = e.exposed;
+    r.collectives = static_cast<uint32_t>(e.collectives);
+    r.sends = static_cast<uint32_t>(e.sends);
+    r.recvs = static_cast<uint32_t>(e.recvs);
+  }
+}
+
+void ChakraRunner::shares_taken() {
+  if (!done() && ranks_told_done_ == spec_.ranks.size()) finish();
+}
+
+bool ChakraRunner::share_pending() const {
+  for (uint32_t p = 0; p < ended_told_.size(); ++p) {
+    if (ctx_.sim.is_local(p) && !ended_told_[p].empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace models
