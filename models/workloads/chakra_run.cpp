@@ -265,6 +265,12 @@ void ChakraRunner::try_stream(uint32_t rank, uint32_t group) {
 
 void ChakraRunner::collective_done(uint32_t collective) {
   row_of_[collective] = runner_of(collective).results().back();
+  // Over processes a gated group's row ends in every process; an in-network group's where its
+  // members are.
+  const uint32_t group = spec_.collectives[collective].group;
+  if (over_processes_ && !gated_[group]) {
+    rows_told_[sim::Simulator::thread_partition()].push_back(collective);
+  }
 }
 
 // A group that reduces in the network (a run of one list: split_blockers.cpp).

@@ -61,7 +61,8 @@ class ChakraRunner final : public CompletionListener,
   // A run over several processes (chakra_run_processes.cpp): its groups' runners and each
   // rank's end are swapped between windows; `on_rank_done` is called where each rank ends
   // (the workload's end is agreed on by the processes, not found by one: on_done is not
-  // called). Groups whose collectives reduce in the network cannot run so.
+  // called). A group whose collectives reduce in the network runs so when its members are all
+  // in one partition (NVLS inside a server): there alone, its rows told to the others.
   void share_over_processes(sim::Simulator& sim, std::function<void()> on_rank_done);
   void pack_share(sim::Bytes& out) override;
   void take_share(sim::ByteReader& in, uint32_t rank) override;
@@ -165,6 +166,9 @@ class ChakraRunner final : public CompletionListener,
   };
   bool over_processes_ = false;
   std::vector<std::vector<RankEnd>> ended_told_;  // [partition]
+  // The rows of in-network groups' collectives (NVLS inside a server: their runner runs in its
+  // partition alone) each partition ended since the last share.
+  std::vector<std::vector<uint32_t>> rows_told_;  // [partition] collective
   uint64_t ranks_told_done_ = 0;
   std::function<void()> on_rank_done_;
 };

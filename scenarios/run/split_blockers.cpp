@@ -192,17 +192,8 @@ std::string rank_blockers(const Scenario& s) {
       "tensor- or pipeline-parallel training without data-parallel bucket all-reduces of a "
       "schedule algorithm on every stage (dp 1, no gradients, or an in-network algorithm)");
   // Chakra (chakra_run_processes.cpp): a group's collectives run rank by rank, each rank
-  // joining where it is; one that reduces in the network starts once every member has reached
-  // it, where they are, and its row would be that process's alone.
-  bool chakra_in_network = false;
-  for (const models::ChakraSpec& c : s.chakra) {
-    for (const models::ChakraCollective& coll : c.collectives) {
-      models::CollectiveSpec g = c.groups[coll.group];
-      g.op = coll.op;
-      chakra_in_network = chakra_in_network || !models::rank_paced(g, coll.bytes);
-    }
-  }
-  add(chakra_in_network, "Chakra collectives with an in-network algorithm (nvls, sharp, ...)");
+  // joining where it is, or, for an NVLS group inside a server (split_blockers), where its
+  // members are, its rows told to the others.
   // A schedule algorithm's calls run rank by rank (rank_calls_processes.cpp); an in-network
   // one's state (SHARP's, NVLS's reduction engines, NVLS-tree's and CollNet's chunks) is written
   // by every partition as it goes.
