@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "sim/rng.hpp"
 #include "topologies/generators.hpp"
 
 using namespace topo;
@@ -128,4 +129,35 @@ TEST_CASE("partitions: regions grow from a node, so a fat-tree is cut along its 
     }
     CHECK(heaviest * 4 * parts <= total * 5);
   }
+}
+
+TEST_CASE("partitions: over processes, blocks of about equal load, every rank one at least",
+          "[unit][split][ranks]") {
+  const auto ranks_of = [](std::vector<int64_t> load, int ranks) {
+    topo::Partitioning p;
+    p.count = static_cast<int>(load.size());
+    p.load = std::move(load);
+    return topo::ranks_of_partitions(p, ranks);
+  };
+  // Four GPU servers (heavy) then four switches: two servers a process, not four and none.
+  CHECK(ranks_of({40, 40, 40, 40, 10, 10, 10, 10}, 2) ==
+        std::vector<uint32_t>{0, 0, 1, 1, 1, 1, 1, 1});
+  // One partition outweighs the rest: it alone, and the others still split.
+  CHECK(ranks_of({100, 1, 1, 1}, 3) == std::vector<uint32_t>{0, 1, 2, 2});
+  CHECK(ranks_of({1, 1, 1, 100}, 3) == std::vector<uint32_t>{0, 0, 1, 2});
+  CHECK(ranks_of({5, 5, 5}, 3) == std::vector<uint32_t>{0, 1, 2});
+  CHECK(ranks_of({5, 5, 5}, 1) == std::vector<uint32_t>{0, 0, 0});
+  // Whatever the loads: non-decreasing, from 0 to ranks - 1 in steps of at most one.
+  sim::Rng rng(7, 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 1 + static_cast<int>(rng.below(40));
+    const int ranks = 1 + static_cast<int>(rng.below(static_cast<uint64_t>(n)));
+    std::vector<int64_t> load(static_cast<size_t>(n));
+    for (auto& l : load) l = static_cast<int64_t>(rng.below(1000));
+    const std::vector<uint32_t> r = ranks_of(load, ranks);
+    REQUIRE(r.front() == 0);
+    REQUIRE(r.back() == static_cast<uint32_t>(ranks - 1));
+    for (size_t k = 1; k < r.size(); ++k) REQUIRE(r[k] - r[k - 1] <= 1);
+  }
+  CHECK_THROWS(ranks_of({1, 1}, 3));
 }

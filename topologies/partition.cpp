@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace topo {
 namespace {
@@ -166,6 +167,32 @@ Partitioning partition_fabric(const Fabric& f, int wanted) {
   }
   out.lookahead_ps = crossing < 0 ? longest : crossing;
   return out;
+}
+
+std::vector<uint32_t> ranks_of_partitions(const Partitioning& p, int ranks) {
+  const auto n = static_cast<int64_t>(p.load.size());
+  if (ranks < 1 || ranks > n) {
+    throw std::invalid_argument("ranks_of_partitions: 1 to " + std::to_string(n) + " ranks");
+  }
+  const int64_t total =
+      std::max<int64_t>(1, std::accumulate(p.load.begin(), p.load.end(), int64_t{0}));
+  std::vector<uint32_t> rank_of(static_cast<size_t>(n));
+  int64_t before = 0;  // load of the partitions before this one
+  int64_t prev = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t load = p.load[static_cast<size_t>(k)];
+    // The rank whose share of the load holds this partition's middle ...
+    const int64_t wanted = (2 * before + load) * ranks / (2 * total);
+    // ... within one of the last one's (no rank left without a partition) and leaving a
+    // partition for each rank after it.
+    const int64_t lo = std::max(prev, ranks - (n - k));
+    const int64_t hi = std::min(k == 0 ? 0 : prev + 1, k);
+    const int64_t r = std::clamp(wanted, lo, hi);
+    rank_of[static_cast<size_t>(k)] = static_cast<uint32_t>(r);
+    prev = r;
+    before += load;
+  }
+  return rank_of;
 }
 
 }  // namespace topo

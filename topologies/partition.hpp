@@ -29,4 +29,10 @@ struct Partitioning {
 // units. The same fabric and `wanted` give the same partitioning.
 Partitioning partition_fabric(const Fabric& f, int wanted);
 
+// A run over `ranks` processes (ranks <= p.count): the rank of each partition — blocks of
+// neighbouring partitions (partition_fabric numbers them by locality) of about equal load, each
+// rank at least one partition. (Equal counts instead would give, on a fabric of a few GPU
+// servers, one process every server and the other the switches.)
+std::vector<uint32_t> ranks_of_partitions(const Partitioning& p, int ranks);
+
 }  // namespace topo

@@ -294,11 +294,7 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
                              " for this fabric: it splits into " + std::to_string(part.count) +
                              " partitions, and each rank runs at least one");
       }
-      // Blocks of neighbouring partitions (partition_fabric numbers them by locality).
-      std::vector<uint32_t> rank_of;
-      for (int p = 0; p < part.count; ++p) {
-        rank_of.push_back(static_cast<uint32_t>(p * rank_count / part.count));
-      }
+      std::vector<uint32_t> rank_of = topo::ranks_of_partitions(part, rank_count);
       runnable = static_cast<int>(std::count(rank_of.begin(), rank_of.end(), ranks->rank()));
       sim.set_ranks(*ranks, std::move(rank_of));
     }
