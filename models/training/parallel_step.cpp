@@ -138,6 +138,8 @@ void ParallelTraining::begin_step() {
     stage_left_[s].store(spec_.parallel.dp, std::memory_order_relaxed);
     stage_end_ps_[s].store(step_start_.ps, std::memory_order_relaxed);
   }
+  stage_told_left_.assign(stages, spec_.parallel.dp);
+  stage_told_end_.assign(stages, step_start_);
   groups_done_ = 0;
   for (int g = 0; g < static_cast<int>(data_.size()); ++g) {
     DataGroup& d = data_[static_cast<size_t>(g)];
@@ -259,6 +261,9 @@ void ParallelTraining::replica_finished(int replica) {
     }
     return;
   }
+  // Over processes the stage's end is found as the processes tell each other of its replicas
+  // (parallel_step_processes.cpp).
+  if (!finished_told_.empty()) return;
   // The stage's last replica to finish (any partition's may be the last to count).
   sim::raise_to(stage_end_ps_[static_cast<size_t>(stage)], ctx_.sim.now().ps);
   if (stage_left_[static_cast<size_t>(stage)].fetch_sub(1, std::memory_order_acq_rel) > 1) {

@@ -72,6 +72,7 @@ class ParallelTraining final : public CompletionListener,
   void share_over_processes(sim::Simulator& sim);
   void pack_share(sim::Bytes& out) override;
   void take_share(sim::ByteReader& in, uint32_t rank) override;
+  void shares_taken() override;
   bool share_pending() const override;
 
  private:
@@ -188,8 +189,13 @@ class ParallelTraining final : public CompletionListener,
   sim::Time step_start_;
   std::vector<CollectiveResult> data_rows_;
   std::string timeline_process_;
-  // Over processes: the figures of the replicas each partition finished since the last share.
+  // Over processes: the figures of the replicas each partition finished since the last share;
+  // per stage whose groups are done with its last replica (no gated buckets), its replicas
+  // yet to be told of and their latest end; the stages all told of in the last share.
   std::vector<std::vector<ReplicaFigures>> finished_told_;  // [partition]
+  std::vector<int> stage_told_left_;
+  std::vector<sim::Time> stage_told_end_;
+  std::vector<int> stages_told_;
   bool done_ = false;
   std::function<void(TrainingStepResult)> on_step_;
   std::function<void()> on_done_;

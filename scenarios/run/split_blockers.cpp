@@ -159,26 +159,12 @@ std::string rank_blockers(const Scenario& s) {
   };
   // Data-parallel training steps whose all-reduces run rank by rank: its compute phases and
   // all-reduces are asked for at boundary events, which every process runs.
-  bool training = false, parallel = false;
+  bool training = false;
   for (const models::TrainingSpec& t : s.training) {
-    if (t.parallel.enabled()) {
-      // Tensor, pipeline and data groups (parallel_step_processes.cpp): each GPU joins its
-      // data group's buckets, asked for at the step's start, and the groups' ends (boundary
-      // events) end the step; without such buckets on every stage, a stage's end is found by
-      // whichever partition's replica ends last.
-      const models::ParallelGroups& p = t.parallel;
-      const std::vector<std::vector<int64_t>> stages = models::stage_gradient_buckets(t);
-      bool gated = p.dp > 1;
-      for (size_t g = 0; g < p.data_groups.size() && gated; ++g) {
-        models::CollectiveSpec c = p.data_groups[g];
-        c.op = models::CollectiveOp::AllReduce;
-        const std::vector<int64_t>& buckets = stages[g / static_cast<size_t>(p.tp)];
-        gated = !buckets.empty();
-        for (const int64_t size : buckets) gated = gated && models::rank_paced(c, size);
-      }
-      parallel = parallel || !gated;
-      continue;
-    }
+    // Tensor, pipeline and data groups (parallel_step_processes.cpp) run over processes as
+    // split: each GPU joins its data group's buckets where it is, a stage without buckets ends
+    // its groups once every process has told of its replicas.
+    if (t.parallel.enabled()) continue;
     models::CollectiveSpec comm = t.comm;
     comm.op = models::CollectiveOp::AllReduce;
     bool paced = true;
@@ -188,9 +174,7 @@ std::string rank_blockers(const Scenario& s) {
     training = training || !paced;
   }
   add(training, "training all-reduces with an in-network algorithm");
-  add(parallel,
-      "tensor- or pipeline-parallel training without data-parallel bucket all-reduces of a "
-      "schedule algorithm on every stage (dp 1, no gradients, or an in-network algorithm)");
+
   // Chakra (chakra_run_processes.cpp): a group's collectives run rank by rank, each rank
   // joining where it is, or, for an NVLS group inside a server (split_blockers), where its
   // members are, its rows told to the others.
