@@ -58,7 +58,7 @@ void TcpStack::process(Nic& nic, PacketHandle h) {
       // before the acknowledgement below, which tells the sender when that is.
       m.delivered_at = ctx_.sim.now() + p_.wakeup_latency + p_.syscall;
       if (!delivered_told_.empty()) {
-        delivered_told_[sim::Simulator::thread_partition()].emplace_back(qp.id, m.delivered_at);
+        delivered_told_[sim::Simulator::thread_partition()].push_back({qp.id, m.delivered_at});
       }
       m.last_segment = h;
       ++held_.local();

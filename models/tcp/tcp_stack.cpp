@@ -6,6 +6,7 @@
 
 #include "models/nic.hpp"
 #include "sim/event_arg.hpp"
+#include "sim/partition_lists.hpp"
 
 namespace models {
 
@@ -331,27 +332,14 @@ void TcpStack::on_event(uint32_t kind, uint64_t arg) {
 }
 
 void TcpStack::pack_share(sim::Bytes& out) {
-  uint64_t count = 0;
-  for (uint32_t p = 0; p < delivered_told_.size(); ++p) {
-    if (ctx_.sim.is_local(p)) count += delivered_told_[p].size();
-  }
-  sim::put_bytes(out, count);
-  for (uint32_t p = 0; p < delivered_told_.size(); ++p) {
-    if (!ctx_.sim.is_local(p)) continue;
-    for (const auto& [qp, at] : delivered_told_[p]) {
-      sim::put_bytes(out, qp);
-      sim::put_bytes(out, at);
-    }
-    delivered_told_[p].clear();
-  }
+  sim::pack_partition_lists(ctx_.sim, delivered_told_, out);
 }
 
 void TcpStack::take_share(sim::ByteReader& in, uint32_t rank) {
   const auto count = in.get<uint64_t>();
   const bool own = rank == ctx_.sim.ranks()->rank();
   for (uint64_t i = 0; i < count; ++i) {
-    const auto qp = in.get<uint32_t>();
-    const auto at = in.get<sim::Time>();
+    const auto [qp, at] = in.get<Delivered>();
     if (qp >= transport_.qp_count()) {
       throw std::logic_error("a TCP message's delivery told of QP " + std::to_string(qp) +
                              ", beyond the transport's " + std::to_string(transport_.qp_count()));
@@ -363,10 +351,7 @@ void TcpStack::take_share(sim::ByteReader& in, uint32_t rank) {
 }
 
 bool TcpStack::share_pending() const {
-  for (uint32_t p = 0; p < delivered_told_.size(); ++p) {
-    if (ctx_.sim.is_local(p) && !delivered_told_[p].empty()) return true;
-  }
-  return false;
+  return sim::partition_lists_pending(ctx_.sim, delivered_told_);
 }
 
 }  // namespace models

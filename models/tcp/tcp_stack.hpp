@@ -238,9 +238,13 @@ class TcpStack final : public sim::RankShare {
   std::vector<std::unordered_map<uint64_t, uint32_t>> rx_core_index_;  // [destination's CPU]
   // Over processes: (QP id, the moment its application has the message) noted by each
   // partition since the last share.
-  std::vector<std::vector<std::pair<uint32_t, sim::Time>>> delivered_told_;  // [partition]
-  sim::StableVector<TxMessage> tx_;                                          // [QP id]
-  sim::StableVector<RxMessage> rx_;                                          // [QP id]
+  struct Delivered {
+    uint64_t qp = 0;  // (64 bits: no padding packed)
+    sim::Time at;
+  };
+  std::vector<std::vector<Delivered>> delivered_told_;  // [partition]
+  sim::StableVector<TxMessage> tx_;                     // [QP id]
+  sim::StableVector<RxMessage> rx_;                     // [QP id]
   sim::PerPartition<TcpStats> stats_;
   sim::PerPartition<uint64_t> held_;
 };

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "models/training/parallel_step.hpp"
+#include "sim/partition_lists.hpp"
 
 namespace models {
 
@@ -34,16 +35,7 @@ void ParallelTraining::share_over_processes(sim::Simulator& sim) {
 }
 
 void ParallelTraining::pack_share(sim::Bytes& out) {
-  uint64_t count = 0;
-  for (uint32_t p = 0; p < finished_told_.size(); ++p) {
-    if (ctx_.sim.is_local(p)) count += finished_told_[p].size();
-  }
-  sim::put_bytes(out, count);
-  for (uint32_t p = 0; p < finished_told_.size(); ++p) {
-    if (!ctx_.sim.is_local(p)) continue;
-    for (const ReplicaFigures& f : finished_told_[p]) sim::put_bytes(out, f);
-    finished_told_[p].clear();
-  }
+  sim::pack_partition_lists(ctx_.sim, finished_told_, out);
 }
 
 void ParallelTraining::take_share(sim::ByteReader& in, uint32_t rank) {
@@ -85,10 +77,7 @@ void ParallelTraining::shares_taken() {
 }
 
 bool ParallelTraining::share_pending() const {
-  for (uint32_t p = 0; p < finished_told_.size(); ++p) {
-    if (ctx_.sim.is_local(p) && !finished_told_[p].empty()) return true;
-  }
-  return false;
+  return sim::partition_lists_pending(ctx_.sim, finished_told_);
 }
 
 }  // namespace models

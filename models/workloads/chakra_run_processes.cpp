@@ -11,6 +11,7 @@
 #include <string>
 
 #include "models/workloads/chakra_run.hpp"
+#include "sim/partition_lists.hpp"
 #include "sim/result_archive.hpp"
 
 namespace models {
@@ -60,16 +61,7 @@ void ChakraRunner::pack_share(sim::Bytes& out) {
     sim::ResultArchive a(out, no_partitions, 0);
     archive_row(a, row_of_[c]);
   }
-  uint64_t count = 0;
-  for (uint32_t p = 0; p < ended_told_.size(); ++p) {
-    if (ctx_.sim.is_local(p)) count += ended_told_[p].size();
-  }
-  sim::put_bytes(out, count);
-  for (uint32_t p = 0; p < ended_told_.size(); ++p) {
-    if (!ctx_.sim.is_local(p)) continue;
-    for (const RankEnd& e : ended_told_[p]) sim::put_bytes(out, e);
-    ended_told_[p].clear();
-  }
+  sim::pack_partition_lists(ctx_.sim, ended_told_, out);
 }
 
 void ChakraRunner::take_share(sim::ByteReader& in, uint32_t rank) {
@@ -111,10 +103,8 @@ void ChakraRunner::shares_taken() {
 }
 
 bool ChakraRunner::share_pending() const {
-  for (uint32_t p = 0; p < ended_told_.size(); ++p) {
-    if (ctx_.sim.is_local(p) && (!ended_told_[p].empty() || !rows_told_[p].empty())) return true;
-  }
-  return false;
+  return sim::partition_lists_pending(ctx_.sim, ended_told_) ||
+         sim::partition_lists_pending(ctx_.sim, rows_told_);
 }
 
 }  // namespace models
