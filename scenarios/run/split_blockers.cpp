@@ -174,10 +174,9 @@ std::string rank_blockers(const Scenario& s) {
     training = training || !paced;
   }
   add(training, "training all-reduces with an in-network algorithm");
-
-  // Chakra (chakra_run_processes.cpp): a group's collectives run rank by rank, each rank
-  // joining where it is, or, for an NVLS group inside a server (split_blockers), where its
-  // members are, its rows told to the others.
+  // (Chakra runs as split, chakra_run_processes.cpp: a group's collectives rank by rank, each
+  // rank joining where it is, or, for an NVLS group inside a server, where its members are, its
+  // rows told to the others.)
   // A schedule algorithm's calls run rank by rank (rank_calls_processes.cpp); an in-network
   // one's state (SHARP's, NVLS's reduction engines, NVLS-tree's and CollNet's chunks) is written
   // by every partition as it goes.
