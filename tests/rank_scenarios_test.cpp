@@ -16,6 +16,7 @@
 #include "chakra_step.hpp"
 #include "cli_runner.hpp"
 #include "models/network.hpp"
+#include "scenarios/loader/json_reader.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/outputs/timeline_json.hpp"
 #include "scenarios/outputs/write_outputs.hpp"
@@ -254,6 +255,32 @@ TEST_CASE("ranks: collectives of schedule algorithms run over processes as in on
                    3, 1);
 }
 
+TEST_CASE("ranks: SHARP and NVLS all-reduces run over processes as in one",
+          "[scenario][split][ranks][collective][sharp]") {
+  // SHARP on InfiniBand, after a ring: each host starts where it is, its chunks reduced by the
+  // leaves' and the spine's aggregation nodes (their packets and credits crossing processes);
+  // each host's end told, the call ended once every process knows of all 32.
+  const std::vector<std::string> small = {"workload.collective[0].max=4MiB",
+                                          "workload.collective[1].max=4MiB"};
+  check_over_ranks("ib-sharp-allreduce", small, 2, 1);
+  check_over_ranks("ib-sharp-allreduce", small, 3, 1, true);
+  // NVLS: one server's NVSwitch, in one process; the others learn of its GPUs' ends.
+  check_over_ranks("nvls-allreduce-1node", small, 2, 1);
+  // Data-parallel training whose buckets are all-reduced by SHARP: each bucket asked for at a
+  // compute phase's end (a boundary event), the next one's posts a launch latency after the
+  // last one's end, found at the boundary after it; two steps.
+  scen::Json j = scen::read_json_file(RDMASIM_SOURCE_DIR "/scenarios/ib-sharp-allreduce.json");
+  j["name"] = "training-sharp";
+  j["workload"] = {{"training",
+                    {{"layers", 6},
+                     {"steps", 2},
+                     {"layer", {{"forward", "50us"}, {"backward", "100us"}, {"gradients", "2MiB"}}},
+                     {"bucket", "4MiB"},
+                     {"optimizer", "50us"},
+                     {"comm", {{"algorithm", "sharp"}, {"launch_latency", "5us"}}}}}};
+  check_over_ranks(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}), 3, 1);
+}
+
 TEST_CASE("ranks: data-parallel training steps run over processes as in one",
           "[scenario][split][ranks][collective]") {
   // Compute phases at boundary events; each bucket's ring all-reduce asked for there while
@@ -343,12 +370,14 @@ TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's fil
   const std::string rdmasim = RDMASIM_BIN_DIR "/rdmasim run " RDMASIM_SOURCE_DIR "/scenarios/";
   const std::string mpirun = test_support::kMpirun2 + rdmasim;
   // Lossy Ethernet with go-back-N, and kernel TCP; DCQCN over PFC, on 2 threads a process; a
-  // hierarchical all-reduce sweep on 16 GPU servers.
+  // hierarchical all-reduce sweep on 16 GPU servers; ring and SHARP all-reduces on InfiniBand.
   const std::pair<std::string, std::string> runs[] = {
       {"incast-8to1.json", ""},
       {"incast-8to1.json", " --set fabric.transport=tcp"},
       {"roce-incast-8to1-dcqcn.json", " --set fabric.pfc.deadlock_detection=false --threads 2"},
-      {"allreduce-sweep-roce-16x8.json", " --set workload.collective.max=128KiB"}};
+      {"allreduce-sweep-roce-16x8.json", " --set workload.collective.max=128KiB"},
+      {"ib-sharp-allreduce.json",
+       " --set workload.collective[0].max=1MiB --set workload.collective[1].max=1MiB"}};
   for (const auto& [scenario, options] : runs) {
     INFO(scenario << options);
     const auto one = test_support::shell(rdmasim + scenario + options + " -q --out one", dir);
@@ -399,5 +428,7 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   o.ranks = &group.rank(0);
   // Its third collective picks NVLS-tree for some sizes ("auto").
   CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
-                    Catch::Contains("in-network collective algorithms"));
+                    Catch::Contains("in-network collective algorithms nvls_tree and collnet"));
+  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("ib-collnet-2x8-h100", {}), o),
+                    Catch::Contains("in-network collective algorithms nvls_tree and collnet"));
 }

@@ -326,8 +326,9 @@ double CollectiveRunner::work_done() const {
 }
 
 void CollectiveRunner::finish_iteration() {
-  // Each partition's share of the iteration (a split run's partitions added at once).
-  sim::Time end = ctx_.sim.now();
+  // Each partition's share of the iteration (a split run's partitions added at once). Over
+  // processes the end is found at a boundary after it (sharp_processes.cpp): the hosts' latest.
+  sim::Time end = over_processes_ ? iteration_start_ : ctx_.sim.now();
   for (uint32_t p = 0; p < tally_.size(); ++p) {
     const Tally& t = tally_[p];
     current_.nvlink_bytes += t.nvlink_bytes;
@@ -408,6 +409,9 @@ void CollectiveRunner::on_rank_event(uint32_t rank, uint32_t kind, uint64_t arg)
   } else if (kind == kRankLaunchAlone) {
     ctx_.sim.uncount_running_event();
     launch_ranks(static_cast<uint32_t>(arg), {rank});
+  } else if (kind == kInNetworkStart) {
+    ctx_.sim.uncount_running_event();
+    start_in_network_host(static_cast<uint32_t>(arg), rank);
   } else if (kind == kNvlsTreePost) {
     nvls_tree_post(static_cast<uint32_t>(arg));
   }

@@ -141,7 +141,8 @@ class CollectiveRunner final : public CompletionListener,
   // kBegin, kNextSize, kLaunched (an in-network call's, or iteration's, first posts) and
   // kLaunchCall (the first posts of a schedule call's ranks that were idle when it was asked
   // for) run between windows (Simulator::at_boundary): they act on every rank. kPost,
-  // kNvlsTreePost, kRankLaunch and kRankLaunchAlone are a rank's (RankAgent), where its GPU is.
+  // kNvlsTreePost, kRankLaunch, kRankLaunchAlone and kInNetworkStart are a rank's (RankAgent),
+  // where its GPU is.
   enum Kind : uint32_t {
     kBegin = 0,
     kPost = 1,
@@ -153,6 +154,9 @@ class CollectiveRunner final : public CompletionListener,
     // Over processes: a rank's launch that kLaunchCall, or the call's release, does for every
     // rank at once in one process (not counted: rank_calls.cpp).
     kRankLaunchAlone = 7,
+    // Over processes: a rank's host joins an in-network all-reduce that kLaunched started for
+    // every rank at once in one process (not counted: in_network_run.cpp).
+    kInNetworkStart = 8,
   };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
@@ -232,6 +236,9 @@ class CollectiveRunner final : public CompletionListener,
   void at_stamped(sim::Time t, uint32_t kind, uint64_t arg = 0);
   // `chunk_bytes` > 0: the call's chunk (else the group's).
   void run_in_network(int64_t size, uint32_t group, bool nvlink, int64_t chunk_bytes = 0);
+  // Over processes: rank `rank`'s host joins the in-network all-reduce of `group` (its agent's
+  // kInNetworkStart).
+  void start_in_network_host(uint32_t group, uint32_t rank);
   void add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks, bool nvlink);
   // Algorithm nvls_tree (nvls_tree_run.cpp): one iteration; chunk j's tree (0 or 1, by its
   // rail); a step of chunk j at server position s got one of what it waits for; the chunk's

@@ -75,7 +75,21 @@ void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
         add_in_network_counters(group, ranks, nvlink);
         finish_iteration();
       },
-      {}, chunk_bytes);
+      {}, chunk_bytes, over_processes_);
+  if (!over_processes_) return;
+  // Over processes each rank's host starts where it is, first among the events of its time
+  // there (as a schedule call's ranks launch: rank_calls.cpp, launch_ranks_here); the group's
+  // hosts are the ranks', in rank order.
+  const sim::Time now = ctx_.sim.now();
+  for (uint32_t r = 0; r < agents_.size(); ++r) {
+    if (!ctx_.sim.is_local(agent(r).partition())) continue;
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(now, agent(r)), &agent(r), kInNetworkStart,
+                group);
+  }
+}
+
+void CollectiveRunner::start_in_network_host(uint32_t group, uint32_t rank) {
+  sharp_->start_host(group, rank);
 }
 
 void CollectiveRunner::note_group_done_times(uint32_t group) {

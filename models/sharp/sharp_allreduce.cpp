@@ -70,8 +70,13 @@ uint32_t SharpAllReduce::group(const std::vector<uint32_t>& hosts, uint8_t sl,
 }
 
 void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> done,
-                           const std::vector<sim::Time>& host_delay, int64_t chunk_bytes) {
+                           const std::vector<sim::Time>& host_delay, int64_t chunk_bytes,
+                           bool over_processes) {
   Group& g = *groups_[group];
+  if (over_processes && hosts_done_told_.empty()) {
+    throw std::logic_error("SHARP: an all-reduce over processes before run_over_processes");
+  }
+  g.over_processes = over_processes;
   if (g.done) throw std::logic_error("SHARP: group " + std::to_string(group) + " is still running");
   *g.chunks =
       SharpChunks{bytes, chunk_bytes > 0 ? chunk_bytes : g.params.chunk_bytes, mtu_, overhead_};
@@ -85,11 +90,21 @@ void SharpAllReduce::start(uint32_t group, int64_t bytes, std::function<void()> 
   g.hosts_done.store(0, std::memory_order_relaxed);
   g.done = done ? std::move(done) : [] {};
   if (g.chunks->chunks() == 0) {
-    ctx_.sim.after(sim::Time(0), this, kDone, group);
+    if (g.over_processes) {
+      groups_ended_.push_back(group);  // (at a boundary event, in every process)
+    } else {
+      ctx_.sim.after(sim::Time(0), this, kDone, group);
+    }
     return;
   }
   for (const topo::AggregationSwitch& s : g.tree.switches) {
     engine_of_node_[static_cast<size_t>(s.node)]->start(group);
+  }
+  if (g.over_processes) {
+    // Each host starts where it is, by an event of its own partition (start_host): what a
+    // boundary event sends from another process's host would never leave.
+    if (!host_delay.empty()) throw std::logic_error("SHARP: host delays over processes");
+    return;
   }
   for (size_t i = 0; i < g.hosts.size(); ++i) {
     const sim::Time delay = i < host_delay.size() ? host_delay[i] : sim::Time(0);
@@ -208,11 +223,20 @@ void SharpAllReduce::on_result(uint32_t host, const Packet& p) {
   if (g.on_result_chunk) g.on_result_chunk(static_cast<size_t>(i), st.completed - 1);
   if (st.completed < c.chunks()) return;
   k.done = ctx_.sim.now();
-  if (g.hosts_done.fetch_add(1, std::memory_order_acq_rel) + 1 == g.hosts.size()) {
-    const std::function<void()> done = std::move(g.done);  // it may start the next all-reduce
-    g.done = nullptr;
-    done();
+  if (g.over_processes) {
+    hosts_done_told_[sim::Simulator::thread_partition()].push_back(
+        {p.sharp_tree(), static_cast<uint32_t>(i), k});
+    return;
   }
+  if (g.hosts_done.fetch_add(1, std::memory_order_acq_rel) + 1 == g.hosts.size()) {
+    end_all_reduce(g);
+  }
+}
+
+void SharpAllReduce::end_all_reduce(Group& g) {
+  const std::function<void()> done = std::move(g.done);  // it may start the next all-reduce
+  g.done = nullptr;
+  done();
 }
 
 // The NVSwitch-reduced chunk a head takes across the servers: its chunks come in order (the
@@ -247,10 +271,7 @@ void SharpAllReduce::on_event(uint32_t kind, uint64_t arg) {
     send_ready_chunks(g, sim::arg_high(arg), sim::arg_low(arg));
     return;
   }
-  Group& g = *groups_[arg];
-  const std::function<void()> done = std::move(g.done);  // it may start the next all-reduce
-  g.done = nullptr;
-  done();
+  end_all_reduce(*groups_[arg]);
 }
 
 }  // namespace models

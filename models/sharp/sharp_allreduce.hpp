@@ -21,6 +21,7 @@
 #include "models/sharp/aggregation_engine.hpp"
 #include "models/sharp/sharp_params.hpp"
 #include "sim/per_partition.hpp"
+#include "sim/simulator.hpp"
 #include "topologies/aggregation_tree.hpp"
 
 namespace models {
@@ -38,7 +39,7 @@ struct SharpHostCounters {
   sim::Time done;          // its last one
 };
 
-class SharpAllReduce final : public sim::EventHandler {
+class SharpAllReduce final : public sim::EventHandler, public sim::RankShare {
  public:
   // `switch_of_node[node]`: the switch of a fabric node (nullptr for hosts); `nics[host]`;
   // `sl_to_vl`: the fabric's SL -> VL table; `mtu`/`overhead`: the NICs' payload per packet and
@@ -67,8 +68,12 @@ class SharpAllReduce final : public sim::EventHandler {
   // (an event of this handler's, in its partition: for a run of one list).
   // `chunk_bytes` > 0 replaces the group's chunk for this all-reduce (NCCL sizes NVLS chunks
   // per call, nccl_chunking.hpp).
+  // `over_processes`: a run over several processes whose processes each hold some of the
+  // group's hosts (run_over_processes); false for a group inside one partition, which runs in
+  // that partition's process alone, as in one.
   void start(uint32_t group, int64_t bytes, std::function<void()> done,
-             const std::vector<sim::Time>& host_delay = {}, int64_t chunk_bytes = 0);
+             const std::vector<sim::Time>& host_delay = {}, int64_t chunk_bytes = 0,
+             bool over_processes = false);
   // NVLS-tree (models/collectives/nvls_tree_run.cpp), on a group whose tree has one level (a
   // GPU server's NVSwitch): chunk j's reduction goes to host heads[j mod heads.size()] (a
   // position in the group's hosts), and `on_head_chunk(position, j)` is called when the head
@@ -93,6 +98,22 @@ class SharpAllReduce final : public sim::EventHandler {
   const SharpParams& params() const { return params_; }
   // The engine of a fabric node (nullptr when in no tree).
   const AggregationEngine* engine(int node) const { return engine_of_node_[node]; }
+
+  // A run over several processes (sharp_processes.cpp): of an all-reduce started over them, a
+  // process sends from, and takes the results of, its own hosts only; each host's end (its
+  // counters) is told to every process, which ends the all-reduce once every host has — at the
+  // boundary after the window of the last end, in every process at once (the call's end is the
+  // hosts' latest).
+  // NVLS-tree's heads and CollNet's gates are not run over processes (scenarios/run/
+  // split_blockers.cpp refuses them).
+  void run_over_processes();
+  // Over processes: the group's i-th host sends its first chunks of the all-reduce start() began
+  // (called by an event of the host's partition, first among its time's there).
+  void start_host(uint32_t group, size_t i);
+  void pack_share(sim::Bytes& out) override;
+  void take_share(sim::ByteReader& in, uint32_t rank) override;
+  void shares_taken() override;
+  bool share_pending() const override;
 
   // Packets consumed so far: by the aggregation nodes and, as results, by the hosts (the run's
   // packet conservation check).
@@ -128,6 +149,7 @@ class SharpAllReduce final : public sim::EventHandler {
     // Hosts with the whole result: in a split run each counts in its NIC's partition, and the
     // last one ends the all-reduce.
     std::atomic<size_t> hosts_done{0};
+    bool over_processes = false;  // this all-reduce's hosts' ends are told (start)
     std::function<void()> done;
     bool dedicated = false;
     std::vector<size_t> heads;  // NVLS-tree (set_heads); empty otherwise
@@ -135,6 +157,14 @@ class SharpAllReduce final : public sim::EventHandler {
     bool gated = false;  // CollNet (set_gate)
     std::function<void(size_t, int64_t)> on_result_chunk;
   };
+  // A host's end of an all-reduce, told to every process (run_over_processes).
+  struct HostDone {
+    uint32_t group = 0;
+    uint32_t index = 0;  // the host's position in the group
+    SharpHostCounters counters;
+  };
+  // Every host of the group has the result: `done`, which may start the next all-reduce.
+  void end_all_reduce(Group& g);
   // Sends host i's next chunks while its window (max_outstanding_chunks results not back) and,
   // in a gated group, its releases allow.
   void send_ready_chunks(Group& g, uint32_t group, size_t i);
@@ -156,6 +186,8 @@ class SharpAllReduce final : public sim::EventHandler {
   std::vector<AggregationEngine*> engine_of_node_;
   // Result packets at hosts, all groups: counted where each host is (its NIC's partition).
   sim::PerPartition<uint64_t> results_received_;
+  std::vector<std::vector<HostDone>> hosts_done_told_;  // per partition, until packed
+  std::vector<uint32_t> groups_ended_;  // every host's end known: ended at shares_taken
 };
 
 }  // namespace models

@@ -391,12 +391,18 @@ ScenarioRun::ScenarioRun(const Scenario& s, const RunOptions& options)
     watcher.over_ranks_ = true;
     sim.add_rank_agreement(watcher);
     // What the processes tell each other between windows: the flows they added, when TCP
-    // messages' applications have them, then the collectives' ranks' ends.
+    // messages' applications have them, the in-network all-reduces' hosts' ends, then the
+    // collectives' ranks' ends.
     net->transport->run_over_processes();
     sim.add_rank_share(*net->transport);
     if (net->tcp) {
       net->tcp->run_over_processes();
       sim.add_rank_share(*net->tcp);
+    }
+    // (In-network all-reduces' hosts' ends before the collectives': those may end a call.)
+    if (net->sharp) {
+      net->sharp->run_over_processes();
+      sim.add_rank_share(*net->sharp);
     }
     for (const auto& c : watcher.collectives_) sim.add_rank_share(*c);
     for (const auto& t : watcher.training_) t->share_over_processes(sim);
