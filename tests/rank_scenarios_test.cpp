@@ -255,8 +255,10 @@ TEST_CASE("ranks: collectives of schedule algorithms run over processes as in on
                    3, 1);
 }
 
-TEST_CASE("ranks: SHARP and NVLS all-reduces run over processes as in one",
-          "[scenario][split][ranks][collective][sharp]") {
+TEST_CASE(
+    "ranks: in-network all-reduces (SHARP, NVLS, NVLS-tree, CollNet) run over processes "
+    "as in one",
+    "[scenario][split][ranks][collective][sharp]") {
   // SHARP on InfiniBand, after a ring: each host starts where it is, its chunks reduced by the
   // leaves' and the spine's aggregation nodes (their packets and credits crossing processes);
   // each host's end told, the call ended once every process knows of all 32.
@@ -279,6 +281,19 @@ TEST_CASE("ranks: SHARP and NVLS all-reduces run over processes as in one",
                      {"optimizer", "50us"},
                      {"comm", {{"algorithm", "sharp"}, {"launch_latency", "5us"}}}}}};
   check_over_ranks(scen::load_scenario_json(j, RDMASIM_SOURCE_DIR "/scenarios", {}), 3, 1);
+  // NVLS-tree ("auto" picks it from 2 MiB) on two dgx-h100 servers: each server's NVSwitch
+  // group where the server is, the heads' partial sums and results as messages between
+  // processes (the message in the flow's owner tag), their counts and bytes told.
+  check_over_ranks("allreduce-2x8-h100-rails",
+                   {"workload.collective[0].max=1MiB", "workload.collective[1].max=1MiB",
+                    "workload.collective[2].min=2MiB", "workload.collective[2].max=16MiB"},
+                   2, 1);
+  // CollNet, direct and chain: the rails' SHARP groups of head NICs across processes, gated by
+  // the GPUs' chunks inside each server; a timeline.
+  check_over_ranks("ib-collnet-2x8-h100",
+                   {"workload.collective[0].max=1MiB", "workload.collective[1].max=1MiB",
+                    "workload.collective[2].max=16MiB"},
+                   3, 1, true);
 }
 
 TEST_CASE("ranks: data-parallel training steps run over processes as in one",
@@ -407,7 +422,8 @@ TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's fil
   // Every process reads the same input: one message, exit code 2, nothing written; what it
   // cannot run yet likewise.
   for (const std::string& bad : {std::string("incast-8to1.json --set fabric.nope=1"),
-                                 std::string("allreduce-2x8-h100-rails.json")}) {
+                                 std::string("allreduce-oversubscribed.json --set "
+                                             "workload.collective.size_gap=0ns")}) {
     INFO(bad);
     const auto run = test_support::shell(mpirun + bad + " --out bad", dir);
     INFO(run.out << run.err);
@@ -426,9 +442,10 @@ TEST_CASE("ranks: what a run over processes cannot run yet is refused, with the 
   sim::LocalRanks group(2);
   scen::RunOptions o;
   o.ranks = &group.rank(0);
-  // Its third collective picks NVLS-tree for some sizes ("auto").
-  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("allreduce-2x8-h100-rails", {}), o),
-                    Catch::Contains("in-network collective algorithms nvls_tree and collnet"));
-  CHECK_THROWS_WITH(scen::ScenarioRun(shipped_scenario("ib-collnet-2x8-h100", {}), o),
-                    Catch::Contains("in-network collective algorithms nvls_tree and collnet"));
+  // What a split run refuses (here, the next size of a sweep starting on every rank at once
+  // less than a window after the last one's end).
+  CHECK_THROWS_WITH(
+      scen::ScenarioRun(
+          shipped_scenario("allreduce-oversubscribed", {"workload.collective.size_gap=0ns"}), o),
+      Catch::Contains("a run over MPI ranks does not yet run a collective size_gap below 1 us"));
 }

@@ -8,6 +8,7 @@
 #include "models/collectives/nccl_chunking.hpp"
 #include "models/timeline.hpp"
 #include "models/workloads/gpu_endpoints.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 
@@ -44,6 +45,7 @@ CollectiveRunner::CollectiveRunner(Context& ctx, Transport& transport, Collectiv
   over_processes_ = ctx_.sim.ranks() != nullptr;
   if (over_processes_) local_ = false;
   rank_ends_.resize(ctx_.sim.partitions());
+  in_network_notes_.resize(ctx_.sim.partitions());
   transport_.register_owner(this);
   cursors_.resize(spec_.rank_endpoints.size());
   channel_free_.assign(
@@ -411,7 +413,10 @@ void CollectiveRunner::on_rank_event(uint32_t rank, uint32_t kind, uint64_t arg)
     launch_ranks(static_cast<uint32_t>(arg), {rank});
   } else if (kind == kInNetworkStart) {
     ctx_.sim.uncount_running_event();
-    start_in_network_host(static_cast<uint32_t>(arg), rank);
+    start_in_network_host(sim::arg_high(arg), sim::arg_low(arg));
+  } else if (kind == kCollNetFeed) {
+    ctx_.sim.uncount_running_event();
+    collnet_feed_server(static_cast<int>(arg));
   } else if (kind == kNvlsTreePost) {
     nvls_tree_post(static_cast<uint32_t>(arg));
   }

@@ -154,9 +154,11 @@ class CollectiveRunner final : public CompletionListener,
     // Over processes: a rank's launch that kLaunchCall, or the call's release, does for every
     // rank at once in one process (not counted: rank_calls.cpp).
     kRankLaunchAlone = 7,
-    // Over processes: a rank's host joins an in-network all-reduce that kLaunched started for
-    // every rank at once in one process (not counted: in_network_run.cpp).
+    // Over processes: a host joins an in-network all-reduce that kLaunched started for every
+    // rank at once in one process (not counted: in_network_run.cpp), and a server's GPUs feed
+    // CollNet's first chunks (collnet_run.cpp).
     kInNetworkStart = 8,
+    kCollNetFeed = 9,
   };
   // Which of a message's successor edges an event releases: at its delivery those of the
   // messages its receiver sends, at its completion the others; a join releases all.
@@ -236,9 +238,12 @@ class CollectiveRunner final : public CompletionListener,
   void at_stamped(sim::Time t, uint32_t kind, uint64_t arg = 0);
   // `chunk_bytes` > 0: the call's chunk (else the group's).
   void run_in_network(int64_t size, uint32_t group, bool nvlink, int64_t chunk_bytes = 0);
-  // Over processes: rank `rank`'s host joins the in-network all-reduce of `group` (its agent's
-  // kInNetworkStart).
-  void start_in_network_host(uint32_t group, uint32_t rank);
+  // Over processes: the `position`-th host of SHARP group `group` joins its all-reduce (an
+  // agent's kInNetworkStart, where the host is).
+  void start_in_network_host(uint32_t group, uint32_t position);
+  // The agents' events that start, where each host is, the hosts of `group` of this process
+  // (position i is rank ranks[i]'s), first among the events of this time there.
+  void start_in_network_hosts(uint32_t group, const std::vector<uint32_t>& ranks);
   void add_in_network_counters(uint32_t group, const std::vector<uint32_t>& ranks, bool nvlink);
   // Algorithm nvls_tree (nvls_tree_run.cpp): one iteration; chunk j's tree (0 or 1, by its
   // rail); a step of chunk j at server position s got one of what it waits for; the chunk's
@@ -271,6 +276,33 @@ class CollectiveRunner final : public CompletionListener,
   bool collnet_delivered(uint32_t flow);
   bool collnet_completed(uint32_t flow);
   void collnet_finish();
+  void collnet_feed_server(int s);
+  // Over processes, an in-network call that also sends messages (NVLS-tree's, CollNet's): what
+  // the partitions' events add to it, told to every process, which ends the call once every
+  // SHARP group is done and every message complete, all processes' (in_network_processes.cpp).
+  enum InNetworkNoteKind : uint32_t { kPostedNetwork, kPostedNvlink, kDelivered, kCompleted };
+  struct InNetworkNote {
+    uint32_t kind = 0;  // InNetworkNoteKind
+    uint32_t rank = 0;  // the sender's rank (posted) or the receiver's (delivered)
+    int64_t bytes = 0;
+    int64_t at_ps = 0;  // completed: when
+  };
+  void note_in_network(InNetworkNoteKind kind, uint32_t rank, int64_t bytes);
+  // One of the call's SHARP groups is done: in one process, the call may end here; over
+  // processes (every process at once, between windows) counted for shares_taken.
+  void in_network_group_done();
+  // A message of the call is complete, where its sender is.
+  void in_network_message_complete();
+  void finish_in_network();  // nvls_tree_finish or collnet_finish
+  void take_in_network_notes(sim::ByteReader& in, bool own);
+  std::vector<std::vector<InNetworkNote>> in_network_notes_;  // per partition, until packed
+  bool in_network_running_ = false;                           // over processes: such a call runs
+  int64_t in_network_open_ = 0;  // its messages posted and not complete, every process's
+  size_t in_network_groups_done_ = 0;
+  size_t in_network_groups_ = 0;
+  // NVLS-tree over processes: a message as its flow's owner tag, read where it arrives.
+  int64_t nvls_tree_tag(const NvlsTreeMessage& m) const;
+  NvlsTreeMessage nvls_tree_message(int64_t tag) const;
 
   // A rank of this process (all of them but in a run over several processes).
   bool runs_here(uint32_t rank) const { return ctx_.sim.is_local(agents_[rank]->partition()); }

@@ -81,26 +81,45 @@ void CollectiveRunner::run_collnet(int64_t size) {
   st.posted.assign(n * static_cast<size_t>(st.heads), 0);
   st.in_flight.reset();
   st.groups_started = static_cast<size_t>(st.heads);
+  if (over_processes_) {
+    in_network_running_ = true;
+    in_network_open_ = 0;
+    in_network_groups_done_ = 0;
+    in_network_groups_ = st.groups_started;
+  }
   const int64_t last = size - (st.chunks - 1) * st.chunk_bytes;
   for (int h = 0; h < st.heads; ++h) {
     // Rail h's chunks: h, h + R, ...; all whole but the call's last one.
     const int64_t count = h < st.chunks ? (st.chunks - h + st.heads - 1) / st.heads : 0;
     int64_t bytes = count * st.chunk_bytes;
     if (count > 0 && (st.chunks - 1) % st.heads == h) bytes -= st.chunk_bytes - last;
+    // (A gated group's hosts send as their chunks are released: over processes, where they are.)
     sharp_->start(
-        st.group[static_cast<size_t>(h)], bytes,
-        [this] {
-          if (collnet_->in_flight.group_done(collnet_->groups_started)) collnet_finish();
-        },
-        {}, st.chunk_bytes);
+        st.group[static_cast<size_t>(h)], bytes, [this] { in_network_group_done(); }, {},
+        st.chunk_bytes, over_processes_);
   }
+  const sim::Time now = ctx_.sim.now();
   for (size_t s = 0; s < n; ++s) {
-    for (int h = 0; h < st.heads; ++h) {
-      if (ppn == 1) {  // no GPU to wait for: each chunk goes out as the window allows
-        for (int64_t j = h; j < st.chunks; j += st.heads) collnet_release(static_cast<int>(s), j);
-      } else {
-        collnet_feed(static_cast<int>(s), h);
-      }
+    if (!over_processes_) {
+      collnet_feed_server(static_cast<int>(s));
+      continue;
+    }
+    // Over processes each server's GPUs post their first chunks where the server is, first
+    // among the events of this time there (what a boundary event posts is every process's).
+    RankAgent& a = agent(st.servers[s].ranks.front());
+    if (!ctx_.sim.is_local(a.partition())) continue;
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(now, a), &a, kCollNetFeed, s);
+  }
+}
+
+void CollectiveRunner::collnet_feed_server(int s) {
+  CollNetState& st = *collnet_;
+  const size_t ppn = st.servers.front().ranks.size();
+  for (int h = 0; h < st.heads; ++h) {
+    if (ppn == 1) {  // no GPU to wait for: each chunk goes out as the window allows
+      for (int64_t j = h; j < st.chunks; j += st.heads) collnet_release(s, j);
+    } else {
+      collnet_feed(s, h);
     }
   }
 }
@@ -185,6 +204,7 @@ void CollectiveRunner::collnet_send(int s, int64_t j, uint32_t from, uint32_t to
   t.nvlink_bytes += m.bytes;
   ++t.messages;
   current_.rank_data_sent[from] += m.bytes;
+  note_in_network(kPostedNvlink, from, m.bytes);
   transport_.start_flow_in_order(flow);
 }
 
@@ -195,6 +215,7 @@ bool CollectiveRunner::collnet_delivered(uint32_t flow) {
   CollNetState& st = *collnet_;
   const CollNetMessage m = st.in_flight[static_cast<uint32_t>(f.owner_tag - 1)];
   current_.rank_data_received[m.to] += m.bytes;
+  note_in_network(kDelivered, m.to, m.bytes);
   const size_t ppn = st.servers[static_cast<size_t>(m.server)].ranks.size();
   if (st.direct) {
     if (!m.up) return true;  // a GPU has its part of the result
@@ -224,8 +245,7 @@ bool CollectiveRunner::collnet_completed(uint32_t flow) {
   const FlowState& f = transport_.flow(flow);
   if (f.owner != this || f.owner_tag <= 0) return true;
   transport_.set_owner(flow, this, 0);
-  note_latest();
-  if (collnet_->in_flight.complete_message(collnet_->groups_started)) collnet_finish();
+  in_network_message_complete();
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include "models/collectives/collective_runner.hpp"
 #include "models/collectives/nccl_chunking.hpp"
 #include "models/sharp/sharp_allreduce.hpp"
+#include "sim/event_arg.hpp"
 
 namespace models {
 
@@ -77,19 +78,26 @@ void CollectiveRunner::run_in_network(int64_t size, uint32_t group, bool nvlink,
       },
       {}, chunk_bytes, over_processes_);
   if (!over_processes_) return;
-  // Over processes each rank's host starts where it is, first among the events of its time
-  // there (as a schedule call's ranks launch: rank_calls.cpp, launch_ranks_here); the group's
-  // hosts are the ranks', in rank order.
+  // The group's hosts are the ranks', in rank order.
+  std::vector<uint32_t> ranks(agents_.size());
+  for (uint32_t r = 0; r < ranks.size(); ++r) ranks[r] = r;
+  start_in_network_hosts(group, ranks);
+}
+
+// Over processes each host starts where it is, first among the events of its time there (as a
+// schedule call's ranks launch: rank_calls.cpp, launch_ranks_here).
+void CollectiveRunner::start_in_network_hosts(uint32_t group, const std::vector<uint32_t>& ranks) {
   const sim::Time now = ctx_.sim.now();
-  for (uint32_t r = 0; r < agents_.size(); ++r) {
-    if (!ctx_.sim.is_local(agent(r).partition())) continue;
-    ctx_.sim.at(sim::Scheduler::take_first_place_for(now, agent(r)), &agent(r), kInNetworkStart,
-                group);
+  for (uint32_t i = 0; i < ranks.size(); ++i) {
+    RankAgent& a = agent(ranks[i]);
+    if (!ctx_.sim.is_local(a.partition())) continue;
+    ctx_.sim.at(sim::Scheduler::take_first_place_for(now, a), &a, kInNetworkStart,
+                sim::pack_arg(group, i));
   }
 }
 
-void CollectiveRunner::start_in_network_host(uint32_t group, uint32_t rank) {
-  sharp_->start_host(group, rank);
+void CollectiveRunner::start_in_network_host(uint32_t group, uint32_t position) {
+  sharp_->start_host(group, position);
 }
 
 void CollectiveRunner::note_group_done_times(uint32_t group) {

@@ -73,13 +73,17 @@ void CollectiveRunner::run_nvls_tree(int64_t size) {
     sharp_->set_heads(server.group, heads,
                       [this, s](size_t, int64_t j) { nvls_tree_step(static_cast<int>(s), j); });
   }
+  if (over_processes_) {
+    in_network_running_ = true;
+    in_network_open_ = 0;
+    in_network_groups_done_ = 0;
+    in_network_groups_ = st.servers.size();
+  }
   for (size_t s = 0; s < st.servers.size(); ++s) {
     sharp_->start(
-        st.servers[s].group, size,
-        [this] {
-          if (nvls_tree_->in_flight.group_done(nvls_tree_->servers.size())) nvls_tree_finish();
-        },
-        {}, chunk);
+        st.servers[s].group, size, [this] { in_network_group_done(); }, {}, chunk, over_processes_);
+    // Over processes each server's GPUs start where the server is.
+    if (over_processes_) start_in_network_hosts(st.servers[s].group, st.servers[s].ranks);
   }
 }
 
@@ -149,12 +153,15 @@ void CollectiveRunner::nvls_tree_post(uint32_t index) {
   const uint32_t flow = add_message_flow(
       static_cast<int>(a.nic[rail]), static_cast<int>(b.nic[rail]), m.bytes,
       connection_sport(a.head_rank[rail], b.head_rank[rail], static_cast<uint32_t>(rail) | 0x400u));
-  transport_.set_owner(flow, this, static_cast<int64_t>(index) + 1);
+  // Over processes the message itself, for the receiver's process to read.
+  transport_.set_owner(flow, this,
+                       over_processes_ ? nvls_tree_tag(m) : static_cast<int64_t>(index) + 1);
   Tally& t = tally_.local();
   t.wire_bytes += m.bytes;
   t.network_bytes += m.bytes;
   ++t.messages;
   current_.rank_data_sent[a.head_rank[rail]] += m.bytes;
+  note_in_network(kPostedNetwork, a.head_rank[rail], m.bytes);
   transport_.start_flow_in_order(flow);
 }
 
@@ -162,10 +169,13 @@ bool CollectiveRunner::nvls_tree_delivered(uint32_t flow) {
   if (current_.algorithm != CollectiveAlgorithm::NvlsTree || !nvls_tree_) return false;
   const FlowState& f = transport_.flow(flow);
   if (f.owner != this || f.owner_tag <= 0) return true;  // not ours: its only flows are the call's
-  const NvlsTreeMessage m = nvls_tree_->in_flight[static_cast<uint32_t>(f.owner_tag - 1)];
+  const NvlsTreeMessage m = over_processes_
+                                ? nvls_tree_message(f.owner_tag)
+                                : nvls_tree_->in_flight[static_cast<uint32_t>(f.owner_tag - 1)];
   const NvlsTreeServer& b = nvls_tree_->servers[static_cast<size_t>(m.to)];
-  current_.rank_data_received[b.head_rank[static_cast<size_t>(m.chunk % nvls_tree_->heads)]] +=
-      m.bytes;
+  const uint32_t head = b.head_rank[static_cast<size_t>(m.chunk % nvls_tree_->heads)];
+  current_.rank_data_received[head] += m.bytes;
+  note_in_network(kDelivered, head, m.bytes);
   if (m.up) {
     nvls_tree_step(m.to, m.chunk);
   } else {
@@ -179,8 +189,7 @@ bool CollectiveRunner::nvls_tree_completed(uint32_t flow) {
   const FlowState& f = transport_.flow(flow);
   if (f.owner != this || f.owner_tag <= 0) return true;
   transport_.set_owner(flow, this, 0);
-  note_latest();
-  if (nvls_tree_->in_flight.complete_message(nvls_tree_->servers.size())) nvls_tree_finish();
+  in_network_message_complete();
   return true;
 }
 

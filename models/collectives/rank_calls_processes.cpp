@@ -13,6 +13,7 @@
 
 #include "models/collectives/collective_runner.hpp"
 #include "sim/atomic_max.hpp"
+#include "sim/partition_lists.hpp"
 
 namespace models {
 
@@ -46,6 +47,8 @@ void CollectiveRunner::pack_share(sim::Bytes& out) {
   }
   sim::put_bytes(out, static_cast<uint32_t>(tallies.size()));
   for (const auto& t : tallies) sim::put_bytes(out, t);
+  // An in-network call's messages (in_network_processes.cpp).
+  sim::pack_partition_lists(ctx_.sim, in_network_notes_, out);
 }
 
 void CollectiveRunner::take_share(sim::ByteReader& in, uint32_t rank) {
@@ -88,6 +91,7 @@ void CollectiveRunner::take_share(sim::ByteReader& in, uint32_t rank) {
     if (own) continue;  // in the row's tally already
     rows_[index]->elsewhere.add_counts(t);
   }
+  take_in_network_notes(in, own);
 }
 
 // Once every process's ends and tallies are in (a process tells its tally in the same pack as
@@ -97,9 +101,16 @@ void CollectiveRunner::shares_taken() {
   ended.swap(rows_ended_);
   for (CallRow* row : ended) finish_row(*row);
   free_ended_calls();
+  // An in-network call with messages ends once every group is done (SharpAllReduce's
+  // shares_taken, before this) and every process's messages are complete.
+  if (in_network_running_ && in_network_groups_done_ >= in_network_groups_ &&
+      in_network_open_ == 0) {
+    finish_in_network();
+  }
 }
 
 bool CollectiveRunner::share_pending() const {
+  if (sim::partition_lists_pending(ctx_.sim, in_network_notes_)) return true;
   for (uint32_t p = 0; p < rank_ends_.size(); ++p) {
     if (!rank_ends_[p].empty()) return true;
   }

@@ -139,10 +139,11 @@ struct RunOptions {
   int threads = 1;
   // A run over several processes (MPI ranks, sim/rank_exchange.hpp): this process's exchange.
   // Each process builds the whole fabric and runs its block of the partitions (at least one a
-  // rank: --partitions defaults to 8 a thread a rank). Flows only, for now (rank_blockers):
-  // the simulation runs as in one process, each process holding its partitions' state, and
-  // finish gathers every process's results into the first (gather_results.hpp), whose outcome
-  // is the single process's; the others' hold the run's end (RunOutcome::results_elsewhere).
+  // rank: --partitions defaults to 8 a thread a rank); what a split run refuses is refused
+  // (rank_blockers). The simulation runs as in one process, each process holding its partitions'
+  // state, and finish gathers every process's results into the first (gather_results.hpp), whose
+  // outcome is the single process's; the others' hold the run's end
+  // (RunOutcome::results_elsewhere).
   sim::RankExchange* ranks = nullptr;
 };
 

@@ -153,47 +153,14 @@ std::string split_blockers(const Scenario& s) {
 }
 
 std::string rank_blockers(const Scenario& s) {
-  std::string text = split_blockers(s);
-  auto add = [&](bool blocks, const char* what) {
-    if (blocks) text += (text.empty() ? "" : "; ") + std::string(what);
-  };
-  // Data-parallel training steps: its compute phases and all-reduces are asked for at boundary
-  // events, which every process runs; an all-reduce runs rank by rank (a schedule algorithm's)
-  // or host by host (SHARP's, NVLS's: models/sharp/sharp_processes.cpp).
-  bool training = false;
-  for (const models::TrainingSpec& t : s.training) {
-    // Tensor, pipeline and data groups (parallel_step_processes.cpp) run over processes as
-    // split: each GPU joins its data group's buckets where it is, a stage without buckets ends
-    // its groups once every process has told of its replicas.
-    if (t.parallel.enabled()) continue;
-    models::CollectiveSpec comm = t.comm;
-    comm.op = models::CollectiveOp::AllReduce;
-    for (const int64_t size : models::gradient_buckets(t)) {
-      if (models::rank_paced(comm, size)) continue;
-      const models::CollectiveAlgorithm a = models::resolve_algorithm(comm, size);
-      training = training || (a != models::CollectiveAlgorithm::Sharp &&
-                              a != models::CollectiveAlgorithm::Nvls);
-    }
-  }
-  add(training, "training all-reduces with in-network algorithms nvls_tree and collnet");
-  // (Chakra runs as split, chakra_run_processes.cpp: a group's collectives rank by rank, each
-  // rank joining where it is, or, for an NVLS group inside a server, where its members are, its
-  // rows told to the others.)
-  // A schedule algorithm's calls run rank by rank (rank_calls_processes.cpp); SHARP's and
-  // NVLS's hosts each where they are, their ends told (models/sharp/sharp_processes.cpp);
-  // NVLS-tree's heads and CollNet's gates hand chunks between the NVSwitch's or the network's
-  // reduction and the flows inside the servers by direct calls, whatever partition holds them.
-  bool in_network = false;
-  for (const models::CollectiveSpec& c : s.collectives) {
-    for (const int64_t size : models::sweep_sizes(c)) {
-      if (models::rank_paced(c, size)) continue;
-      const models::CollectiveAlgorithm a = models::resolve_algorithm(c, size);
-      in_network = in_network || (a != models::CollectiveAlgorithm::Sharp &&
-                                  a != models::CollectiveAlgorithm::Nvls);
-    }
-  }
-  add(in_network, "in-network collective algorithms nvls_tree and collnet");
-  return text;
+  // What runs split on threads runs over processes too: a schedule algorithm's calls rank by
+  // rank (rank_calls_processes.cpp), SHARP's and NVLS's hosts each where they are, their ends
+  // told (models/sharp/sharp_processes.cpp), NVLS-tree's and CollNet's messages where their
+  // GPUs are, what they add to the call told (models/collectives/in_network_processes.cpp);
+  // data-parallel training's compute phases and buckets asked for at boundary events, which
+  // every process runs; tensor, pipeline and data groups as split
+  // (parallel_step_processes.cpp); Chakra's ranks where they are (chakra_run_processes.cpp).
+  return split_blockers(s);
 }
 
 }  // namespace scen
