@@ -19,6 +19,10 @@ class LocalRanks {
   LocalRanks& operator=(const LocalRanks&) = delete;
   // Rank r's exchange: used by one thread at a time, every rank's in the same order.
   RankExchange& rank(uint32_t r);
+  // Rank r's thread is done with the run (it ended, or failed): it takes part in no later
+  // collective. A rank that still calls one then fails, saying so, instead of waiting for ever
+  // (as a process whose run went on past the others' would under MPI, where mpirun ends it).
+  void leave(uint32_t r);
 
  private:
   struct Shared;

@@ -451,7 +451,12 @@ StopReason Simulator::run_split(Time limit) {
   auto step = [&]() noexcept {
     next_partition.store(threads_, std::memory_order_relaxed);
     if (sp.ranks != nullptr) {  // every process takes part whatever happened in its window
-      more = between_windows_ranks(error != nullptr);
+      try {
+        more = between_windows_ranks(error != nullptr);
+      } catch (...) {  // the processes' exchange itself failed (a rank left): no agreement left
+        fail();
+        more = false;
+      }
       return;
     }
     try {

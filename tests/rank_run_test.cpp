@@ -46,6 +46,7 @@ std::vector<RankResult> run_over_ranks(uint32_t nodes, const std::vector<uint32_
       } catch (const std::exception& e) {
         results[r].error = e.what();
       }
+      group.leave(r);  // a rank whose run went on past this one's fails rather than waits
     });
   }
   for (auto& p : processes) p.join();
@@ -113,6 +114,7 @@ TEST_CASE("ranks: a stop asked for in one process ends every process at the same
     processes.emplace_back([&, r] {
       rank_ring::Ring ring(12, 4, &group.rank(r), {0, 1, 0, 1});
       traces[r] = ring.trace(ring.sim.run(sim::Time(1'234'567)));
+      group.leave(r);
     });
   }
   for (auto& p : processes) p.join();
@@ -166,6 +168,52 @@ TEST_CASE("ranks: partitions and ranks that do not fit are refused", "[unit][spl
   CHECK_THROWS_WITH(t.set_ranks(group.rank(0), {0, 1, 1}),
                     Catch::Contains("threads 2 for the 1 partitions this process runs"));
   CHECK(t.ranks() == nullptr);
+}
+
+TEST_CASE("ranks: in-process ranks meet at each collective; one that left fails the others",
+          "[unit][split][ranks]") {
+  // Three ranks sum, then exchange, then leave: each gets every rank's values.
+  {
+    sim::LocalRanks group(3);
+    std::vector<uint64_t> sums(3);
+    std::vector<std::string> received(3);
+    std::vector<std::thread> ranks;
+    for (uint32_t r = 0; r < 3; ++r) {
+      ranks.emplace_back([&, r] {
+        std::vector<uint64_t> v = {r + 1u};
+        group.rank(r).sum_all(v);
+        sums[r] = v[0];
+        std::vector<sim::Bytes> out(3);
+        for (uint32_t to = 0; to < 3; ++to) sim::put_bytes(out[to], static_cast<uint8_t>(r));
+        for (const sim::Bytes& b : group.rank(r).exchange(std::move(out))) {
+          received[r] += std::to_string(b.empty() ? -1 : static_cast<int>(b[0]));
+        }
+        group.leave(r);
+      });
+    }
+    for (auto& t : ranks) t.join();
+    CHECK(sums == std::vector<uint64_t>{6, 6, 6});
+    CHECK(received == std::vector<std::string>{"-112", "0-12", "01-1"});
+  }
+  // Rank 0's run ends where the others' goes on: the two waiting at the next exchange fail,
+  // naming it, instead of waiting for ever.
+  sim::LocalRanks group(3);
+  std::vector<std::string> errors(3);
+  std::vector<std::thread> ranks;
+  for (uint32_t r = 0; r < 3; ++r) {
+    ranks.emplace_back([&, r] {
+      try {
+        if (r != 0) group.rank(r).exchange(std::vector<sim::Bytes>(3));
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+      group.leave(r);
+    });
+  }
+  for (auto& t : ranks) t.join();
+  CHECK(errors[0].empty());
+  CHECK_THAT(errors[1], Catch::Contains("rank 0 left the run before this exchange"));
+  CHECK_THAT(errors[2], Catch::Contains("rank 0 left the run before this exchange"));
 }
 
 TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the events of one list",
