@@ -170,7 +170,7 @@ TEST_CASE("ranks: partitions and ranks that do not fit are refused", "[unit][spl
   CHECK(t.ranks() == nullptr);
 }
 
-TEST_CASE("ranks: in-process ranks meet at each collective; one that left fails the others",
+TEST_CASE("ranks: in-process ranks meet at each collective and fail when one has left",
           "[unit][split][ranks]") {
   // Three ranks sum, then exchange, then leave: each gets every rank's values.
   {
