@@ -73,11 +73,15 @@ inline bool mpi_runs() {
 #endif
 }
 
-// Two processes under mpirun: as root (CI containers) Open MPI needs consent; no shared-memory
-// single copy in containers; MPI's own allocations are not ours to leak-check (the sanitizer
-// pass).
-inline constexpr const char* kMpirun2 =
-    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
-    "--mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 ";
+// `processes` processes under mpirun: as root (CI containers) Open MPI needs consent; no
+// shared-memory single copy in containers; MPI's own allocations are not ours to leak-check (the
+// sanitizer pass). Processes that wait for each other for ever (a message taken for the wrong
+// exchange) fail the test after 5 minutes (exit code 124) instead of holding CI to its limit.
+inline std::string mpirun(int processes) {
+  return "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "
+         "--oversubscribe -np " +
+         std::to_string(processes) +
+         " --mca btl_vader_single_copy_mechanism none -x ASAN_OPTIONS=detect_leaks=0 ";
+}
 
 }  // namespace test_support

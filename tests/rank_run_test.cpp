@@ -221,7 +221,7 @@ TEST_CASE("ranks: the ring over 2 MPI ranks under mpirun gives every node the ev
   if (!test_support::mpi_runs()) return;
   const test_support::TempDir dir("rdmasim_ranks");
   const std::string mpirun =
-      test_support::kMpirun2 + std::string(RDMASIM_BIN_DIR "/rdmasim_rank_ring ");
+      test_support::mpirun(2) + std::string(RDMASIM_BIN_DIR "/rdmasim_rank_ring ");
   auto by_rank = [](const std::string& out) {
     std::vector<RankResult> ranks;
     for (const std::string& line : test_support::lines_of(out)) {

@@ -380,26 +380,35 @@ TEST_CASE("ranks: the 1,024-host permutation over processes", "[scenario][split]
 #endif
 }
 
-TEST_CASE("ranks: rdmasim run under mpirun -np 2 writes the single process's files, once",
-          "[cli][split][ranks][mpi]") {
+TEST_CASE(
+    "ranks: rdmasim run under mpirun (2 and 3 processes) writes the single process's files, once",
+    "[cli][split][ranks][mpi]") {
   if (!test_support::mpi_runs()) return;
   const test_support::TempDir dir("rdmasim_ranks");
   const std::string rdmasim = RDMASIM_BIN_DIR "/rdmasim run " RDMASIM_SOURCE_DIR "/scenarios/";
-  const std::string mpirun = test_support::kMpirun2 + rdmasim;
-  // Lossy Ethernet with go-back-N, and kernel TCP; DCQCN over PFC, on 2 threads a process; a
-  // hierarchical all-reduce sweep on 16 GPU servers; ring and SHARP all-reduces on InfiniBand.
-  const std::pair<std::string, std::string> runs[] = {
+  const std::string mpirun = test_support::mpirun(2) + rdmasim;
+  // Lossy Ethernet with go-back-N (over 2 processes, and over 3: each takes its messages in the
+  // order they come, tagged by the exchange's parity: tools/mpi/mpi_ranks.cpp), and kernel TCP;
+  // DCQCN over PFC, on 2 threads a process; a hierarchical all-reduce sweep on 16 GPU servers;
+  // ring and SHARP all-reduces on InfiniBand.
+  struct Run {
+    std::string scenario, options;
+    int processes = 2;
+  };
+  const Run runs[] = {
       {"incast-8to1.json", ""},
+      {"incast-8to1.json", "", 3},
       {"incast-8to1.json", " --set fabric.transport=tcp"},
       {"roce-incast-8to1-dcqcn.json", " --set fabric.pfc.deadlock_detection=false --threads 2"},
       {"allreduce-sweep-roce-16x8.json", " --set workload.collective.max=128KiB"},
       {"ib-sharp-allreduce.json",
        " --set workload.collective[0].max=1MiB --set workload.collective[1].max=1MiB"}};
-  for (const auto& [scenario, options] : runs) {
-    INFO(scenario << options);
+  for (const auto& [scenario, options, processes] : runs) {
+    INFO(scenario << options << " over " << processes);
     const auto one = test_support::shell(rdmasim + scenario + options + " -q --out one", dir);
     REQUIRE(one.exit_code == 0);
-    const auto two = test_support::shell(mpirun + scenario + options + " --out two", dir);
+    const auto two = test_support::shell(
+        test_support::mpirun(processes) + rdmasim + scenario + options + " --out two", dir);
     INFO(two.out << two.err);
     REQUIRE(two.exit_code == 0);
     // One headline: the first process's.

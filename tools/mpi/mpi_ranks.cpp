@@ -36,31 +36,36 @@ int as_count(size_t bytes) {
 
 }  // namespace
 
-// The sizes first (every rank learns what each will send it), then the bytes.
+// One message to each other rank and one from each, point to point: a receiver learns a
+// message's size from the message itself (a matched probe, MPI 3.0), so a window's swap is one
+// round of messages — where MPI_Alltoall of the sizes then MPI_Alltoallv of the bytes were two
+// collectives, each a round between every pair. Messages come in the order they arrive. The tag
+// alternates with the exchange's parity: a rank that has finished this exchange may already send
+// for the next one, and that message must not be taken for this one (it cannot get two ahead:
+// finishing the next exchange needs this rank's message of it).
 std::vector<sim::Bytes> Ranks::exchange(std::vector<sim::Bytes> out) {
   if (out.size() != ranks_) throw std::invalid_argument("exchange: one buffer per rank");
-  out[rank_].clear();
-  std::vector<int> send_counts(ranks_), recv_counts(ranks_), send_at(ranks_), recv_at(ranks_);
-  sim::Bytes send;
+  const int tag = static_cast<int>(exchanges_++ & 1);
+  std::vector<MPI_Request> sends;
+  sends.reserve(ranks_);
   for (uint32_t r = 0; r < ranks_; ++r) {
-    send_at[r] = as_count(send.size());
-    send_counts[r] = as_count(out[r].size());
-    send.insert(send.end(), out[r].begin(), out[r].end());
+    if (r == rank_) continue;
+    sends.emplace_back();
+    MPI_Isend(out[r].data(), as_count(out[r].size()), MPI_BYTE, static_cast<int>(r), tag,
+              MPI_COMM_WORLD, &sends.back());
   }
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  size_t total = 0;
-  for (uint32_t r = 0; r < ranks_; ++r) {
-    recv_at[r] = as_count(total);
-    total += static_cast<size_t>(recv_counts[r]);
-  }
-  sim::Bytes received(total);
-  MPI_Alltoallv(send.data(), send_counts.data(), send_at.data(), MPI_BYTE, received.data(),
-                recv_counts.data(), recv_at.data(), MPI_BYTE, MPI_COMM_WORLD);
   std::vector<sim::Bytes> in(ranks_);
-  for (uint32_t r = 0; r < ranks_; ++r) {
-    const auto* from = received.data() + recv_at[r];
-    in[r].assign(from, from + recv_counts[r]);
+  for (uint32_t k = 1; k < ranks_; ++k) {
+    MPI_Message message;
+    MPI_Status status;
+    MPI_Mprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &message, &status);
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    sim::Bytes& from = in[static_cast<size_t>(status.MPI_SOURCE)];
+    from.resize(static_cast<size_t>(count));
+    MPI_Mrecv(from.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE);
   }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
   return in;
 }
 

@@ -1,6 +1,7 @@
 // The processes of a run split over MPI ranks (sim/rank_exchange.hpp): the events crossing
-// between them swapped with MPI_Alltoallv, the agreements with MPI_Allreduce, over
-// MPI_COMM_WORLD. Open MPI from Debian; the simulator itself knows nothing of MPI.
+// between them swapped point to point (one message each way between every pair), the agreements
+// with MPI_Allreduce, over MPI_COMM_WORLD. Open MPI from Debian; the simulator itself knows nothing
+// of MPI.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,7 @@ class Ranks final : public sim::RankExchange {
  private:
   uint32_t rank_ = 0;
   uint32_t ranks_ = 1;
+  uint64_t exchanges_ = 0;  // exchange() calls so far (their parity tags the messages)
 };
 
 }  // namespace mpi
