@@ -24,7 +24,8 @@ void EgressPort::set_class_count(int classes) {
 
 void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at,
                          uint8_t in_priority) {
-  const QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority, in_priority};
+  QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority, in_priority};
+  q.arrival_hint = arrival_hint(p);  // read here, where the packet is in cache
   if (discard_classes_ != 0 && ((discard_classes_ >> p.priority) & 1u) != 0) return discard(q);
   ClassState& c = cls(p.priority);
   c.queue.push_back(q);
@@ -62,7 +63,8 @@ void EgressPort::discard(const QueuedPacket& q) {
 }
 
 void EgressPort::send_control(PacketHandle h, const Packet& p) {
-  control_.push_back(QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority, p.priority});
+  control_.push_back(
+      QueuedPacket{h, p.wire_bytes, sim::Time(0), 0, p.priority, p.priority, arrival_hint(p)});
   request_send();
 }
 
@@ -194,6 +196,7 @@ bool EgressPort::try_send_once() {
       const Packet& p = ctx_.pool[q.handle];
       q.wire_bytes = p.wire_bytes;
       q.priority = p.priority;
+      q.arrival_hint = arrival_hint(p);
     }
   }
   if (q.handle == kNoPacket) {
@@ -232,7 +235,7 @@ void EgressPort::start(const QueuedPacket& q) {
       (source_ != nullptr && source_->may_have_packets())) {
     push_tx_done();
   }
-  link_->transmit(q.handle, ser, q.wire_bytes, q.priority == kControlClass);
+  link_->transmit(q.handle, ser, q.wire_bytes, q.priority == kControlClass, q.arrival_hint);
 }
 
 void EgressPort::on_event(uint32_t kind, uint64_t) {

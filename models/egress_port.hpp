@@ -33,7 +33,9 @@ struct QueuedPacket {
   // The class it arrived in (its ingress buffer accounting); differs from `priority` where an
   // InfiniBand switch's SL -> VL table moves it to another VL for the next link.
   uint8_t in_priority = 0;
+  uint32_t arrival_hint = kNoArrivalHint;  // for the next switch (packet.hpp)
 };
+static_assert(sizeof(QueuedPacket) == 24, "three words per queued packet");
 
 // Holds or releases traffic classes at a port. When a held class may go again, the gate calls
 // port.wake().
@@ -173,6 +175,12 @@ class EgressPort final : public sim::EventHandler {
     } else if (top >= 0) {
       __builtin_prefetch(&cls(top).queue.front());
     }
+  }
+
+  // A hint before a packet of class `prio` is enqueued here: the hot line, and the class's.
+  void prefetch_enqueue(int prio) const {
+    __builtin_prefetch(this);
+    __builtin_prefetch(&cls(prio));
   }
 
   int64_t rate_bps() const { return rate_bps_; }

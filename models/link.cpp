@@ -18,7 +18,8 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
 // Inlined into transmit: one call per packet-hop.
 [[gnu::always_inline]] inline void Link::put_in_flight(Ring<InFlight>& ring, Kind kind,
                                                        PacketHandle h, sim::Time now,
-                                                       sim::Time serialization) {
+                                                       sim::Time serialization,
+                                                       uint32_t arrival_hint) {
   // Taken in the sender's event list; pushed into the link's own (its receiver's partition).
   const sim::Place p = ctx_.sim.scheduler().take_place(now + delay(kind, serialization));
   if (cut_) {  // into the receiver's partition's mailbox: an event of its own
@@ -27,11 +28,15 @@ Link::Link(Context& ctx, sim::Time propagation, double loss_rate, uint64_t rng_s
     return;
   }
   const bool idle = ring.empty();
-  ring.push_back({p.pushed, p.stamp, serialization, h});
-  if (idle) ctx_.sim.at(p, this, kind, 0);
+  ring.push_back({p.pushed, p.stamp, serialization, h, arrival_hint});
+  if (idle) {
+    if (kind == kData) front_hint_ = arrival_hint;
+    ctx_.sim.at(p, this, kind, 0);
+  }
 }
 
-void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control) {
+void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control,
+                    uint32_t arrival_hint) {
   ++stats_.packets;  // the run's packet-hops are their sum (Network::packet_hops)
   stats_.wire_bytes += wire_bytes;
   const sim::Time start = ctx_.sim.now();
@@ -45,7 +50,7 @@ void Link::transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes
     return;
   }
   put_in_flight(control ? control_in_flight_ : in_flight_, control ? kControl : kData, h, start,
-                serialization);
+                serialization, arrival_hint);
 }
 
 // One packet per event: the front, whose place this event holds; then the next one's place.
@@ -66,7 +71,10 @@ void Link::on_event(uint32_t kind, uint64_t arg) {
   }
   const InFlight f = in_flight_.front();
   in_flight_.pop_front();
-  if (!in_flight_.empty()) s.at(place(in_flight_.front(), kData), this, kData, 0);
+  if (!in_flight_.empty()) {
+    front_hint_ = in_flight_.front().arrival_hint;
+    s.at(place(in_flight_.front(), kData), this, kData, 0);
+  }
   ctx_.pool[f.packet].ser_in = f.serialization;
   receiver_->receive(f.packet, receiver_port_);
 }

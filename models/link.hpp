@@ -37,7 +37,9 @@ class Link final : public sim::EventHandler {
        bool wait_last_bit);
 
   // Called by the sending port when the first bit of `h` goes on the wire.
-  void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control = false);
+  // `arrival_hint`: what the receiver reads first for it (packet.hpp), for the prefetch below.
+  void transmit(PacketHandle h, sim::Time serialization, uint32_t wire_bytes, bool control = false,
+                uint32_t arrival_hint = kNoArrivalHint);
 
   void on_event(uint32_t kind, uint64_t arg) override;
   // A cut link's packet crossing processes (sim/rank_exchange.hpp): its contents and its
@@ -45,7 +47,9 @@ class Link final : public sim::EventHandler {
   // slot of its own (and counts it for its queue pair, as the sender had).
   void pack_event(uint32_t kind, uint64_t arg, sim::Bytes& out) override;
   uint64_t unpack_event(uint32_t kind, sim::ByteReader& in) override;
-  // Depth 0: the ring slot of the packet due next, and the receiver; depth 1: the packet.
+  // Depth 0: the ring slot of the packet due next, the receiver, and what the receiver reads
+  // first for it (its arrival hint, kept here for the packet at the front); depth 1: the
+  // packet, and one level further in the receiver (packet_receiver.hpp).
   void prefetch(uint32_t kind, uint64_t arg, int depth) const override {
     if (kind == kCutData) {
       if (depth == 0) {
@@ -61,6 +65,9 @@ class Link final : public sim::EventHandler {
       __builtin_prefetch(receiver_);
     } else {
       __builtin_prefetch(&ctx_.pool[in_flight_.front().packet]);
+    }
+    if (front_hint_ != kNoArrivalHint) {
+      receiver_->prefetch_arrival(front_hint_, receiver_port_, depth);
     }
   }
 
@@ -90,6 +97,7 @@ class Link final : public sim::EventHandler {
     uint64_t stamp;           // the place's stamp: the sender's number and count
     sim::Time serialization;  // stamped on the packet at delivery, when it is touched anyway
     PacketHandle packet;
+    uint32_t arrival_hint;  // (packet.hpp) the front's is kept in front_hint_
   };
   static_assert(sizeof(InFlight) == 32, "four words per packet in flight");
   sim::Time delay(Kind kind, sim::Time serialization) const {
@@ -102,7 +110,7 @@ class Link final : public sim::EventHandler {
   }
   // Puts `h` in flight on `ring`; its event is pushed when it is the front.
   void put_in_flight(Ring<InFlight>& ring, Kind kind, PacketHandle h, sim::Time now,
-                     sim::Time serialization);
+                     sim::Time serialization, uint32_t arrival_hint);
   // Hot fields first (every packet reads them); the random stream only matters with loss.
   Context& ctx_;
   PacketReceiver* receiver_;
@@ -111,6 +119,7 @@ class Link final : public sim::EventHandler {
   double loss_rate_;
   uint16_t receiver_port_;
   bool wait_last_bit_;
+  uint32_t front_hint_ = kNoArrivalHint;  // in_flight_.front()'s arrival hint (read ahead)
   bool up_ = true;
   bool cut_ = false;
   sim::Time wire_free_at_;  // the last bit of the latest packet sent leaves the sender then

@@ -114,6 +114,17 @@ struct Packet {
 // the speed of large fabrics (docs/benchmarks.md).
 static_assert(sizeof(Packet) <= 64, "Packet must fit in one cache line");
 
+// What a switch reads first for an arriving packet — its destination (the forwarding entry)
+// and its class (the ingress buffer record) — carried beside it in the egress queue and on the
+// link, where the packet itself is not read, so that the switch can be asked to load them a few
+// events ahead (the run loop's prefetch pipeline: Link::prefetch). A hint only, taken for every
+// packet without a test: for a packet the switch does not forward by its tables (a pause
+// frame, an explicit route, a destination beyond 2^24) it loads lines that are not needed.
+inline constexpr uint32_t kNoArrivalHint = 0xffffffff;
+inline uint32_t arrival_hint(const Packet& p) {
+  return (p.dst_host & 0xffffff) | (uint32_t{p.priority} << 24);
+}
+
 // In-band network telemetry of one egress port, pushed by a switch as a packet leaves it
 // (HPCC; Li et al., SIGCOMM 2019, section 3.2): when, the port's transmitted bytes so far, its
 // queue after the packet left, and its line rate.

@@ -42,6 +42,34 @@ int Switch::route(const Packet& p) const {
   return hops[h % hops.size()];
 }
 
+void Switch::prefetch_arrival(uint32_t arrival_hint, uint16_t in_port, int depth) const {
+  const uint32_t dst = arrival_hint & 0xffffff;
+  const auto prio = static_cast<uint8_t>(arrival_hint >> 24);
+  if (dst >= static_cast<uint32_t>(routing_->num_hosts)) return;
+  const size_t entry = static_cast<size_t>(node_) * routing_->num_hosts + dst;
+  if (depth == 0) {
+    if (!routing_->lft.empty()) {
+      __builtin_prefetch(&routing_->lft[entry]);
+    } else {
+      __builtin_prefetch(&routing_->set_of[entry]);
+    }
+    __builtin_prefetch(ports_.data());
+    if (!trust_dscp_) buffer_.prefetch_ingress(in_port, prio);
+    return;
+  }
+  if (adaptive_ || trust_dscp_ || remap_vl_) return;  // its port or class is decided later
+  int out = -1;
+  if (!routing_->lft.empty()) {
+    out = routing_->lft[entry] == topo::kNoPort ? -1 : routing_->lft[entry];
+  } else {
+    const auto hops = routing_->next_hops(node_, static_cast<int>(dst));
+    if (hops.size() == 1) out = hops[0];  // several: the choice needs the packet's flow
+  }
+  if (out < 0) return;
+  ports_[out]->prefetch_enqueue(prio);
+  buffer_.prefetch_egress(static_cast<uint16_t>(out), prio);
+}
+
 void Switch::drop(PacketHandle h, uint64_t& counter) {
   ++counter;
   ctx_.pool.release(h);

@@ -137,6 +137,9 @@ class Switch final : public PacketReceiver, public DequeueObserver {
   const std::vector<HeadroomExhaustion>& headroom_exhaustions() const { return exhaustions_; }
 
   void receive(PacketHandle h, uint16_t in_port) override;
+  // Depth 0: the forwarding entry and the ingress buffer record of a packet about to arrive;
+  // depth 1: where the entry sends it (when one port, or the table's), its egress record and port.
+  void prefetch_arrival(uint32_t arrival_hint, uint16_t in_port, int depth) const override;
   void on_dequeue(EgressPort& port, const QueuedPacket& q) override;
 
   // The static egress port of this packet: its explicit route, else the linear forwarding

@@ -154,6 +154,14 @@ class SwitchBuffer {
     return dynamic_threshold(pool_ - shared_used_, ingress_[slot(port, prio)].alpha);
   }
 
+  // Hints: the records admit() reads for (ingress port, class) and (egress port, class).
+  void prefetch_ingress(uint16_t in_port, uint8_t prio) const {
+    __builtin_prefetch(&ingress_[slot(in_port, prio)]);
+  }
+  void prefetch_egress(uint16_t out_port, uint8_t prio) const {
+    __builtin_prefetch(&egress_[slot(out_port, prio)]);
+  }
+
   // Admits and accounts `bytes`, or refuses.
   Admission admit(uint16_t in_port, uint16_t out_port, uint8_t prio, int64_t bytes) {
     return admit(in_port, prio, out_port, prio, bytes);
