@@ -24,11 +24,18 @@ void EgressPort::set_class_count(int classes) {
 
 void EgressPort::enqueue(PacketHandle h, const Packet& p, uint16_t in_port, sim::Time ready_at,
                          uint8_t in_priority) {
-  QueuedPacket q{h, p.wire_bytes, ready_at, in_port, p.priority, in_priority};
-  q.arrival_hint = arrival_hint(p);  // read here, where the packet is in cache
-  if (discard_classes_ != 0 && ((discard_classes_ >> p.priority) & 1u) != 0) return discard(q);
+  if (discard_classes_ != 0 && ((discard_classes_ >> p.priority) & 1u) != 0) {
+    return discard(QueuedPacket{h, p.wire_bytes, ready_at, in_port, p.priority, in_priority});
+  }
   ClassState& c = cls(p.priority);
-  c.queue.push_back(q);
+  QueuedPacket& q = c.queue.push_back_slot();
+  q.handle = h;
+  q.wire_bytes = p.wire_bytes;
+  q.ready_at = ready_at;
+  q.in_port = in_port;
+  q.priority = p.priority;
+  q.in_priority = in_priority;
+  q.arrival_hint = arrival_hint(p);  // read here, where the packet is in cache
   nonempty_classes_ |= static_cast<uint16_t>(1u << p.priority);
   c.bytes += p.wire_bytes;
   total_queue_bytes_ += p.wire_bytes;

@@ -21,6 +21,13 @@ class Ring {
     buf_[(head_ + size_) & mask_] = v;
     ++size_;
   }
+  // The new last slot, for the caller to fill field by field: a value written in place, where
+  // one built on the stack and copied in wider words would wait for its stores to reach the
+  // cache before the copy's loads (no store-to-load forwarding across sizes).
+  T& push_back_slot() {
+    if (size_ == capacity()) grow();
+    return buf_[(head_ + size_++) & mask_];
+  }
   void pop_front() {
     head_ = (head_ + 1) & mask_;
     --size_;
