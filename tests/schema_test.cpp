@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "cli_runner.hpp"
+#include "scenarios/loader/json_reader.hpp"
 #include "scenarios/loader/param_registry.hpp"
+#include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/scenario_schema.hpp"
 #include "temp_dir.hpp"
 
@@ -61,7 +64,88 @@ void write_schema(const TempDir& dir) {
   REQUIRE(fs::is_regular_file(dir / "schema.json"));
 }
 
+// Whether `schema` describes the value reached by `steps` (keys; "[]" for an array's
+// elements): through "properties", an array's "items", a map's "additionalProperties", or any
+// branch of "anyOf". An object that names no properties describes none of its keys.
+bool describes(const Json& schema, const std::vector<std::string>& steps, size_t at = 0) {
+  if (at == steps.size()) return true;
+  if (schema.contains("anyOf")) {
+    for (const Json& branch : schema["anyOf"]) {
+      if (describes(branch, steps, at)) return true;
+    }
+  }
+  if (steps[at] == "[]") return schema.contains("items") && describes(schema["items"], steps, at + 1);
+  if (schema.contains("properties") && schema["properties"].contains(steps[at])) {
+    return describes(schema["properties"][steps[at]], steps, at + 1);
+  }
+  const auto extra = schema.find("additionalProperties");
+  return extra != schema.end() && extra->is_object() && describes(*extra, steps, at + 1);
+}
+
+// "workload.flows[].src" -> workload, flows, [], src.
+std::vector<std::string> steps_of(const std::string& path) {
+  std::vector<std::string> steps;
+  std::string word;
+  for (const char c : path) {
+    if (c == '.' || c == '[') {
+      if (!word.empty()) steps.push_back(word);
+      word.clear();
+      if (c == '[') steps.emplace_back("[]");
+    } else if (c != ']') {
+      word += c;
+    }
+  }
+  if (!word.empty()) steps.push_back(word);
+  return steps;
+}
+
 }  // namespace
+
+TEST_CASE("schema: every key the loader reads in the shipped scenarios is described", "[unit]") {
+  // The loader refuses every key it does not read (JsonReader::finish), so a key it reads and
+  // the schema lacks is one an editor would wrongly flag; and the schema's open objects are
+  // what this finds.
+  std::set<std::string> keys;
+  std::vector<std::string> files = {kSource + "/bench/allreduce-1024gpu.json"};
+  for (const auto& e : fs::directory_iterator(kSource + "/scenarios")) {
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  scen::set_key_log(&keys);
+  for (const auto& f : files) {
+    const Json root = scen::read_json_file(f);
+    // Each fabric of a file that names several: their sections differ.
+    std::vector<std::string> fabrics = {""};
+    if (root.contains("fabric") && root["fabric"].is_array()) {
+      fabrics.clear();
+      for (const Json& name : root["fabric"]) fabrics.push_back(name.get<std::string>());
+    }
+    for (const auto& fabric : fabrics) {
+      scen::LoadOptions options;
+      options.fabric = fabric;
+      try {
+        scen::load_scenario_file(f, options);
+      } catch (const std::exception& e) {
+        scen::set_key_log(nullptr);
+        FAIL(f + ": " + e.what());
+      }
+    }
+  }
+  scen::set_key_log(nullptr);
+  REQUIRE(keys.size() > 100);
+  const Json schema = scen::scenario_schema();
+  // Keys the loader looks for only to refuse them with a message of their own.
+  const std::set<std::string> refused = {"infiniband.cc.algorithm"};
+  std::string missing;
+  for (const auto& key : keys) {
+    if (!refused.contains(key) && !describes(schema, steps_of(key))) missing += key + "\n";
+  }
+  INFO("keys the loader reads that the schema does not describe:\n" << missing);
+  CHECK(missing.empty());
+  // The walk itself: a key the schema lacks is found.
+  CHECK_FALSE(describes(schema, steps_of("workload.flows[].no_such_key")));
+  CHECK(describes(schema, steps_of("fabric.switch.latency")));
+}
 
 TEST_CASE("schema: every shipped scenario validates with python3-jsonschema", "[cli]") {
   TempDir dir;
@@ -98,6 +182,16 @@ TEST_CASE("schema: a misspelt, mistyped or misplaced parameter is invalid", "[cl
       {"watchdog-action.json",
        base + R"("overrides": [{"switch": "*", "set": {"pfc_watchdog": {"action": "reset"}}}]})"},
       {"top-level.json", base + R"("fabirc": {}})"},
+      // The structural sections list their keys too.
+      {"flow-key.json",
+       R"({"topology": {"generator": "leaf-spine"}, "workload": {"flows": [{"src": "h0", "dst": )"
+       R"("h1", "size": 1000, "strat": "1us"}]}})"},
+      {"generator.json", R"({"topology": {"generator": "leaf-spin"}, "workload": {}})"},
+      {"generator-key.json", R"({"topology": {"generator": "fat-tree", "kk": 4}, "workload": {}})"},
+      {"collective-op.json",
+       base.substr(0, base.find("\"workload\"")) +
+           R"("workload": {"collective": {"op": "allreduce", "size": "1MiB"}}})"},
+      {"outputs-key.json", base + R"("outputs": {"timeseries": {"intreval": "1us"}}})"},
   };
   std::vector<std::string> files;
   for (const auto& [name, text] : cases) {

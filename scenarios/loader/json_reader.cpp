@@ -17,6 +17,24 @@ std::string message_text(const Json& v) {
   return s;
 }
 
+namespace {
+thread_local std::set<std::string>* t_key_log = nullptr;
+
+void log_key(const std::string& path) {
+  std::string normal;
+  normal.reserve(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    normal += path[i];
+    if (path[i] == '[') {
+      while (i + 1 < path.size() && path[i + 1] != ']') ++i;
+    }
+  }
+  t_key_log->insert(std::move(normal));
+}
+}  // namespace
+
+void set_key_log(std::set<std::string>* log) { t_key_log = log; }
+
 JsonReader::JsonReader(const Json& j, std::string path) : j_(&j), path_(std::move(path)) {}
 
 std::string JsonReader::child_path(std::string_view key) const {
@@ -36,11 +54,13 @@ void JsonReader::expect_array() const {
 }
 
 bool JsonReader::has(std::string_view key) const {
+  if (t_key_log != nullptr) log_key(child_path(key));
   return j_->is_object() && j_->find(key) != j_->end();
 }
 
 const Json& JsonReader::value_at(std::string_view key) {
   expect_object();
+  if (t_key_log != nullptr) log_key(child_path(key));
   auto it = j_->find(key);
   if (it == j_->end()) throw InputError(child_path(key), "", "this required key");
   used_.insert(std::string(key));

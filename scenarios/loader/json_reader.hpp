@@ -80,6 +80,12 @@ class JsonReader {
   std::set<std::string, std::less<>> used_;
 };
 
+// While set (a test: tests/schema_test.cpp), every key a reader is asked about — read or only
+// looked for — goes into `log` by its path, array indices written "[]"
+// ("workload.flows[].src"): the keys the loader knows, which the scenario schema
+// (scenario_schema.cpp) must describe. One log per thread; nullptr stops it.
+void set_key_log(std::set<std::string>* log);
+
 // Parse a JSON file; syntax errors become InputError naming the file, line and column.
 Json read_json_file(const std::string& file);
 

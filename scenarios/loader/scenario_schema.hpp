@@ -2,9 +2,9 @@
 // outside rdmasim (`rdmasim schema`). Every parameter section (fabric.*, infiniband.*,
 // overrides[].set) lists its keys from the parameter tables (param_registry.hpp) and refuses
 // others, as the loader does; the structural sections (topology, workload, outputs, failures)
-// are described at their top level and checked in full only by the loader (`rdmasim check`),
-// whose rules (names that must exist in the topology, sums and cross-references) a schema cannot
-// express.
+// list their keys here, and a test checks that every key the loader reads in the shipped
+// scenarios is described (tests/schema_test.cpp). The loader (`rdmasim check`) also checks what
+// a schema cannot express: names that must exist in the topology, sums, cross-references.
 #pragma once
 
 #include "scenarios/loader/json_reader.hpp"
