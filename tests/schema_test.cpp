@@ -74,7 +74,8 @@ bool describes(const Json& schema, const std::vector<std::string>& steps, size_t
       if (describes(branch, steps, at)) return true;
     }
   }
-  if (steps[at] == "[]") return schema.contains("items") && describes(schema["items"], steps, at + 1);
+  if (steps[at] == "[]")
+    return schema.contains("items") && describes(schema["items"], steps, at + 1);
   if (schema.contains("properties") && schema["properties"].contains(steps[at])) {
     return describes(schema["properties"][steps[at]], steps, at + 1);
   }

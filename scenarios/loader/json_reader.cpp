@@ -33,7 +33,9 @@ void log_key(const std::string& path) {
 }
 }  // namespace
 
-void set_key_log(std::set<std::string>* log) { t_key_log = log; }
+void set_key_log(std::set<std::string>* log) {
+  t_key_log = log;
+}
 
 JsonReader::JsonReader(const Json& j, std::string path) : j_(&j), path_(std::move(path)) {}
 

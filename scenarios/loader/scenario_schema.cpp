@@ -95,14 +95,24 @@ Json object_of(Json props, const std::vector<std::string>& required = {}) {
   return o;
 }
 
-Json array_of(Json items) { return Json{{"type", "array"}, {"items", std::move(items)}}; }
+Json array_of(Json items) {
+  return Json{{"type", "array"}, {"items", std::move(items)}};
+}
 
 // A workload key that takes one object or a list of them.
-Json one_or_many(const Json& item) { return Json{{"anyOf", {item, array_of(item)}}}; }
+Json one_or_many(const Json& item) {
+  return Json{{"anyOf", {item, array_of(item)}}};
+}
 
-Json time_text(const std::string& text) { return described(unit_schema("time"), text); }
-Json rate_text(const std::string& text) { return described(unit_schema("rate"), text); }
-Json bytes_text(const std::string& text) { return described(unit_schema("bytes"), text); }
+Json time_text(const std::string& text) {
+  return described(unit_schema("time"), text);
+}
+Json rate_text(const std::string& text) {
+  return described(unit_schema("rate"), text);
+}
+Json bytes_text(const std::string& text) {
+  return described(unit_schema("bytes"), text);
+}
 Json count(int64_t min, int64_t max, const std::string& text) {
   return described(bounded_schema("integer", min, max), text);
 }
@@ -138,15 +148,15 @@ void add_size_start(Json& props) {
 Json collective_settings(bool sizes) {
   Json c = section("workload.collective");
   Json& props = c["properties"];
-  props["ranks"] =
-      described(Json{{"anyOf", {{{"const", "all"}}, array_of(Json{{"type", {"string", "integer"}}})}}},
-                "\"all\" (every GPU, else every host) or a list of GPUs or hosts");
-  props["placement"] = described(Json{{"enum", {"node-major", "gpu-major"}}},
-                                 "the order of a GPU cluster's ranks");
-  props["algorithm"] = Json{{"enum",
-                             {"auto", "ring", "halving_doubling", "double_binary_tree", "direct",
-                              "hierarchical", "sharp", "nvls", "nvls_tree", "collnet_direct",
-                              "collnet_chain"}}};
+  props["ranks"] = described(
+      Json{{"anyOf", {{{"const", "all"}}, array_of(Json{{"type", {"string", "integer"}}})}}},
+      "\"all\" (every GPU, else every host) or a list of GPUs or hosts");
+  props["placement"] =
+      described(Json{{"enum", {"node-major", "gpu-major"}}}, "the order of a GPU cluster's ranks");
+  props["algorithm"] =
+      Json{{"enum",
+            {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical",
+             "sharp", "nvls", "nvls_tree", "collnet_direct", "collnet_chain"}}};
   props["protocol"] = Json{{"enum", {"simple", "ll128", "ll", "auto"}}};
   props["type"] = described(Json{{"enum",
                                   {"float", "int32", "uint32", "half", "bfloat16", "double",
@@ -161,9 +171,9 @@ Json collective_settings(bool sizes) {
   props["launch_latency"] = Json{{"anyOf", {props["launch_latency"], {{"const", "auto"}}}}};
   add_class_keys(props, false);
   if (sizes) {
-    props["op"] = Json{{"enum",
-                        {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
-                         "send_recv"}}};
+    props["op"] = Json{
+        {"enum",
+         {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"}}};
     props["size"] = bytes_text("one size (or \"min\", \"max\" and \"factor\")");
     props["min"] = bytes_text("the first size of a sweep");
     props["max"] = bytes_text("the last size of a sweep");
@@ -190,7 +200,8 @@ Json training() {
   props["steps"] = count(1, 1000, "training steps");
   props["gpus"] = count(0, 1 << 24, "data-parallel GPUs (default: every GPU)");
   props["layers"] = described(
-      Json{{"anyOf", {{{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}, array_of(layer)}}},
+      Json{
+          {"anyOf", {{{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}, array_of(layer)}}},
       "a count of identical layers (with \"layer\") or a list of layers");
   props["layer"] = layer;
   props["parallel"] = object_of({{"tp", count(1, 4096, "tensor-parallel degree")},
@@ -208,13 +219,14 @@ Json workload() {
   flow["src"] = host_ref();
   flow["dst"] = host_ref();
   add_size_start(flow);
-  flow["route"] = described(array_of(Json{{"type", "string"}}),
-                            "the switches the flow crosses, in order");
+  flow["route"] =
+      described(array_of(Json{{"type", "string"}}), "the switches the flow crosses, in order");
   add_class_keys(flow, true);
   Json incast;
   incast["receiver"] = host_ref();
-  incast["senders"] = described(Json{{"anyOf", {host_list(), {{"type", "integer"}, {"minimum", 1}}}}},
-                                "hosts, or a count of senders drawn with the seed");
+  incast["senders"] =
+      described(Json{{"anyOf", {host_list(), {{"type", "integer"}, {"minimum", 1}}}}},
+                "hosts, or a count of senders drawn with the seed");
   add_size_start(incast);
   add_class_keys(incast, true);
   Json permutation;
@@ -231,8 +243,8 @@ Json workload() {
   poisson["duration"] = time_text("how long flows arrive");
   add_class_keys(poisson, true);
   Json chakra = object_of(
-      {{"traces", described(Json{{"type", "string"}},
-                            "the traces' prefix: PREFIX.0.et .. PREFIX.<n-1>.et")},
+      {{"traces",
+        described(Json{{"type", "string"}}, "the traces' prefix: PREFIX.0.et .. PREFIX.<n-1>.et")},
        {"comm_groups", described(Json{{"type", "string"}}, "the process groups' JSON file")},
        {"ranks", array_of(Json{{"type", "string"}})},
        {"comm", described(collective_settings(false), "settings of the traces' collectives")},
@@ -316,8 +328,7 @@ Json topology() {
                          {"group", bounded_schema("integer", -1, 1 << 30)}},
                         {"name", "kind"});
   props["nodes"] = described(
-      Json{{"anyOf",
-            {array_of(node), gpu_servers(false), {{"type", "integer"}, {"minimum", 1}}}}},
+      Json{{"anyOf", {array_of(node), gpu_servers(false), {{"type", "integer"}, {"minimum", 1}}}}},
       "inline: the nodes; a generator: GPU servers (an object), or rail: the server count");
   props["links"] = array_of(object_of(
       {{"a", Json{{"type", "string"}}},
@@ -344,11 +355,14 @@ Json outputs() {
                            "flow ids (flows.csv order)")}});
   return object_of(
       {{"timeseries", timeseries},
-       {"fct_by_size", described(Json{{"anyOf", {{{"type", "boolean"}}, array_of(unit_schema("bytes"))}}},
-                                 "true (decade buckets) or the buckets' increasing upper edges")}});
+       {"fct_by_size",
+        described(Json{{"anyOf", {{{"type", "boolean"}}, array_of(unit_schema("bytes"))}}},
+                  "true (decade buckets) or the buckets' increasing upper edges")}});
 }
 
-Json priorities() { return array_of(bounded_schema("integer", 0, 7)); }
+Json priorities() {
+  return array_of(bounded_schema("integer", 0, 7));
+}
 
 }  // namespace
 
@@ -379,11 +393,11 @@ Json scenario_schema() {
   props["infiniband"] = infiniband_fabric();
   props["overrides"] = described(Json{{"type", "array"}, {"items", override_entry()}},
                                  "per-switch, per-port and per-priority parameters");
-  props["link_failures"] = described(
-      array_of(object_of({{"link", Json{{"type", "integer"}, {"minimum", 0}}},
-                          {"a", Json{{"type", "string"}}},
-                          {"b", Json{{"type", "string"}}}})),
-      "links down for the whole run: {\"link\": N} or {\"a\": NODE, \"b\": NODE}");
+  props["link_failures"] =
+      described(array_of(object_of({{"link", Json{{"type", "integer"}, {"minimum", 0}}},
+                                    {"a", Json{{"type", "string"}}},
+                                    {"b", Json{{"type", "string"}}}})),
+                "links down for the whole run: {\"link\": N} or {\"a\": NODE, \"b\": NODE}");
   props["pause_storms"] =
       described(array_of(object_of({{"host", Json{{"type", "string"}}},
                                     {"start", unit_schema("time")},
@@ -401,8 +415,8 @@ Json scenario_schema() {
                                                {"a", "b", "at"}))},
                  {"convergence_delay", unit_schema("time")}},
                 {"events"}),
-                                   "links going down or up during the run (\"events\", "
-                                   "\"convergence_delay\")");
+      "links going down or up during the run (\"events\", "
+      "\"convergence_delay\")");
   props["tagging"] = described(object_of({{"priorities", priorities()}}, {"priorities"}),
                                "Tagger: {\"priorities\": [...]}, the lossless priorities packets "
                                "move to when they leave the up*/down* path");
