@@ -189,6 +189,9 @@ TEST_CASE("schema: a misspelt, mistyped or misplaced parameter is invalid", "[cl
        R"("h1", "size": 1000, "strat": "1us"}]}})"},
       {"generator.json", R"({"topology": {"generator": "leaf-spin"}, "workload": {}})"},
       {"generator-key.json", R"({"topology": {"generator": "fat-tree", "kk": 4}, "workload": {}})"},
+      // A key of another generator (leaf-spine's "leaves" on a fat-tree).
+      {"other-generator.json",
+       R"({"topology": {"generator": "fat-tree", "leaves": 4}, "workload": {}})"},
       {"collective-op.json",
        base.substr(0, base.find("\"workload\"")) +
            R"("workload": {"collective": {"op": "allreduce", "size": "1MiB"}}})"},

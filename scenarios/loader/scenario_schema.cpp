@@ -292,59 +292,80 @@ Json gpu_servers(bool inline_servers) {
   return g;
 }
 
+// One form of "topology": a file, a generator with its keys, or inline nodes and links. An
+// editor completes the keys of the form it sees; a key of another generator is flagged.
 Json topology() {
-  Json props;
-  props["file"] = described(Json{{"type", "string"}}, "a topology file (nodes and links)");
-  props["generator"] = Json{{"enum", {"leaf-spine", "fat-tree", "clos3", "rail"}}};
-  props["name"] = Json{{"type", "string"}};
-  // leaf-spine and rail
-  props["leaves"] = count(1, 100000, "leaf-spine: leaf switches");
-  props["spines"] = count(1, 100000, "leaf-spine, rail: spine switches");
-  props["hosts_per_leaf"] = count(1, 100000, "leaf-spine");
-  props["uplinks_per_pair"] = count(1, 1024, "leaf-spine, rail: links between a leaf and a spine");
-  props["host_rate"] = unit_schema("rate");
-  props["fabric_rate"] = unit_schema("rate");
-  props["host_latency"] = unit_schema("time");
-  props["fabric_latency"] = unit_schema("time");
-  props["rails"] = count(1, 64, "rail: NICs per server (rails)");
-  props["nodes_per_leaf"] = count(1, 100000, "rail: servers per rail leaf");
-  // fat-tree
-  props["k"] = count(2, 128, "fat-tree: the switches' radix");
-  props["rate"] = unit_schema("rate");
-  props["latency"] = unit_schema("time");
-  // clos3
-  props["pods"] = count(1, 10000, "clos3");
-  props["tors_per_pod"] = count(1, 10000, "clos3");
-  props["aggs_per_pod"] = count(1, 10000, "clos3");
-  props["cores"] = count(1, 100000, "clos3");
-  props["hosts_per_tor"] = count(1, 10000, "clos3");
-  props["tor_agg_rate"] = unit_schema("rate");
-  props["agg_core_rate"] = unit_schema("rate");
-  // inline
-  Json node = object_of({{"name", Json{{"type", "string"}}},
+  const Json name = Json{{"type", "string"}};
+  const auto generator = [&](const std::string& which, Json props) {
+    props["generator"] = Json{{"const", which}};
+    props["name"] = name;
+    return object_of(std::move(props), {"generator"});
+  };
+  const Json rate = unit_schema("rate"), latency = unit_schema("time");
+  const Json servers = described(gpu_servers(false), "GPU servers: their NICs are the hosts");
+  Json leaf_spine = generator(
+      "leaf-spine", {{"leaves", count(1, 100000, "leaf switches")},
+                     {"spines", count(1, 100000, "spine switches")},
+                     {"hosts_per_leaf", count(1, 100000, "hosts under each leaf")},
+                     {"uplinks_per_pair", count(1, 1024, "links between a leaf and a spine")},
+                     {"host_rate", rate},
+                     {"fabric_rate", rate},
+                     {"host_latency", latency},
+                     {"fabric_latency", latency},
+                     {"nodes", servers}});
+  Json fat_tree = generator(
+      "fat-tree",
+      {{"k", count(2, 128, "the switches' radix")}, {"rate", rate}, {"latency", latency}});
+  Json clos3 =
+      generator("clos3", {{"pods", count(1, 10000, "pods")},
+                          {"tors_per_pod", count(1, 10000, "ToR switches per pod")},
+                          {"aggs_per_pod", count(1, 10000, "aggregation switches per pod")},
+                          {"cores", count(1, 100000, "core switches")},
+                          {"hosts_per_tor", count(1, 10000, "hosts under each ToR")},
+                          {"host_rate", rate},
+                          {"tor_agg_rate", rate},
+                          {"agg_core_rate", rate},
+                          {"latency", latency}});
+  Json rail = generator(
+      "rail",
+      {{"nodes", Json{{"anyOf", {servers, count(1, 100000, "servers (plain hosts per rail)")}}}},
+       {"rails", count(1, 64, "NICs per server, one rail each")},
+       {"nodes_per_leaf", count(1, 100000, "servers under each rail leaf")},
+       {"spines", count(1, 100000, "spine switches")},
+       {"uplinks_per_pair", count(1, 1024, "links between a leaf and a spine")},
+       {"host_rate", rate},
+       {"fabric_rate", rate},
+       {"host_latency", latency},
+       {"fabric_latency", latency}});
+  Json node = object_of({{"name", name},
                          {"kind", Json{{"enum", {"host", "switch"}}}},
-                         {"radix", bounded_schema("integer", 0, 65535)},
-                         {"tier", bounded_schema("integer", 0, 16)},
-                         {"group", bounded_schema("integer", -1, 1 << 30)}},
+                         {"radix", count(0, 65535, "ports (0: as many as its links)")},
+                         {"tier", count(0, 16, "its level (hosts 0), for up*/down* routing")},
+                         {"group", count(-1, 1 << 30, "its partition group (-1: none)")}},
                         {"name", "kind"});
-  props["nodes"] = described(
-      Json{{"anyOf", {array_of(node), gpu_servers(false), {{"type", "integer"}, {"minimum", 1}}}}},
-      "inline: the nodes; a generator: GPU servers (an object), or rail: the server count");
-  props["links"] = array_of(object_of(
-      {{"a", Json{{"type", "string"}}},
-       {"b", Json{{"type", "string"}}},
+  Json link = object_of(
+      {{"a", name},
+       {"b", name},
        {"a_port", bounded_schema("integer", 0, 65535)},
        {"b_port", bounded_schema("integer", 0, 65535)},
-       {"rate", unit_schema("rate")},
-       {"latency", unit_schema("time")},
+       {"rate", rate},
+       {"latency", latency},
        {"cable", described(Json{{"type", "string"}}, "a cable's length (\"5m\"): its latency")},
        {"loss_rate", Json{{"type", "number"}, {"minimum", 0}, {"maximum", 0.999999}}}},
-      {"a", "b"}));
-  props["defaults"] = object_of({{"rate", unit_schema("rate")},
-                                 {"latency", unit_schema("time")},
-                                 {"loss_rate", Json{{"type", "number"}, {"minimum", 0}}}});
-  props["gpu_servers"] = gpu_servers(true);
-  return object_of(props);
+      {"a", "b"});
+  Json inline_form =
+      object_of({{"name", name},
+                 {"nodes", array_of(node)},
+                 {"links", array_of(link)},
+                 {"defaults", object_of({{"rate", rate},
+                                         {"latency", latency},
+                                         {"loss_rate", Json{{"type", "number"}, {"minimum", 0}}}})},
+                 {"gpu_servers", gpu_servers(true)}},
+                {"nodes"});
+  Json file = object_of(
+      {{"file", described(name, "a topology file: {\"nodes\": [...], \"links\": [...]}")}},
+      {"file"});
+  return Json{{"anyOf", {file, leaf_spine, fat_tree, clos3, rail, inline_form}}};
 }
 
 Json outputs() {
