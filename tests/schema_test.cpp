@@ -64,6 +64,85 @@ void write_schema(const TempDir& dir) {
   REQUIRE(fs::is_regular_file(dir / "schema.json"));
 }
 
+// Scenarios with the keys the shipped ones leave out (each generator, inline nodes and GPU
+// servers, host paths, every workload generator, training layers, pause storms, link events and
+// failures, a topology file): the loader accepts each (`rdmasim check`), the schema too, and
+// what the loader reads in them is described. topo.json is the file of file-topology.json.
+const std::vector<std::pair<std::string, std::string>> kRareForms = {
+    {"gpu-leaf-spine.json",
+     R"({"topology": {"generator": "leaf-spine", "name": "ks", "leaves": 2, "spines": 2, )"
+     R"("hosts_per_leaf": 16, "uplinks_per_pair": 2, "fabric_rate": "400Gbps", )"
+     R"("host_latency": "100ns", "fabric_latency": "200ns", "nodes": {"count": 2, )"
+     R"("preset": "dgx-h100", "nvlink_buffer": "auto", "nvlink_latency": "100ns", )"
+     R"("nvswitch_latency": "100ns", "host_memory_rate": "400Gbps", )"
+     R"("host_path": {"preset": "pcie-gen5-x16", "doorbell_latency": "300ns"}, )"
+     R"("host_path_overrides": [{"servers": [1], "rails": [0, 1], "preset": "pcie-gen4-x16", )"
+     R"("dma_read_latency": "1us", "dma_write_latency": "500ns", "pcie_rate": "200Gbps"}]}}, )"
+     R"("workload": {"priority": 3, "qps": 2, "transport": "rdma", "flows": [{"src": 16, )"
+     R"("dst": "h20", "size": "1MB", "start": "1us", "priority": 3, "qps": 1, )"
+     R"("transport": "rdma"}], "incast": [{"receiver": 17, "senders": ["h18", 19], )"
+     R"("size": 4096, "start": "2us", "priority": 3, "qps": 1}], "permutation": {"hosts": [21, )"
+     R"(22, 23], "size": "64KB", "priority": 3}, "all_to_all": [{"hosts": [24, 25, 26], )"
+     R"("size": "8KB", "start": "1us", "priority": 3, "qps": 1, "transport": "rdma"}], )"
+     R"("poisson": {"hosts": [27, 28, 29], "cdf": "websearch", "load": 0.1, )"
+     R"("host_rate": "400Gbps", "start": "1us", "duration": "10us", "priority": 3, "qps": 1}, )"
+     R"("collective": [{"op": "all_reduce", "size": "1MiB", "ranks": "all", )"
+     R"("placement": "gpu-major", "type": "bfloat16", "algorithm": "ring", )"
+     R"("protocol": "simple", "channels": 2, "chunk": "128KiB", "launch_latency": "5us", )"
+     R"("iterations": 2, "size_gap": "10us", "slots": 4, "pxn": false, "tuning": "thresholds", )"
+     R"("costs": "none", "channel_placement": "rank-order", "priority": 3}, )"
+     R"({"op": "all_gather", "min": "64KiB", "max": "256KiB", "factor": 4, "channels": "auto", )"
+     R"("chunk": "auto", "launch_latency": "auto", "start": "1ms"}], "start_jitter": "1us"}, )"
+     R"("outputs": {"timeseries": {"interval": "10us", "ports": ["h16"], "flows": [0]}, )"
+     R"("fct_by_size": ["10KB", "1MB"]}})"},
+    {"inline-training-storms.json",
+     R"({"topology": {"name": "inline-ks", "defaults": {"rate": "100Gbps", "latency": "500ns", )"
+     R"("loss_rate": 0}, "nodes": [{"name": "s0", "kind": "switch", "radix": 8, "tier": 1, )"
+     R"("group": 0}, {"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}, )"
+     R"({"name": "c", "kind": "host", "tier": 0, "group": 1}, {"name": "d", "kind": "host"}], )"
+     R"("links": [{"a": "a", "b": "s0", "a_port": 0, "b_port": 0}, {"a": "b", "b": "s0", )"
+     R"("rate": "200Gbps", "latency": "1us", "loss_rate": 0.0}, {"a": "c", "b": "s0", )"
+     R"("cable": "5m"}, {"a": "d", "b": "s0"}], "gpu_servers": {"servers": [["a", "b"]], )"
+     R"("preset": "generic", "gpus": 2, "nics": 2, "nic_rate": "100Gbps", )"
+     R"("nvlink_rate": "900Gbps", "gpu_pcie_rate": "256Gbps", "gpudirect_rdma": true, )"
+     R"("host_path": "pcie-gen5-x16"}}, "fabric": {"pfc": {"enabled": true}}, )"
+     R"("workload": {"training": {"peak_tflops": 989, "efficiency": 0.5, "steps": 1, )"
+     R"("overlap": false, "bucket": "1MiB", "optimizer": "2us", )"
+     R"("layers": [{"forward_flops": 1000000000.0, "backward_flops": 2000000000.0, )"
+     R"("gradients": "1MiB"}, {"forward": "10us", "backward": "20us", "gradients": "512KiB"}], )"
+     R"("comm": {"algorithm": "ring", "protocol": "simple", "channels": 1}}, )"
+     R"("flows": [{"src": "c", "dst": "d", "size": 1000}]}, "pause_storms": [{"host": "d", )"
+     R"("start": "1us", "end": "3us", "priorities": [3], "quanta": 100, "interval": "1us"}], )"
+     R"("link_events": {"events": [{"a": "c", "b": "s0", "at": "50us", "state": "down"}, )"
+     R"({"a": "c", "b": "s0", "at": "60us", "state": "up"}], "convergence_delay": "1us"}})"},
+    {"rail.json",
+     R"({"topology": {"generator": "rail", "name": "r", "nodes": 4, "rails": 2, )"
+     R"("nodes_per_leaf": 4, "spines": 1, "uplinks_per_pair": 1, "host_rate": "200Gbps", )"
+     R"("fabric_rate": "400Gbps", "host_latency": "100ns", "fabric_latency": "100ns"}, )"
+     R"("workload": {"dscp": 26, "flows": [{"src": 0, "dst": 3, "size": 1000, "dscp": 26}]}})"},
+    {"clos3-failures-tagging.json",
+     R"({"topology": {"generator": "clos3", "pods": 2, "tors_per_pod": 2, "aggs_per_pod": 2, )"
+     R"("cores": 2, "hosts_per_tor": 2, "host_rate": "100Gbps", "tor_agg_rate": "100Gbps", )"
+     R"("agg_core_rate": "100Gbps", "latency": "500ns"}, "fabric": {"pfc": {"enabled": true, )"
+     R"("priorities": [3, 4]}}, "routing": "up-down", "tagging": {"priorities": [3, 4]}, )"
+     R"("link_failures": [{"link": 19}], "workload": {"permutation": {"size": 10000}}})"},
+    {"file-topology.json",
+     R"({"topology": {"file": "topo.json"}, "workload": {"flows": [{"src": "x", "dst": "y", )"
+     R"("size": 1000, "route": ["s"]}]}})"},
+    {"fat-tree-poisson.json",
+     R"({"topology": {"generator": "fat-tree", "k": 4, "rate": "100Gbps", "latency": "1us", )"
+     R"("name": "ft"}, "workload": {"poisson": [{"cdf": "websearch", "load": 0.2, )"
+     R"("duration": "100us"}]}})"},
+    {"topo.json",
+     R"({"name": "t", "nodes": [{"name": "s", "kind": "switch"}, {"name": "x", "kind": "host"}, )"
+     R"({"name": "y", "kind": "host"}], "links": [{"a": "x", "b": "s", "rate": "100Gbps", )"
+     R"("latency": "1us"}, {"a": "y", "b": "s", "rate": "100Gbps", "latency": "1us"}]})"},
+};
+
+void write_rare_forms(const TempDir& dir) {
+  for (const auto& [name, text] : kRareForms) std::ofstream(dir / name) << text;
+}
+
 // Whether `schema` describes the value reached by `steps` (keys; "[]" for an array's
 // elements): through "properties", an array's "items", a map's "additionalProperties", or any
 // branch of "anyOf". An object that names no properties describes none of its keys.
@@ -112,6 +191,11 @@ TEST_CASE("schema: every key the loader reads in the shipped scenarios is descri
     if (e.path().extension() == ".json") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
+  TempDir rare;
+  write_rare_forms(rare);
+  for (const auto& [name, text] : kRareForms) {
+    if (name != "topo.json") files.push_back((rare / name).string());
+  }
   scen::set_key_log(&keys);
   for (const auto& f : files) {
     const Json root = scen::read_json_file(f);
@@ -139,7 +223,11 @@ TEST_CASE("schema: every key the loader reads in the shipped scenarios is descri
   const std::set<std::string> refused = {"infiniband.cc.algorithm"};
   std::string missing;
   for (const auto& key : keys) {
-    if (!refused.contains(key) && !describes(schema, steps_of(key))) missing += key + "\n";
+    // A topology file's keys (file-topology.json) are read from its root: the inline form's.
+    if (!refused.contains(key) && !describes(schema, steps_of(key)) &&
+        !describes(schema, steps_of("topology." + key))) {
+      missing += key + "\n";
+    }
   }
   INFO("keys the loader reads that the schema does not describe:\n" << missing);
   CHECK(missing.empty());
@@ -164,6 +252,25 @@ TEST_CASE("schema: every shipped scenario validates with python3-jsonschema", "[
   REQUIRE(code == 0);
   for (const auto& f : files) CHECK(test_support::contains(out, "ok " + f + "\n"));
   CHECK_FALSE(test_support::contains(out, "invalid"));
+}
+
+TEST_CASE("schema: the rarer forms load and validate", "[cli]") {
+  TempDir dir;
+  write_schema(dir);
+  write_rare_forms(dir);
+  std::vector<std::string> files;
+  for (const auto& [name, text] : kRareForms) {
+    if (name == "topo.json") continue;
+    files.push_back((dir / name).string());
+    const auto r = rdmasim({"check", name}, dir);
+    INFO(name << ": " << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  int code = 0;
+  const std::string out = validate(dir, files, code);
+  INFO(out);
+  REQUIRE(code == 0);
+  for (const auto& f : files) CHECK(test_support::contains(out, "ok " + f + "\n"));
 }
 
 TEST_CASE("schema: a misspelt, mistyped or misplaced parameter is invalid", "[cli]") {
