@@ -66,8 +66,8 @@ void write_schema(const TempDir& dir) {
 
 // Scenarios with the keys the shipped ones leave out (each generator, inline nodes and GPU
 // servers, host paths, every workload generator, training layers, pause storms, link events and
-// failures, a topology file): the loader accepts each (`rdmasim check`), the schema too, and
-// what the loader reads in them is described. topo.json is the file of file-topology.json.
+// failures, a topology file, Chakra traces): the loader accepts each (`rdmasim check`), the schema
+// too, and what the loader reads in them is described. topo.json is the file of file-topology.json.
 const std::vector<std::pair<std::string, std::string>> kRareForms = {
     {"gpu-leaf-spine.json",
      R"({"topology": {"generator": "leaf-spine", "name": "ks", "leaves": 2, "spines": 2, )"
@@ -133,6 +133,11 @@ const std::vector<std::pair<std::string, std::string>> kRareForms = {
      R"({"topology": {"generator": "fat-tree", "k": 4, "rate": "100Gbps", "latency": "1us", )"
      R"("name": "ft"}, "workload": {"poisson": [{"cdf": "websearch", "load": 0.2, )"
      R"("duration": "100us"}]}})"},
+    {"chakra.json",
+     R"({"topology": {"generator": "leaf-spine", "leaves": 1, "spines": 1, "hosts_per_leaf": 2}, )"
+     R"("workload": {"chakra": {"traces": "tr", "comm_groups": "tr.comm_groups.json", )"
+     R"("ranks": ["h0", "h1"], "comm": {"algorithm": "ring", "protocol": "simple"}, )"
+     R"("start": "1us", "priority": 3}}})"},
     {"topo.json",
      R"({"name": "t", "nodes": [{"name": "s", "kind": "switch"}, {"name": "x", "kind": "host"}, )"
      R"({"name": "y", "kind": "host"}], "links": [{"a": "x", "b": "s", "rate": "100Gbps", )"
@@ -141,6 +146,11 @@ const std::vector<std::pair<std::string, std::string>> kRareForms = {
 
 void write_rare_forms(const TempDir& dir) {
   for (const auto& [name, text] : kRareForms) std::ofstream(dir / name) << text;
+  // chakra.json's traces: two data-parallel ranks.
+  const auto r = rdmasim({"chakra", "generate", "--dp", "2", "--layers", "2", "--forward", "10us",
+                          "--activations", "1MiB", "--gradients", "1MiB", "-o", "tr"},
+                         dir);
+  REQUIRE(r.exit_code == 0);
 }
 
 // Whether `schema` describes the value reached by `steps` (keys; "[]" for an array's
@@ -181,7 +191,7 @@ std::vector<std::string> steps_of(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("schema: every key the loader reads in the shipped scenarios is described", "[unit]") {
+TEST_CASE("schema: every key the loader reads in the shipped scenarios is described", "[cli]") {
   // The loader refuses every key it does not read (JsonReader::finish), so a key it reads and
   // the schema lacks is one an editor would wrongly flag; and the schema's open objects are
   // what this finds.
@@ -223,7 +233,9 @@ TEST_CASE("schema: every key the loader reads in the shipped scenarios is descri
   const std::set<std::string> refused = {"infiniband.cc.algorithm"};
   std::string missing;
   for (const auto& key : keys) {
-    // A topology file's keys (file-topology.json) are read from its root: the inline form's.
+    // Keys of a file a scenario names are logged under its path (the Chakra comm_groups file's)
+    // or, a topology file's (file-topology.json), from its root: the inline form's.
+    if (key.starts_with('/')) continue;
     if (!refused.contains(key) && !describes(schema, steps_of(key)) &&
         !describes(schema, steps_of("topology." + key))) {
       missing += key + "\n";
