@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/param_spec_fwd.hpp"
 #include "sim/time.hpp"
@@ -37,6 +38,12 @@ struct HostPathParams {
 
   bool operator==(const HostPathParams&) const = default;
 };
+
+// The names host_path_preset knows.
+inline const std::vector<std::string>& host_path_preset_names() {
+  static const std::vector<std::string> names{"none", "pcie-gen4-x16", "pcie-gen5-x16"};
+  return names;
+}
 
 // "none" (all zero), "pcie-gen4-x16", "pcie-gen5-x16". False for an unknown name.
 inline bool host_path_preset(const std::string& name, HostPathParams& out) {

@@ -8,11 +8,14 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "models/host_path.hpp"
+#include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/json_reader.hpp"
 #include "scenarios/loader/param_registry.hpp"
 #include "scenarios/loader/scenario.hpp"
 #include "scenarios/loader/scenario_schema.hpp"
 #include "temp_dir.hpp"
+#include "topologies/gpu_nodes.hpp"
 
 namespace {
 
@@ -376,4 +379,43 @@ TEST_CASE("schema: a scenario's \"$schema\" key is accepted and ignored", "[cli]
   j["$schemas"] = "x";
   std::ofstream(dir / "typo.json") << j.dump(2);
   CHECK(rdmasim({"check", "typo.json"}, dir).exit_code == 2);
+}
+
+TEST_CASE("schema: choices come from one list each, which the models know", "[unit]") {
+  // Every preset name the loader and the schema offer is one the preset function knows.
+  for (const auto& name : topo::gpu_node_preset_names()) {
+    topo::GpuNodeParams p;
+    CHECK(topo::gpu_node_preset(name, p));
+  }
+  for (const auto& name : models::host_path_preset_names()) {
+    models::HostPathParams p;
+    CHECK(models::host_path_preset(name, p));
+  }
+  // Each enum value is read back from its name, and named once.
+  const auto round_trip = [](const auto& values, const char* key) {
+    std::set<std::string> names;
+    for (const auto v : values) {
+      const Json j = {{key, to_string(v)}};
+      scen::JsonReader r(j, "");
+      CHECK(scen::choose(r, key, values, values.back()) == v);
+      names.insert(to_string(v));
+    }
+    CHECK(names.size() == values.size());
+  };
+  round_trip(models::kCollectiveOps, "op");
+  round_trip(models::kCollectiveAlgorithms, "algorithm");
+  round_trip(models::kCollectiveProtocols, "protocol");
+  CHECK(models::kCollectiveAlgorithms.size() == 11);
+  // The schema offers the same names.
+  const Json schema = scen::scenario_schema();
+  const Json& collective = schema["properties"]["workload"]["properties"]["collective"]["anyOf"][0];
+  CHECK(collective["properties"]["algorithm"]["enum"] ==
+        Json(scen::enum_names(models::kCollectiveAlgorithms)));
+  CHECK(collective["properties"]["type"]["enum"].size() == scen::element_types().size());
+  // A name outside the list is refused.
+  const Json bad = {{"protocol", "ll64"}};
+  scen::JsonReader r(bad, "c");
+  CHECK_THROWS_AS(
+      scen::choose(r, "protocol", models::kCollectiveProtocols, models::CollectiveProtocol::Simple),
+      scen::InputError);
 }

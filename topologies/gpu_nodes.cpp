@@ -4,6 +4,12 @@
 
 namespace topo {
 
+const std::vector<std::string>& gpu_node_preset_names() {
+  static const std::vector<std::string> names{"dgx-h100", "hgx-h100", "dgx-a100", "gb200-nvl72",
+                                              "generic"};
+  return names;
+}
+
 bool gpu_node_preset(const std::string& name, GpuNodeParams& out) {
   GpuNodeParams p;
   p.preset = name;

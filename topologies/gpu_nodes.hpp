@@ -98,6 +98,8 @@ struct GpuNodeParams {
 // The preset's parameters; false for an unknown name ("generic" leaves the defaults, which
 // the scenario then sets).
 bool gpu_node_preset(const std::string& name, GpuNodeParams& out);
+// The names gpu_node_preset knows ("generic" last).
+const std::vector<std::string>& gpu_node_preset_names();
 
 // Which of a server's `nics` NICs GPU `gpu` (of `gpus`) uses: with at least as many NICs as
 // GPUs, GPU g owns NICs g, g + G, g + 2G, ... (rails); with fewer, GPUs share them, GPU g

@@ -3,6 +3,7 @@
 // (schedule.hpp) turn one size of it into messages between ranks.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,25 @@ enum class CollectiveProtocol { Auto, Simple, LL128, LL };
 const char* to_string(CollectiveOp op);
 const char* to_string(CollectiveAlgorithm a);
 const char* to_string(CollectiveProtocol p);
+// Every value, in the order a scenario's choices list their names (to_string): the loader reads
+// and the scenario schema describes "op", "algorithm" and "protocol" from these.
+inline constexpr std::array kCollectiveOps{CollectiveOp::AllReduce,     CollectiveOp::AllGather,
+                                           CollectiveOp::ReduceScatter, CollectiveOp::AllToAll,
+                                           CollectiveOp::Broadcast,     CollectiveOp::SendRecv};
+inline constexpr std::array kCollectiveAlgorithms{CollectiveAlgorithm::Auto,
+                                                  CollectiveAlgorithm::Ring,
+                                                  CollectiveAlgorithm::HalvingDoubling,
+                                                  CollectiveAlgorithm::DoubleBinaryTree,
+                                                  CollectiveAlgorithm::Direct,
+                                                  CollectiveAlgorithm::Hierarchical,
+                                                  CollectiveAlgorithm::Sharp,
+                                                  CollectiveAlgorithm::Nvls,
+                                                  CollectiveAlgorithm::NvlsTree,
+                                                  CollectiveAlgorithm::CollNetDirect,
+                                                  CollectiveAlgorithm::CollNetChain};
+inline constexpr std::array kCollectiveProtocols{CollectiveProtocol::Simple,
+                                                 CollectiveProtocol::LL128, CollectiveProtocol::LL,
+                                                 CollectiveProtocol::Auto};
 
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::AllReduce;

@@ -111,14 +111,15 @@ void check_hierarchical(JsonReader& r, const CollectiveSpec& s) {
   }
 }
 
-int64_t type_size(const std::string& t) {
-  if (t == "int8" || t == "uint8") return 1;
-  if (t == "half" || t == "bfloat16") return 2;
-  if (t == "double" || t == "int64" || t == "uint64") return 8;
-  return 4;  // float, int32, uint32
-}
-
 }  // namespace
+
+// nccl-tests' -d types (ncclDataType_t) and their sizes.
+const std::vector<ElementType>& element_types() {
+  static const std::vector<ElementType> types{
+      {"float", 4},  {"int32", 4}, {"uint32", 4}, {"half", 2}, {"bfloat16", 2},
+      {"double", 8}, {"int64", 8}, {"uint64", 8}, {"int8", 1}, {"uint8", 1}};
+  return types;
+}
 
 const FieldTable<CollectiveSpec>& collective_fields() {
   static const FieldTable<CollectiveSpec> table = fields_from(
@@ -184,45 +185,17 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                                const models::QosParams& qos, bool with_sizes) {
   r.expect_object();
   CollectiveSpec s = collective_defaults();
-  std::string op = "all_reduce";
-  if (with_sizes) {
-    op = r.choice(
-        "op",
-        {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"},
-        "all_reduce");
+  // A training step's groups all-reduce (their sizes come from the model).
+  s.op = with_sizes ? choose(r, "op", models::kCollectiveOps, CollectiveOp::AllReduce)
+                    : CollectiveOp::AllReduce;
+  s.algorithm = choose(r, "algorithm", models::kCollectiveAlgorithms, CollectiveAlgorithm::Auto);
+  s.protocol = choose(r, "protocol", models::kCollectiveProtocols, CollectiveProtocol::Simple);
+  std::vector<std::string> types;
+  for (const ElementType& t : element_types()) types.push_back(t.name);
+  const std::string type = r.choice("type", types, "float");
+  for (const ElementType& t : element_types()) {
+    if (t.name == type) s.type_bytes = t.bytes;
   }
-  s.op = op == "all_reduce"       ? CollectiveOp::AllReduce
-         : op == "all_gather"     ? CollectiveOp::AllGather
-         : op == "reduce_scatter" ? CollectiveOp::ReduceScatter
-         : op == "all_to_all"     ? CollectiveOp::AllToAll
-         : op == "broadcast"      ? CollectiveOp::Broadcast
-                                  : CollectiveOp::SendRecv;
-  const std::string algo =
-      r.choice("algorithm",
-               {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical",
-                "sharp", "nvls", "nvls_tree", "collnet_direct", "collnet_chain"},
-               "auto");
-  s.algorithm = algo == "ring"                 ? CollectiveAlgorithm::Ring
-                : algo == "halving_doubling"   ? CollectiveAlgorithm::HalvingDoubling
-                : algo == "double_binary_tree" ? CollectiveAlgorithm::DoubleBinaryTree
-                : algo == "direct"             ? CollectiveAlgorithm::Direct
-                : algo == "hierarchical"       ? CollectiveAlgorithm::Hierarchical
-                : algo == "sharp"              ? CollectiveAlgorithm::Sharp
-                : algo == "nvls"               ? CollectiveAlgorithm::Nvls
-                : algo == "nvls_tree"          ? CollectiveAlgorithm::NvlsTree
-                : algo == "collnet_direct"     ? CollectiveAlgorithm::CollNetDirect
-                : algo == "collnet_chain"      ? CollectiveAlgorithm::CollNetChain
-                                               : CollectiveAlgorithm::Auto;
-  const std::string proto = r.choice("protocol", {"simple", "ll128", "ll", "auto"}, "simple");
-  s.protocol = proto == "ll128"  ? CollectiveProtocol::LL128
-               : proto == "ll"   ? CollectiveProtocol::LL
-               : proto == "auto" ? CollectiveProtocol::Auto
-                                 : CollectiveProtocol::Simple;
-  const std::string type = r.choice("type",
-                                    {"float", "int32", "uint32", "half", "bfloat16", "double",
-                                     "int64", "uint64", "int8", "uint8"},
-                                    "float");
-  s.type_bytes = type_size(type);
   if (!with_sizes) {
     // The sizes come from elsewhere (training buckets).
   } else if (r.has("size")) {
@@ -265,8 +238,8 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                   (s.algorithm == CollectiveAlgorithm::CollNetDirect && reduce) ||
                   (s.algorithm == CollectiveAlgorithm::CollNetChain && reduce);
   if (!ok) {
-    throw InputError(r.child_path("algorithm"), "\"" + algo + "\"",
-                     std::string("an algorithm of ") + op +
+    throw InputError(r.child_path("algorithm"), "\"" + std::string(to_string(s.algorithm)) + "\"",
+                     std::string("an algorithm of ") + to_string(s.op) +
                          " (ring: all_reduce, all_gather, reduce_scatter, broadcast; "
                          "halving_doubling, double_binary_tree, hierarchical, sharp, nvls, "
                          "nvls_tree, collnet_direct, collnet_chain: "
@@ -275,7 +248,7 @@ CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f, const model
                          "all_to_all, send_recv; or auto)");
   }
   if (s.algorithm == CollectiveAlgorithm::Sharp && s.protocol != CollectiveProtocol::Simple) {
-    throw InputError(r.child_path("protocol"), "\"" + proto + "\"",
+    throw InputError(r.child_path("protocol"), "\"" + std::string(to_string(s.protocol)) + "\"",
                      "\"simple\" with algorithm sharp (the switches reduce the data itself)");
   }
   if (s.algorithm == CollectiveAlgorithm::HalvingDoubling && (n & (n - 1)) != 0) {

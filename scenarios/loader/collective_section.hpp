@@ -2,6 +2,8 @@
 // run of one operation over a range of sizes on a set of ranks.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/collectives/collective_spec.hpp"
@@ -23,6 +25,13 @@ std::vector<models::CollectiveSpec> read_collective_section(JsonReader& w, const
 models::CollectiveSpec read_collective(JsonReader& r, const topo::Fabric& f,
                                        const models::NicParams& nic, const models::QosParams& qos,
                                        bool with_sizes);
+
+// A collective's element types ("type": "bfloat16") and their bytes.
+struct ElementType {
+  std::string name;
+  int64_t bytes = 4;
+};
+const std::vector<ElementType>& element_types();
 
 // The tunable keys of a collective entry (for --list-params and the echo).
 const FieldTable<models::CollectiveSpec>& collective_fields();

@@ -175,8 +175,7 @@ namespace {
 
 void read_gpu_params(JsonReader& r, int count, GpuNodeParams& p) {
   GpuNodesSection s;
-  const std::string preset = r.choice(
-      "preset", {"dgx-h100", "hgx-h100", "dgx-a100", "gb200-nvl72", "generic"}, "dgx-h100");
+  const std::string preset = r.choice("preset", topo::gpu_node_preset_names(), "dgx-h100");
   (void)topo::gpu_node_preset(preset, s.params);
   if (preset == "generic") {
     for (const char* key : {"gpus", "nics", "nic_rate", "nvlink_rate"}) {

@@ -12,7 +12,7 @@ using models::HostPathParams;
 // The object form's keys read into `d` (absent keys stay -1).
 void read_data(JsonReader& r, topo::HostPathData& d) {
   if (r.has("preset")) {
-    const std::string name = r.choice("preset", {"none", "pcie-gen4-x16", "pcie-gen5-x16"}, "");
+    const std::string name = r.choice("preset", models::host_path_preset_names(), "");
     HostPathParams p;
     (void)models::host_path_preset(name, p);
     d = {p.doorbell_latency.ps, p.dma_read_latency.ps, p.dma_write_latency.ps, p.pcie_rate_bps};
@@ -57,8 +57,7 @@ const FieldTable<HostPathParams>& host_path_fields() {
 void read_gpu_host_paths(JsonReader& r, int servers, topo::GpuNodeParams& p) {
   if (r.has("host_path")) {
     if (r.json()["host_path"].is_string()) {
-      const std::string name =
-          r.choice("host_path", {"none", "pcie-gen4-x16", "pcie-gen5-x16"}, "none");
+      const std::string name = r.choice("host_path", models::host_path_preset_names(), "none");
       HostPathParams h;
       (void)models::host_path_preset(name, h);
       p.host_path = {h.doorbell_latency.ps, h.dma_read_latency.ps, h.dma_write_latency.ps,

@@ -2,6 +2,7 @@
 // can refuse unknown keys (a misspelt parameter must never be silently ignored).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -79,6 +80,23 @@ class JsonReader {
   std::string path_;
   std::set<std::string, std::less<>> used_;
 };
+
+// The value of `key` among `values` (an enum's, each named by its to_string), `def` when
+// absent; another name is refused with the list of names.
+template <typename E, size_t N>
+std::vector<std::string> enum_names(const std::array<E, N>& values) {
+  std::vector<std::string> names;
+  for (const E v : values) names.emplace_back(to_string(v));
+  return names;
+}
+template <typename E, size_t N>
+E choose(JsonReader& r, std::string_view key, const std::array<E, N>& values, E def) {
+  const std::string name = r.choice(key, enum_names(values), to_string(def));
+  for (const E v : values) {
+    if (name == to_string(v)) return v;
+  }
+  return def;
+}
 
 // While set (a test: tests/schema_test.cpp), every key a reader is asked about — read or only
 // looked for — goes into `log` by its path, array indices written "[]"

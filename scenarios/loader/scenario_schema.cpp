@@ -1,8 +1,11 @@
 #include "scenarios/loader/scenario_schema.hpp"
 
 #include "models/cc/cc_params.hpp"
+#include "models/host_path.hpp"
 #include "models/roce/dcqcn_params.hpp"
+#include "scenarios/loader/collective_section.hpp"
 #include "scenarios/loader/param_registry.hpp"
+#include "topologies/gpu_nodes.hpp"
 
 namespace scen {
 namespace {
@@ -153,15 +156,11 @@ Json collective_settings(bool sizes) {
       "\"all\" (every GPU, else every host) or a list of GPUs or hosts");
   props["placement"] =
       described(Json{{"enum", {"node-major", "gpu-major"}}}, "the order of a GPU cluster's ranks");
-  props["algorithm"] =
-      Json{{"enum",
-            {"auto", "ring", "halving_doubling", "double_binary_tree", "direct", "hierarchical",
-             "sharp", "nvls", "nvls_tree", "collnet_direct", "collnet_chain"}}};
-  props["protocol"] = Json{{"enum", {"simple", "ll128", "ll", "auto"}}};
-  props["type"] = described(Json{{"enum",
-                                  {"float", "int32", "uint32", "half", "bfloat16", "double",
-                                   "int64", "uint64", "int8", "uint8"}}},
-                            "the element type (its size rounds the chunks)");
+  props["algorithm"] = Json{{"enum", enum_names(models::kCollectiveAlgorithms)}};
+  props["protocol"] = Json{{"enum", enum_names(models::kCollectiveProtocols)}};
+  std::vector<std::string> types;
+  for (const ElementType& t : element_types()) types.push_back(t.name);
+  props["type"] = described(Json{{"enum", types}}, "the element type (its size rounds the chunks)");
   props["channel_placement"] = Json{{"enum", {"nccl", "rank-order"}}};
   props["pxn"] = described(Json{{"type", "boolean"}}, "NCCL's PXN (default true)");
   props["tuning"] = Json{{"enum", {"nccl", "thresholds"}}};
@@ -171,9 +170,7 @@ Json collective_settings(bool sizes) {
   props["launch_latency"] = Json{{"anyOf", {props["launch_latency"], {{"const", "auto"}}}}};
   add_class_keys(props, false);
   if (sizes) {
-    props["op"] = Json{
-        {"enum",
-         {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"}}};
+    props["op"] = Json{{"enum", enum_names(models::kCollectiveOps)}};
     props["size"] = bytes_text("one size (or \"min\", \"max\" and \"factor\")");
     props["min"] = bytes_text("the first size of a sweep");
     props["max"] = bytes_text("the last size of a sweep");
@@ -271,9 +268,9 @@ Json workload() {
 Json gpu_servers(bool inline_servers) {
   Json g = section("topology.nodes");
   Json& props = g["properties"];
-  props["preset"] = Json{{"enum", {"dgx-h100", "hgx-h100", "dgx-a100", "gb200-nvl72", "generic"}}};
+  props["preset"] = Json{{"enum", topo::gpu_node_preset_names()}};
   props["nvlink_buffer"] = Json{{"anyOf", {props["nvlink_buffer"], {{"const", "auto"}}}}};
-  const Json path_presets = {{"enum", {"none", "pcie-gen4-x16", "pcie-gen5-x16"}}};
+  const Json path_presets = {{"enum", models::host_path_preset_names()}};
   Json path = section("topology.nodes.host_path");
   path["properties"]["preset"] = path_presets;
   props["host_path"] = Json{{"anyOf", {path_presets, path}}};
