@@ -131,13 +131,13 @@ struct Event {
 // An entry carries its event (target, kind, arg) beside its place, 40 bytes, so that nothing is
 // looked up elsewhere when it runs; places are unique (an origin's count never repeats). The
 // kind rides in the top 16 bits of the target pointer (user-space addresses use 48 bits on
-// x86-64 and AArch64; a handler elsewhere is refused when it is built). Invariant: `now_` holds
-// every event of a window up to the current one (an event pushed earlier than the current
-// window, which a caller may do after asking for the top time, goes there too), bucket
-// w % kBuckets the events of window w for current < w < current + kBuckets, `far_` the rest.
-// An event pushed for the current time by a handler numbered below the running event's origin,
-// itself pushed at the current time, sorts before the running event: it is the least pending,
-// so it runs next, as the event list of any partition would run it.
+// x86-64 and AArch64; a handler elsewhere is refused when it is built). Invariant: `now_` (with
+// `late_run_` and `late_heap_`) holds every event of a window up to the current one (an event
+// pushed earlier than the current window, which a caller may do after asking for the top time, goes
+// there too), bucket w % kBuckets the events of window w for current < w < current + kBuckets,
+// `far_` the rest. An event pushed for the current time by a handler numbered below the running
+// event's origin, itself pushed at the current time, sorts before the running event: it is the
+// least pending, so it runs next, as the event list of any partition would run it.
 class Scheduler {
  public:
   Scheduler();
@@ -191,18 +191,33 @@ class Scheduler {
   size_t size() const { return size_; }
   // The earliest pending event's time (not empty). May turn the wheel to that event's window.
   Time top_time() {
-    if (head_ == now_.size() && late_.empty()) advance();
-    return Time(unflip(late_first() ? late_.front().place.due : now_[head_].place.due));
+    if (head_ == now_.size() && late_next_ == LateLeast::kNone) advance();
+    return Time(unflip(late_first() ? late_least().place.due : now_[head_].place.due));
   }
   // The next event. Until the next pop (or leave_event), pushes are stamped with its target
   // and its time.
   Event pop() {
-    if (head_ == now_.size() && late_.empty()) advance();
-    if (late_first()) {
-      late_top_ = pop_late();
-      return take(late_top_);
-    }
+    if (head_ == now_.size() && late_next_ == LateLeast::kNone) advance();
+    if (late_first()) return take(take_late());
     return take(now_[head_++]);
+  }
+  // The next event into `out` when it is due before `end` and not after `bound` (the run
+  // loop's test and pop, with one look at where the next entry is); else false, and nothing
+  // is taken.
+  bool pop_before(Time end, Time bound, Event& out) {
+    if (size_ == 0) return false;
+    if (head_ == now_.size() && late_next_ == LateLeast::kNone) advance();
+    const bool late = late_first();
+    const Entry& e = late ? late_least() : now_[head_];
+    const int64_t due = unflip(e.place.due);
+    if (due >= end.ps || due > bound.ps) return false;
+    if (late) {
+      out = take(take_late());
+    } else {
+      ++head_;
+      out = take(e);
+    }
+    return true;
   }
   // No event is running any more (a run ended with the clock at `now`): pushes are stamped
   // with origin 0 and `now` again.
@@ -275,9 +290,9 @@ class Scheduler {
     uint64_t arg;
   };
   static_assert(sizeof(Entry) == 40, "an entry is five words");
-  // The order of the min-heaps `late_` and `far_`: std::push_heap keeps the greatest first under
-  // its comparison, so it is given the reverse one. A type, not a function: the heap functions
-  // inline a call through it (through a function pointer they did not: 0.9 % of a run).
+  // The order of the min-heaps `late_heap_` and `far_`: std::push_heap keeps the greatest first
+  // under its comparison, so it is given the reverse one. A type, not a function: the heap
+  // functions inline a call through it (through a function pointer they did not: 0.9 % of a run).
   struct Later {
     bool operator()(const Entry& a, const Entry& b) const { return b.place < a.place; }
   };
@@ -304,11 +319,21 @@ class Scheduler {
     summary_ |= uint64_t{1} << (b / 64);
   }
   void insert_now(const Place& p, EventHandler* target, uint32_t kind, uint64_t arg);
-  // The next event of the current window is in `late_` (the window is not exhausted).
-  bool late_first() const {
-    return !late_.empty() && (head_ == now_.size() || late_.front().place < now_[head_].place);
+  // The least of the entries pushed into the current window out of order: none, the
+  // next of `late_run_` or the top of `late_heap_` — kept up to date as they come and go, so
+  // that a pop compares it with the sorted array's next as one place.
+  enum class LateLeast : uint8_t { kNone, kRun, kHeap };
+  void update_late_least();
+  const Entry& late_least() const {
+    return late_next_ == LateLeast::kRun ? late_run_[late_head_] : late_heap_.front();
   }
-  Entry pop_late();
+  // The next event of the current window is a late one (the window is not exhausted).
+  bool late_first() const {
+    return late_next_ != LateLeast::kNone &&
+           (head_ == now_.size() || late_least().place < now_[head_].place);
+  }
+  // The least late entry, taken out of its array (valid until the next push).
+  const Entry& take_late();
   // The event at `e` becomes the running one. Read field by field from its slot: a copy of the
   // entry to the stack, written in 16-byte halves and read back in 8-byte words (or the other
   // way), could not be forwarded from the stores and waited for them to reach the cache — 15 %
@@ -337,12 +362,18 @@ class Scheduler {
   static constexpr size_t kMinRun = 32;  // beyond kMergeMaxRuns: chunks sorted, then merged
   size_t next_nonempty_bucket(size_t from) const;
   // The current window's events, sorted; those before `head_` have run. An event pushed into
-  // the current window before the last one pending there goes to `late_`, a min-heap, instead
-  // of shifting the array (a dense window may hold thousands).
+  // the current window before the last one pending there does not shift the array (a dense
+  // window may hold thousands): it is appended to `late_run_`, another sorted array read from
+  // `late_head_`, when it comes after that array's last entry — late pushes come mostly in
+  // order, each a short delay after the moment that pushes it —, else it goes to
+  // `late_heap_`, a min-heap.
   std::vector<Entry> now_;
   size_t head_ = 0;
-  std::vector<Entry> late_;
-  Entry late_top_;  // the last entry taken from `late_`, while it runs
+  std::vector<Entry> late_run_;
+  size_t late_head_ = 0;
+  std::vector<Entry> late_heap_;
+  LateLeast late_next_ = LateLeast::kNone;
+  Entry late_top_;  // the last entry taken from `late_heap_`, while it runs
   uint64_t current_window_ = 0;
   std::vector<std::vector<Entry>> buckets_;
   std::vector<uint64_t> words_;  // bit b set: bucket b is not empty

@@ -290,10 +290,8 @@ void Simulator::request_stop(Time at) {
 // The run loop of one list: its events due before `end` and not after `bound_` (which a stop
 // may lower while it runs).
 void Simulator::run_list(Scheduler& l, Time end) {
-  while (!l.empty()) {
-    const Time next = l.top_time();
-    if (next >= end || next > bound_) return;
-    const Event e = l.pop();
+  Event e;
+  while (l.pop_before(end, bound_, e)) {
     prefetch_upcoming(l);
     execute(e);
   }
@@ -303,10 +301,8 @@ void Simulator::run_list(Scheduler& l, Time end) {
 // run_list's loop with the lane's clock and count; `bound_` does not change while windows run.
 void Simulator::run_lane(Lane& lane, Time end) {
   Scheduler& l = *lane.list;
-  while (!l.empty()) {
-    const Time next = l.top_time();
-    if (next >= end || next > bound_) break;
-    const Event e = l.pop();
+  Event e;
+  while (l.pop_before(end, bound_, e)) {
     prefetch_upcoming(l);
     lane.now = e.time;
     ++lane.events;
