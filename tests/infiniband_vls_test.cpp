@@ -4,6 +4,8 @@
 // each hop's table names, read from per-VL counters of every link.
 #include <catch2/catch.hpp>
 
+#include "models/ib/credit_gate.hpp"
+#include "models/ib/credit_return.hpp"
 #include "scenario_helpers.hpp"
 #include "scenarios/loader/input_error.hpp"
 
@@ -237,4 +239,27 @@ TEST_CASE("infiniband: refused VL counts and SL to VL tables name their JSON pat
     j["workload"]["flows"][0]["priority"] = 14;
     CHECK(test_support::load(j).ib.vl_of(14) == 14);
   }
+}
+
+// A packet on a VL its port does not have means the model put it there: an internal error that
+// names the VL, the node and port, and the port's VLs — from the sender's credit gate and from
+// the receiver's buffers alike (each checked on the per-packet path).
+TEST_CASE("a packet on a VL the port does not have is an internal error naming it",
+          "[unit][infiniband]") {
+  sim::Simulator sim{1};
+  models::PacketPool pool;
+  models::Context ctx{sim, pool};
+  models::EgressPort port{ctx, 400'000'000'000, 0};
+  models::IbCreditGate gate{ctx, port, 7, 2, 1024, nullptr};
+  CHECK(gate.may_send(1, 4096));
+  CHECK_THROWS_WITH(gate.may_send(2, 4096),
+                    Catch::Contains("VL 2 at node 7 port 0") && Catch::Contains("2 data VLs"));
+  CHECK_THROWS_WITH(gate.on_send(5, 4096), Catch::Contains("VL 5"));
+  models::IbParams params;
+  params.data_vls = 2;
+  models::IbCreditReturn buffers{ctx, {&port}, "sw3", params};
+  buffers.on_ingress_bytes(0, 1, 4096);
+  CHECK(buffers.blocks(0, 1) == 64);
+  CHECK_THROWS_WITH(buffers.on_ingress_bytes(0, 3, 4096),
+                    Catch::Contains("VL 3 arrived at sw3 port 0") && Catch::Contains("2 data VLs"));
 }

@@ -112,13 +112,15 @@ class IbCreditGate final : public FlowControlGate {
     sim::Time last_stall_end{-(int64_t{1} << 62)};
     IbVlStats stats;
   };
+  // Inlined into the per-packet calls (may_send, on_send); the message is built out of line.
   Vl& lane(uint8_t vl) {
-    if (vl >= vls_.size()) {
-      throw std::logic_error("InfiniBand: a packet on VL " + std::to_string(vl) + " at node " +
-                             std::to_string(node_) + " port " + std::to_string(port_.index()) +
-                             ", which has " + std::to_string(vls_.size()) + " data VLs");
-    }
+    if (vl >= vls_.size()) bad_vl(vl);
     return vls_[vl];
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void bad_vl(uint8_t vl) const {
+    throw std::logic_error("InfiniBand: a packet on VL " + std::to_string(vl) + " at node " +
+                           std::to_string(node_) + " port " + std::to_string(port_.index()) +
+                           ", which has " + std::to_string(vls_.size()) + " data VLs");
   }
   void end_stall(uint8_t vl, Vl& v) {
     v.stalled = false;

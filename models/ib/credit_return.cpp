@@ -31,12 +31,14 @@ void IbCreditReturn::overflow(uint16_t port, uint8_t vl, uint32_t blocks) const 
                          " (a sender ignored its credits)");
 }
 
+void IbCreditReturn::bad_vl(uint16_t port, uint8_t vl) const {
+  throw std::logic_error("InfiniBand: a packet on VL " + std::to_string(vl) + " arrived at " +
+                         name_ + " port " + std::to_string(port) + ", which has " +
+                         std::to_string(vls_) + " data VLs");
+}
+
 void IbCreditReturn::on_ingress_bytes(uint16_t in_port, uint8_t vl, int64_t bytes) {
-  if (vl >= vls_) {
-    throw std::logic_error("InfiniBand: a packet on VL " + std::to_string(vl) + " arrived at " +
-                           name_ + " port " + std::to_string(in_port) + ", which has " +
-                           std::to_string(vls_) + " data VLs");
-  }
+  if (vl >= vls_) bad_vl(in_port, vl);
   Slot& s = slot(in_port, vl);
   const int64_t delta = bytes - s.bytes;
   s.bytes = bytes;

@@ -87,6 +87,7 @@ class IbCreditReturn final : public IngressListener, public sim::EventHandler {
     return slots_[static_cast<size_t>(port) * vls_ + vl];
   }
   [[noreturn]] void overflow(uint16_t port, uint8_t vl, uint32_t blocks) const;
+  [[noreturn, gnu::cold]] void bad_vl(uint16_t port, uint8_t vl) const;
   void changed(uint16_t port, uint8_t vl);
   void send_update(uint16_t port, uint8_t vl);
 
