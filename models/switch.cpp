@@ -14,7 +14,7 @@ Switch::Switch(Context& ctx, int node, std::string name, const SwitchParams& par
       params_(params),
       buffer_(params.buffer, static_cast<int>(port_rates.size())),
       port_rates_(port_rates),
-      ecmp_seed_(ecmp_seed),
+      ecmp_key_(topo::ecmp_seed_key(ecmp_seed)),
       adaptive_(params.adaptive_routing) {
   ports_.reserve(port_rates.size());
   for (size_t i = 0; i < port_rates.size(); ++i) {
@@ -37,9 +37,9 @@ int Switch::route(const Packet& p) const {
   const auto hops = routing_->next_hops(node_, static_cast<int>(p.dst_host));
   if (hops.empty()) return -1;
   if (hops.size() == 1) return hops[0];
-  const uint32_t h = topo::ecmp_hash(ecmp_seed_, static_cast<uint32_t>(node_), p.src_host,
-                                     p.dst_host, p.udp_sport);
-  return hops[h % hops.size()];
+  const uint32_t h = topo::ecmp_hash_keyed(ecmp_key_, static_cast<uint32_t>(node_), p.src_host,
+                                           p.dst_host, p.udp_sport);
+  return hops[h % static_cast<uint32_t>(hops.size())];
 }
 
 void Switch::prefetch_arrival(uint32_t arrival_hint, uint16_t in_port, int depth) const {

@@ -166,7 +166,7 @@ class Switch final : public PacketReceiver, public DequeueObserver {
   std::vector<int64_t> port_rates_;
   const topo::RoutingTables* routing_ = nullptr;
   const ExplicitRoutes* explicit_routes_ = nullptr;
-  uint64_t ecmp_seed_;
+  uint64_t ecmp_key_;  // topo::ecmp_seed_key of the run's ECMP seed
   bool trust_dscp_ = false;
   bool retag_valleys_ = false;  // set_valley_retag: read per packet, beside trust_dscp_
   bool adaptive_ = false;       // set_adaptive_routing: read per packet, beside trust_dscp_

@@ -205,6 +205,8 @@ TEST_CASE("routing: ecmp_hash is deterministic and the seed reshuffles choices",
   // Pinned: the value must not change between builds or machines (it decides every ECMP
   // choice, so it is part of every run's fingerprint).
   CHECK(ecmp_hash(1, 2, 3, 4, 5) == 0xb8beaf74u);
+  // The form a switch uses, the seed's part computed once: the same value.
+  CHECK(ecmp_hash_keyed(ecmp_seed_key(1), 2, 3, 4, 5) == 0xb8beaf74u);
   int changed = 0, switch_changed = 0;
   for (uint32_t src = 0; src < 1000; ++src) {
     changed += ecmp_hash(1, 9, src, 77, 4791) % 4 != ecmp_hash(2, 9, src, 77, 4791) % 4;

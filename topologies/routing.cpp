@@ -179,28 +179,9 @@ int count_shortest_paths(const Fabric& f, const RoutingTables& rt, int src_host,
   return static_cast<int>(paths(paths, src));
 }
 
-namespace {
-
-// splitmix64's finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number
-// generators", OOPSLA 2014; constants from Stafford's "Mix13"): every input bit affects every
-// output bit, and it is plain integer arithmetic, so it is the same on every machine.
-uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
 uint32_t ecmp_hash(uint64_t seed, uint32_t switch_node, uint32_t src_host, uint32_t dst_host,
                    uint16_t udp_sport) {
-  // The seed is mixed on its own first, so that changing it reshuffles every choice rather
-  // than relabelling sources. The switch is part of the key so that consecutive tiers choose
-  // independently (no hash polarisation).
-  uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ULL);
-  h = mix64(h ^ ((uint64_t{switch_node} << 32) | src_host));
-  h = mix64(h ^ ((uint64_t{dst_host} << 16) | udp_sport));
-  return static_cast<uint32_t>(h >> 32);
+  return ecmp_hash_keyed(ecmp_seed_key(seed), switch_node, src_host, dst_host, udp_sport);
 }
 
 }  // namespace topo

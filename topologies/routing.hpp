@@ -48,6 +48,29 @@ RoutingTables compute_routes(const Fabric& f, const std::vector<bool>& link_up =
 uint32_t ecmp_hash(uint64_t seed, uint32_t switch_node, uint32_t src_host, uint32_t dst_host,
                    uint16_t udp_sport);
 
+// splitmix64's finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom number
+// generators", OOPSLA 2014; constants from Stafford's "Mix13"): every input bit affects every
+// output bit, and it is plain integer arithmetic, so it is the same on every machine.
+constexpr uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+// ecmp_hash in two parts, for a switch that hashes every packet: the seed's part, mixed on its
+// own first so that changing the seed reshuffles every choice rather than relabelling sources
+// (computed once), and the packet's, inlined. The switch is part of the key so that consecutive
+// tiers choose independently (no hash polarisation).
+// ecmp_hash(seed, ...) == ecmp_hash_keyed(ecmp_seed_key(seed), ...).
+constexpr uint64_t ecmp_seed_key(uint64_t seed) {
+  return mix64(seed + 0x9e3779b97f4a7c15ULL);
+}
+constexpr uint32_t ecmp_hash_keyed(uint64_t seed_key, uint32_t switch_node, uint32_t src_host,
+                                   uint32_t dst_host, uint16_t udp_sport) {
+  uint64_t h = mix64(seed_key ^ ((uint64_t{switch_node} << 32) | src_host));
+  h = mix64(h ^ ((uint64_t{dst_host} << 16) | udp_sport));
+  return static_cast<uint32_t>(h >> 32);
+}
+
 // Number of distinct shortest paths from src_host to dst_host through the ECMP next hops
 // (parallel links count separately); 0 if unreachable, 1 if src_host == dst_host. Saturates
 // at INT_MAX.
